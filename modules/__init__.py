@@ -1,0 +1,4 @@
+"""HPC subnets and the plain functions their inscriptions call.
+
+Layering: ``modules`` may import ``cpn``; it never imports ``nets``.
+"""

@@ -1,0 +1,36 @@
+"""The job token that flows through every HPC net.
+
+The PuPPET paper (section 3.1) writes a job as ``(js, rt, jp, et, pf)@+st``;
+we keep those names so inscriptions read like the paper (``job.js``), and
+add what a real trace carries (id, requested walltime, user, group,
+executable) so policies and reports can use it.  A ``NamedTuple`` rather
+than a dataclass: it is hashable, immutable and cheap to create and hash,
+which matters on the simulator's hot path.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Job(NamedTuple):
+    """One job of a workload, as a coloured token.
+
+    Times are in seconds, power in watts.
+    """
+
+    id: int
+    st: float  # arrival (submit) time
+    rt: float  # runtime at nominal frequency
+    js: int  # size in nodes
+    wt: float  # requested walltime (the user's estimate)
+    jp: float = 0.0  # power of the whole job at nominal frequency
+    et: float = 0.0  # time the job entered its current place
+    pf: float = 1.0  # frequency rate of its processors (1.0 = nominal)
+    user: int = -1
+    group: int = -1
+    executable: int = -1
+
+    def estimate(self, mode: str) -> float:
+        """Runtime the scheduler plans with: ``"requested"`` or ``"actual"``."""
+        return self.wt if mode == "requested" else self.rt

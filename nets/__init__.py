@@ -1,0 +1,1 @@
+"""Top-level nets composed of modules: PuPPET, TOPPER."""
