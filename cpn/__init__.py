@@ -1,0 +1,16 @@
+"""A timed coloured Petri net engine with CPN Tools semantics.
+
+Declare a :class:`Net`, run it with a :class:`Simulator`, observe it with
+monitors.  It knows nothing about HPC: the models live in ``modules`` and
+``nets``.
+"""
+
+from .errors import BindingError, ColourError, NetError
+from .marking import Marking
+from .net import P_HIGH, P_LOW, P_NORMAL, Net, TimedToken, timed
+from .simulator import Binding, RunResult, Simulator, StopReason
+
+__all__ = [
+    "Net", "Simulator", "Binding", "Marking", "RunResult", "StopReason", "TimedToken",
+    "timed", "P_HIGH", "P_NORMAL", "P_LOW", "NetError", "ColourError", "BindingError",
+]

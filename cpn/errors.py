@@ -1,0 +1,18 @@
+"""Errors a user can meet, each naming what in their net is wrong.
+
+A net is checked when it is built (flattened and compiled), so a typo in an
+inscription is reported before the first firing, with the transition, the
+arc and the text, instead of surfacing as a traceback deep in a run.
+"""
+
+
+class NetError(ValueError):
+    """The net is malformed: unknown variable, missing node, bad port, ..."""
+
+
+class ColourError(TypeError):
+    """A token does not belong to the colour set of the place it enters."""
+
+
+class BindingError(RuntimeError):
+    """A binding cannot be fired (stale, or evaluating an inscription failed)."""

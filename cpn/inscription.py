@@ -1,0 +1,190 @@
+"""Arc inscriptions, guards and code segments as readable text.
+
+Inscriptions are Python expressions with the CPN Tools multiset notation on
+top, so a net can be printed, drawn and exported exactly as written:
+
+``x``                   one token bound to (or equal to) variable ``x``
+``(job, n)``            a tuple pattern: binds ``job`` and ``n``
+``3`` / ``'ready'``     a constant
+``x + 1``               an expression over variables bound elsewhere
+```2`x ++ y```          a multiset: two tokens equal to ``x`` and one ``y``
+``job@+job.rt``         (output arcs) a token delayed by ``job.rt``
+``*started``            (output arcs) every element of an iterable is a token
+
+Text is parsed once into :class:`Term` objects; the simulator compiles them
+into Python code (see ``compiler.py``), never evaluating text per binding.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass
+
+#: Names every inscription may use without binding them.
+RESERVED = frozenset({"now", "rng"})
+INTERNAL_PREFIX = "_cpn_"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One summand of a multiset inscription: ``multiplicity`expr@+delay``."""
+
+    expr: str
+    multiplicity: int | str = 1
+    delay: str | None = None
+    splat: bool = False
+
+    @property
+    def node(self) -> ast.expr:
+        return ast.parse(self.expr, mode="eval").body
+
+    def __str__(self) -> str:
+        text = ("*" if self.splat else "") + self.expr
+        if self.multiplicity != 1:
+            text = f"{self.multiplicity}`{text}"
+        if self.delay is not None:
+            text = f"{text}@+{self.delay}"
+        return text
+
+
+def _split_top_level(text: str, separator: str) -> list[str]:
+    """Split ``text`` on ``separator`` outside brackets and string literals."""
+    parts, depth, quote, start, i = [], 0, None, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and text.startswith(separator, i):
+            parts.append(text[start:i])
+            i += len(separator)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def parse_terms(text: str) -> list[Term]:
+    """Parse a multiset inscription into its terms; raises ``SyntaxError``."""
+    terms = []
+    for part in _split_top_level(str(text), "++"):
+        part = part.strip()
+        if not part:
+            raise SyntaxError("empty term in multiset")
+        body, *delay = _split_top_level(part, "@+")
+        if len(delay) > 1:
+            raise SyntaxError("more than one @+ in a term")
+        multiplicity: int | str = 1
+        count, *rest = _split_top_level(body, "`")
+        if rest:
+            if len(rest) > 1:
+                raise SyntaxError("more than one ` in a term")
+            count_text, body = count.strip(), rest[0]
+            multiplicity = int(count_text) if count_text.isdigit() else count_text
+            check_expression(str(multiplicity))
+        body = body.strip()
+        splat = body.startswith("*")
+        expr = body[1:].strip() if splat else body
+        check_expression(expr)
+        delay_text = delay[0].strip() if delay else None
+        if delay_text is not None:
+            check_expression(delay_text)
+        terms.append(Term(expr, multiplicity, delay_text, splat))
+    return terms
+
+
+def check_expression(text: str) -> ast.expr:
+    """Parse ``text`` as one Python expression (``SyntaxError`` if not)."""
+    return ast.parse(text.strip(), mode="eval").body
+
+
+def free_names(tree: ast.AST) -> set[str]:
+    """Names an expression or code block reads from outside itself.
+
+    Names bound inside it (comprehension targets, lambda arguments, walrus
+    targets) are not free.  Builtins are not reported.
+    """
+    loaded, local = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else local).add(node.id)
+        elif isinstance(node, ast.arg):
+            local.add(node.arg)
+    return {name for name in loaded - local if not hasattr(builtins, name)}
+
+
+def pattern_names(node: ast.expr) -> list[str]:
+    """Variables a tuple pattern (or a bare name) would bind, in order."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Tuple):
+        return [name for element in node.elts for name in pattern_names(element)]
+    return []
+
+
+def is_pattern(node: ast.expr) -> bool:
+    """A name, a constant, or a tuple of patterns: something that can bind."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    return isinstance(node, ast.Tuple) and all(is_pattern(e) for e in node.elts)
+
+
+def split_conjuncts(text: str) -> list[str]:
+    """A guard ``a and b and c`` as ``[a, b, c]``, so each test can run as
+    soon as its variables are bound during the binding search."""
+    tree = check_expression(text)
+    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+        return [ast.unparse(value) for value in tree.values]
+    return [text.strip()]
+
+
+@dataclass(frozen=True)
+class CodeSegment:
+    """A transition's code segment: Python statements run when it fires.
+
+    Names it assigns at top level are its output variables, usable on the
+    output arcs; names it reads must be bound by input arcs or come from the
+    environment.
+    """
+
+    text: str
+
+    @property
+    def tree(self) -> ast.Module:
+        return ast.parse(self.text)
+
+    @property
+    def outputs(self) -> list[str]:
+        names: list[str] = []
+        for statement in self.tree.body:
+            targets = []
+            if isinstance(statement, ast.Assign):
+                targets = statement.targets
+            elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+                targets = [statement.target]
+            for target in targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name) and node.id not in names:
+                        names.append(node.id)
+        return names
+
+    @property
+    def reads(self) -> set[str]:
+        return free_names(self.tree)
+
+    def check(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom,
+                                 ast.Global, ast.Nonlocal)):
+                raise SyntaxError(
+                    f"'{type(node).__name__.lower()}' is not allowed in a code segment")

@@ -1,0 +1,82 @@
+"""A read-only view of a marking, for people: text, tables, comparisons.
+
+The simulator's own state is tuned for speed (lists and a heap); this view
+is what users look at, in a terminal (``str``), in Jupyter
+(``_repr_html_``) or in tests (``counts()``, ``multiset()``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from typing import Any, Iterator, Mapping
+
+
+class Marking(Mapping[str, list]):
+    """Place path -> its tokens (values), oldest first; ``timed(path)`` gives
+    ``(value, timestamp)`` pairs, the timestamp None for untimed places."""
+
+    def __init__(self, time: float, tokens: dict[str, list[tuple[Any, float | None]]],
+                 is_timed: dict[str, bool]):
+        self.time = time
+        self._tokens = tokens
+        self._is_timed = is_timed
+
+    def __getitem__(self, path: str) -> list:
+        return [value for value, _ in self._tokens[path]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tokens)
+
+    def __len__(self) -> int:
+        return len(self._tokens)
+
+    def timed(self, path: str) -> list[tuple[Any, float | None]]:
+        return list(self._tokens[path])
+
+    def counts(self) -> dict[str, int]:
+        return {path: len(tokens) for path, tokens in self._tokens.items()}
+
+    def multiset(self, path: str) -> Counter:
+        """The tokens of a place as a multiset (tokens must be hashable)."""
+        return Counter(self[path])
+
+    def freeze(self, with_time: bool = False) -> tuple:
+        """A hashable form, for state spaces: untimed multisets, or with
+        timestamps relative to the clock when ``with_time``."""
+        frozen = []
+        for path, tokens in self._tokens.items():
+            if with_time and self._is_timed[path]:
+                items = Counter((v, max(s - self.time, 0.0)) for v, s in tokens)
+            else:
+                items = Counter(v for v, _ in tokens)
+            frozen.append((path, frozenset(items.items())))
+        return (self.time,) + tuple(frozen) if with_time else tuple(frozen)
+
+    @staticmethod
+    def format_tokens(tokens: list[tuple[Any, float | None]], limit: int = 6) -> str:
+        """CPN Tools style: ``2`x@5 ++ 1`y`` (timestamps where timed)."""
+        counts = Counter((repr(v), s) for v, s in tokens)
+        terms = [f"{n}`{v}" + ("" if s is None else f"@{s:g}")
+                 for (v, s), n in counts.items()]
+        shown = " ++ ".join(terms[:limit])
+        return shown + (f" ++ … ({len(terms) - limit} more)" if len(terms) > limit else "")
+
+    def __str__(self) -> str:
+        width = max((len(p) for p in self._tokens), default=0)
+        lines = [f"time {self.time:g}"]
+        for path, tokens in self._tokens.items():
+            lines.append(f"  {path:<{width}}  {len(tokens):>5}  {self.format_tokens(tokens)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Marking at time {self.time:g}: {self.counts()}>"
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{html.escape(path)}</td><td style='text-align:right'>{len(tokens)}</td>"
+            f"<td><code>{html.escape(self.format_tokens(tokens))}</code></td></tr>"
+            for path, tokens in self._tokens.items())
+        return (f"<table><caption>marking at time {self.time:g}</caption>"
+                "<tr><th>place</th><th>tokens</th><th>marking</th></tr>"
+                f"{rows}</table>")

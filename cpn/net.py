@@ -1,0 +1,173 @@
+"""Declaring a net: places, transitions, arcs, and modules.
+
+A :class:`Net` is a declarative description; nothing runs until it is
+flattened (``flatten.py``) and compiled by a :class:`~cpn.Simulator`.  A net
+with port places is a module, usable any number of times through
+substitution transitions; each use gets its own internal places.
+
+>>> net = Net("loop")
+>>> _ = net.place("P", int, initial=[0], timed=True)
+>>> _ = net.transition("Tick")
+>>> net.arc("P", "Tick", "x")
+>>> net.arc("Tick", "P", "x + 1@+5")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, NamedTuple
+
+from .errors import NetError
+
+P_HIGH = 100
+P_NORMAL = 1000
+P_LOW = 10000
+
+PORT_KINDS = ("in", "out", "inout")
+
+
+class TimedToken(NamedTuple):
+    """A token with the time from which it is available."""
+
+    value: Any
+    time: float
+
+
+def timed(value: Any, at: float) -> TimedToken:
+    """Mark an initial token as available from time ``at``."""
+    return TimedToken(value, float(at))
+
+
+Colour = type | tuple | Callable[[Any], bool] | None
+
+
+@dataclass
+class Place:
+    """A place: a colour set (a type, a tuple of types, or a predicate),
+    whether its tokens carry time, its initial marking, and optionally a
+    fusion set or a port kind (``in``, ``out``, ``inout``)."""
+
+    name: str
+    colour: Colour = None
+    initial: list = field(default_factory=list)
+    timed: bool = False
+    fusion: str | None = None
+    port: str | None = None
+
+    def accepts(self, token: Any) -> bool:
+        colour = self.colour
+        if colour is None:
+            return True
+        if isinstance(colour, (type, tuple)):
+            return isinstance(token, colour)
+        return bool(colour(token))
+
+    @property
+    def colour_name(self) -> str:
+        colour = self.colour
+        if colour is None:
+            return "any"
+        if isinstance(colour, tuple):
+            return " | ".join(c.__name__ for c in colour)
+        return getattr(colour, "__name__", repr(colour))
+
+
+@dataclass
+class Transition:
+    """A transition: guard, ``@+`` delay, priority (lower fires first) and
+    an optional code segment, all as text compiled once."""
+
+    name: str
+    guard: str | None = None
+    delay: str | None = None
+    priority: int = P_NORMAL
+    code: str | None = None
+
+
+@dataclass
+class Arc:
+    """An arc from a place to a transition (input) or back (output)."""
+
+    source: str
+    target: str
+    inscription: str
+
+
+@dataclass
+class Substitution:
+    """A substitution transition: an instance of ``module`` whose port
+    places are the ``sockets`` (port name -> place of the enclosing net)."""
+
+    name: str
+    module: "Net"
+    sockets: dict[str, str]
+
+
+class Net:
+    """A coloured Petri net, or a module when it has port places.
+
+    ``env`` holds the functions and constants its inscriptions may use:
+    nothing else is visible to them but bound variables, ``now`` (the
+    clock) and ``rng`` (the model's seeded ``numpy.random.Generator``).
+    """
+
+    def __init__(self, name: str, env: dict[str, Any] | None = None):
+        self.name = name
+        self.env: dict[str, Any] = dict(env or {})
+        self.places: dict[str, Place] = {}
+        self.transitions: dict[str, Transition] = {}
+        self.arcs: list[Arc] = []
+        self.substitutions: dict[str, Substitution] = {}
+
+    def _check_new_name(self, name: str) -> None:
+        if not name or "/" in name:
+            raise NetError(f"net '{self.name}': invalid node name {name!r} "
+                           "(must be non-empty, without '/')")
+        if name in self.places or name in self.transitions or name in self.substitutions:
+            raise NetError(f"net '{self.name}': a node named '{name}' already exists")
+
+    def place(self, name: str, colour: Colour = None, initial: Iterable = (),
+              timed: bool = False, fusion: str | None = None,
+              port: str | None = None) -> Place:
+        self._check_new_name(name)
+        if port is not None and port not in PORT_KINDS:
+            raise NetError(f"net '{self.name}', place '{name}': port must be one of "
+                           f"{PORT_KINDS}, not {port!r}")
+        place = Place(name, colour, list(initial), timed, fusion, port)
+        self.places[name] = place
+        return place
+
+    def transition(self, name: str, guard: str | None = None,
+                   delay: str | float | None = None, priority: int = P_NORMAL,
+                   code: str | None = None) -> Transition:
+        self._check_new_name(name)
+        transition = Transition(name, guard, None if delay is None else str(delay),
+                                int(priority), code)
+        self.transitions[name] = transition
+        return transition
+
+    def arc(self, source: str, target: str, inscription: str | int | float) -> None:
+        """An arc ``place -> transition`` (input) or ``transition -> place``
+        (output); which one is checked when the net is built."""
+        self.arcs.append(Arc(source, target, str(inscription)))
+
+    def substitution(self, name: str, module: "Net", sockets: dict[str, str]) -> Substitution:
+        """Instantiate ``module`` here, its ports assigned to ``sockets``."""
+        self._check_new_name(name)
+        sub = Substitution(name, module, dict(sockets))
+        self.substitutions[name] = sub
+        return sub
+
+    @property
+    def ports(self) -> dict[str, Place]:
+        return {n: p for n, p in self.places.items() if p.port is not None}
+
+    def flatten(self):
+        """The flat net a simulator runs (see ``flatten.py``)."""
+        from .flatten import flatten
+        return flatten(self)
+
+    def __repr__(self) -> str:
+        return (f"Net({self.name!r}: {len(self.places)} places, "
+                f"{len(self.transitions)} transitions, "
+                f"{len(self.substitutions)} substitution transitions)")

@@ -1,0 +1,384 @@
+"""The simulator: a timed marking, a clock, and next-event time advance.
+
+Semantics follow CPN Tools.  A token of a timed place is available once the
+clock reaches its timestamp; a binding is enabled when its guard holds and
+its input tokens are available now; of the enabled bindings only those of
+the highest priority (lowest number) may fire, ties broken by a seeded
+random choice (or by declaration order with ``order="declared"``).  When
+nothing is enabled the clock jumps to the next token timestamp.
+
+What makes it fast (see ``bench/engine.py``): each place keeps its
+available tokens in a list and its future tokens in one global heap keyed by
+``(timestamp, sequence)``; each transition's last found binding is cached
+and only transitions next to a changed place are searched again; automatic
+runs take the first binding a transition's compiled search finds.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from .compiler import CompiledTransition, compile_net
+from .errors import BindingError, ColourError, NetError
+from .flatten import FlatNet
+from .marking import Marking
+from .net import Net, TimedToken
+
+
+class StopReason(str, Enum):
+    TIME = "time"  # the next event lies after ``until_time``
+    STEPS = "steps"  # ``max_steps`` firings done
+    PREDICATE = "predicate"  # ``stop_when`` held
+    BREAKPOINT = "breakpoint"  # a monitor asked to stop
+    DEAD = "dead"  # nothing enabled now or ever (no future tokens)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    reason: StopReason
+    time: float
+    steps: int
+
+
+@dataclass(frozen=True)
+class Binding:
+    """An enabled binding: a transition and the values of its variables."""
+
+    transition: str
+    values: Mapping[str, Any]
+    index: int
+    picks: tuple
+    raw: tuple
+    version: int
+
+    def __str__(self) -> str:
+        values = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
+        return f"{self.transition}<{values}>"
+
+
+class Simulator:
+    """Runs a net.  ``marking`` overrides initial markings by place path;
+    ``seed`` drives both the choice between enabled bindings and, through
+    a separate stream, the model's ``rng`` that inscriptions may use."""
+
+    def __init__(self, net: Net | FlatNet, seed: int | None = 0,
+                 marking: Mapping[str, Iterable] | None = None,
+                 order: str = "random", history: bool = False):
+        if order not in ("random", "declared"):
+            raise ValueError(f"order must be 'random' or 'declared', not {order!r}")
+        self.net = net.flatten() if isinstance(net, Net) else net
+        self.transitions: list[CompiledTransition] = _compiled(self.net)
+        self.order = order
+        self.seed = seed
+        self._choice = random.Random(seed)
+        self.rng = np.random.default_rng(None if seed is None else [seed, 1])
+        self.now = 0.0
+        self.steps = 0
+        self.history = history
+        self._undo: list[tuple] = []
+        self._version = 0
+        places = self.net.places
+        self._R: list[list] = [[] for _ in places]
+        self._S: list[list | None] = [[] if p.timed else None for p in places]
+        self._heap: list[tuple] = []
+        self._next = itertools.count().__next__
+        self._consumers = [[] for _ in places]
+        for t in self.transitions:
+            for p in dict.fromkeys(t.input_places):
+                self._consumers[p].append(t.index)
+        self._affected = [sorted({c for p in t.input_places + t.output_places
+                                  for c in self._consumers[p]}) for t in self.transitions]
+        self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
+        self._priority = [t.priority for t in self.transitions]
+        self._search, self._fire = self._bind_code()
+        self._found: dict[int, tuple] = {}
+        self._dirty: set[int] = set(range(len(self.transitions)))
+        self._monitors: list = []
+        self._hooks: list[list] = [[] for _ in self.transitions]
+        self._place_hooks: list = []
+        self._last: tuple | None = None
+        self._load_marking(marking or {})
+
+    # -- set-up --------------------------------------------------------------
+    def _bind_code(self):
+        searches, fires = [], []
+        for t in self.transitions:
+            scope = dict(t.env)
+            for p, place in enumerate(self.net.places):
+                scope[f"_cpn_R{p}"] = self._R[p]
+                scope[f"_cpn_S{p}"] = self._S[p]
+                scope[f"_cpn_C{p}"] = place.place.colour
+            scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
+                         _cpn_next=self._next, _cpn_put=self._put,
+                         _cpn_colour_error=self._colour_error, rng=self.rng)
+            exec(compile(t.source, f"<transition {t.path}>", "exec"), scope)
+            searches.append(scope["_cpn_search"])
+            fires.append(scope["_cpn_fire"])
+        return searches, fires
+
+    def _load_marking(self, overrides: Mapping[str, Iterable]) -> None:
+        known = {p.path for p in self.net.places}
+        for path in overrides:
+            if path not in known:
+                raise NetError(f"initial marking given for unknown place '{path}'")
+        for place in self.net.places:
+            tokens = overrides.get(place.path, place.place.initial)
+            for token in tokens:
+                value, stamp = (token if isinstance(token, TimedToken) else (token, 0.0))
+                if not place.accepts(value):
+                    raise ColourError(f"place '{place.path}': initial token {value!r} is "
+                                      f"not of colour {place.place.colour_name}")
+                if place.timed:
+                    self._put(place.index, value, float(stamp), self.now)
+                elif isinstance(token, TimedToken):
+                    raise NetError(f"place '{place.path}' is untimed: its initial "
+                                   "tokens cannot carry a timestamp")
+                else:
+                    self._R[place.index].append(value)
+
+    def _put(self, place: int, token: Any, stamp: float, now: float) -> None:
+        if stamp <= now:
+            self._R[place].append(token)
+            self._S[place].append(stamp)
+        else:
+            heapq.heappush(self._heap, (stamp, self._next(), place, token))
+
+    def _colour_error(self, transition: int, place: int, text: str, token: Any):
+        path = self.net.places[place]
+        raise ColourError(
+            f"transition '{self.transitions[transition].path}', arc to '{path.path}' "
+            f"{text!r}: token {token!r} is not of colour {path.place.colour_name}")
+
+    # -- monitors ------------------------------------------------------------
+    def add_monitor(self, monitor):
+        """Attach a monitor (see ``monitors.py``); returns it."""
+        monitor.attach(self)
+        self._monitors.append(monitor)
+        for t in monitor.watched_transitions(self):
+            self._hooks[t].append(monitor)
+        return monitor
+
+    def place_index(self, path: str) -> int:
+        return self.net.place_index(path)
+
+    def transition_index(self, path: str) -> int:
+        return self.net.transition_index(path)
+
+    # -- the marking ---------------------------------------------------------
+    @property
+    def marking(self) -> Marking:
+        """A read-only copy of the marking, with timestamps."""
+        return Marking(self.now, {p.path: self._timed_tokens(p.index)
+                                  for p in self.net.places},
+                       {p.path: p.timed for p in self.net.places})
+
+    def tokens(self, path: str) -> list:
+        """The tokens of a place (available or not), oldest first."""
+        return [value for value, _ in self._timed_tokens(self.place_index(path))]
+
+    def _timed_tokens(self, place: int) -> list[tuple[Any, float | None]]:
+        stamps = self._S[place]
+        if stamps is None:
+            return [(token, None) for token in self._R[place]]
+        future = sorted((s, n, tok) for s, n, p, tok in self._heap if p == place)
+        return list(zip(self._R[place], stamps)) + [(tok, s) for s, n, tok in future]
+
+    # -- enabling ------------------------------------------------------------
+    def _refresh(self) -> None:
+        found, search, now = self._found, self._search, self.now
+        for t in self._dirty:
+            try:
+                binding = search[t](now, None)
+            except Exception as error:  # noqa: BLE001 - reported with context
+                raise BindingError(f"transition '{self.transitions[t].path}': evaluating "
+                                   f"its guard or input arcs failed: {error!r}") from error
+            if binding is None:
+                found.pop(t, None)
+            else:
+                found[t] = binding
+        self._dirty.clear()
+
+    def enabled(self, all_priorities: bool = False) -> list[Binding]:
+        """Every binding that may fire now (only the highest priority, as in
+        CPN Tools, unless ``all_priorities``), equal bindings listed once."""
+        self._refresh()
+        if not self._found:
+            return []
+        best = min(self._priority[t] for t in self._found)
+        result: list[Binding] = []
+        for t in sorted(self._found):
+            if not all_priorities and self._priority[t] != best:
+                continue
+            raw: list = []
+            self._search[t](self.now, raw)
+            seen: list = []
+            for picks, values in raw:
+                if values in seen:
+                    continue
+                seen.append(values)
+                result.append(self._binding(t, picks, values))
+        return result
+
+    def _binding(self, t: int, picks: tuple, values: tuple) -> Binding:
+        names = self.transitions[t].variables
+        return Binding(self.transitions[t].path, dict(zip(names, values)), t, picks,
+                       values, self._version)
+
+    def fire(self, binding: Binding | None = None) -> Binding:
+        """Fire one binding from :meth:`enabled` (or the one the automatic
+        run would choose); it can be undone with :meth:`undo`."""
+        self._refresh()
+        if binding is None:
+            if not self._found:
+                raise BindingError(f"nothing is enabled at time {self.now}")
+            t = self._choose()
+            binding = self._binding(t, *self._found[t])
+        elif binding.version != self._version:
+            raise BindingError(f"binding {binding} is stale: the marking changed since "
+                               "it was listed; call enabled() again")
+        self._snapshot()
+        self._fire_one(binding.index, binding.picks, binding.raw)
+        return binding
+
+    def _choose(self) -> int:
+        found = self._found
+        if len(found) == 1:
+            return next(iter(found))
+        priority = self._priority
+        best = min(priority[t] for t in found)
+        candidates = [t for t in found if priority[t] == best]
+        if len(candidates) == 1:
+            return candidates[0]
+        if self.order == "declared":
+            return min(candidates)
+        candidates.sort()
+        return candidates[self._choice.randrange(len(candidates))]
+
+    def _fire_one(self, t: int, picks: tuple, values: tuple) -> bool:
+        """Fire; returns True when a monitor asks the run to stop."""
+        try:
+            self._fire[t](picks, values, self.now)
+        except ColourError:
+            raise
+        except Exception as error:  # noqa: BLE001 - reported with context
+            binding = self._binding(t, picks, values)
+            raise BindingError(f"firing {binding} at time {self.now} failed: "
+                               f"{error!r}") from error
+        self._found.pop(t, None)
+        self._dirty.update(self._affected[t])
+        self._version += 1
+        self.steps += 1
+        self._last = (t, picks, values)
+        stop = False
+        for monitor in self._hooks[t]:
+            if monitor.fired(self, t, values):
+                stop = True
+        return stop
+
+    # -- time ----------------------------------------------------------------
+    def _advance(self, until_time: float | None) -> StopReason | None:
+        """Move the clock to the next token timestamp (None if it moved)."""
+        heap = self._heap
+        if not heap:
+            return StopReason.DEAD
+        stamp = heap[0][0]
+        if until_time is not None and stamp > until_time:
+            self._set_clock(max(until_time, self.now))
+            return StopReason.TIME
+        self._set_clock(stamp)
+        R, S, consumers, dirty = self._R, self._S, self._consumers, self._dirty
+        while heap and heap[0][0] <= stamp:
+            when, _, place, token = heapq.heappop(heap)
+            R[place].append(token)
+            S[place].append(when)
+            dirty.update(consumers[place])
+        dirty.update(self._timed_transitions)
+        return None
+
+    def _set_clock(self, new: float) -> None:
+        old, self.now = self.now, new
+        if new != old:
+            self._version += 1
+            for monitor in self._monitors:
+                monitor.advanced(self, old, new)
+
+    def next_event_time(self) -> float | None:
+        """When the next timed token becomes available (None if never)."""
+        return self._heap[0][0] if self._heap else None
+
+    # -- running -------------------------------------------------------------
+    def step(self) -> Binding | None:
+        """Fire one binding, advancing the clock if needed; None if dead."""
+        before = self.steps
+        self.run(max_steps=1)
+        if self.steps == before:
+            return None
+        t, picks, values = self._last
+        return self._binding(t, picks, values)
+
+    def run(self, until_time: float | None = None, max_steps: int | None = None,
+            stop_when: Callable[["Simulator"], bool] | None = None) -> RunResult:
+        """Fire until the clock would pass ``until_time``, ``max_steps``
+        firings are done, ``stop_when(sim)`` holds after a firing, a monitor
+        breaks, or the marking is dead.  Stopping at ``until_time`` leaves the
+        clock there, so monitors integrate up to it."""
+        if self.history:
+            self._snapshot()
+        found, dirty = self._found, self._dirty
+        limit = None if max_steps is None else self.steps + max_steps
+        while True:
+            if limit is not None and self.steps >= limit:
+                return self._result(StopReason.STEPS)
+            if dirty:
+                self._refresh()
+            if not found:
+                reason = self._advance(until_time)
+                if reason is not None:
+                    return self._result(reason)
+                continue
+            t = self._choose()
+            picks, values = found[t]
+            if self._fire_one(t, picks, values):
+                return self._result(StopReason.BREAKPOINT)
+            if stop_when is not None and stop_when(self):
+                return self._result(StopReason.PREDICATE)
+
+    def _result(self, reason: StopReason) -> RunResult:
+        return RunResult(reason, self.now, self.steps)
+
+    # -- undo ----------------------------------------------------------------
+    def _snapshot(self) -> None:
+        self._undo.append((self.now, self.steps, [list(r) for r in self._R],
+                           [None if s is None else list(s) for s in self._S],
+                           list(self._heap), self._last))
+
+    def undo(self) -> bool:
+        """Go back to before the last :meth:`fire` (or :meth:`run` with
+        ``history=True``); False when there is nothing to undo."""
+        if not self._undo:
+            return False
+        self.now, self.steps, R, S, heap, self._last = self._undo.pop()
+        for mine, saved in zip(self._R, R):
+            mine[:] = saved
+        for mine, saved in zip(self._S, S):
+            if mine is not None:
+                mine[:] = saved
+        self._heap[:] = heap
+        self._found.clear()
+        self._dirty.update(range(len(self.transitions)))
+        self._version += 1
+        return True
+
+
+def _compiled(net: FlatNet) -> list[CompiledTransition]:
+    """Compile a flat net once, however many simulators run it."""
+    if net.compiled is None:
+        net.compiled = compile_net(net)
+    return net.compiled
