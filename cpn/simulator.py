@@ -354,17 +354,25 @@ class Simulator:
         return RunResult(reason, self.now, self.steps)
 
     # -- undo ----------------------------------------------------------------
+    def _state(self) -> tuple:
+        """A copy of everything a firing or a clock advance changes."""
+        return (self.now, self.steps, [list(r) for r in self._R],
+                [None if s is None else list(s) for s in self._S],
+                list(self._heap), self._last)
+
     def _snapshot(self) -> None:
-        self._undo.append((self.now, self.steps, [list(r) for r in self._R],
-                           [None if s is None else list(s) for s in self._S],
-                           list(self._heap), self._last))
+        self._undo.append(self._state())
 
     def undo(self) -> bool:
         """Go back to before the last :meth:`fire` (or :meth:`run` with
         ``history=True``); False when there is nothing to undo."""
         if not self._undo:
             return False
-        self.now, self.steps, R, S, heap, self._last = self._undo.pop()
+        self._restore(self._undo.pop())
+        return True
+
+    def _restore(self, state: tuple) -> None:
+        self.now, self.steps, R, S, heap, self._last = state
         for mine, saved in zip(self._R, R):
             mine[:] = saved
         for mine, saved in zip(self._S, S):
@@ -374,7 +382,6 @@ class Simulator:
         self._found.clear()
         self._dirty.update(range(len(self.transitions)))
         self._version += 1
-        return True
 
 
 def _compiled(net: FlatNet) -> list[CompiledTransition]:
