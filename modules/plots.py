@@ -1,0 +1,129 @@
+"""Figures of a run's energy and power, drawn with matplotlib off screen.
+
+Plain functions over the flat data of :mod:`modules.metrics`; each writes
+one image file (format from the suffix: ``.png``, ``.pdf``, ``.svg``) and
+returns its path.  The Agg backend is used so that they work on a server or
+in CI without a display.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from modules.metrics import SECONDS_PER_DAY, binned_power, collapse_step_series  # noqa: E402
+
+#: Above this many steps, :func:`plot_power` draws per-bin envelopes instead of every step.
+MAX_DRAWN_STEPS = 4000
+
+_thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
+
+
+def _save(fig, path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def plot_daily_energy(
+    daily_df: pd.DataFrame,
+    path,
+    *,
+    reference_df: pd.DataFrame | None = None,
+    label: str = "model",
+    reference_label: str = "measured",
+    title: str = "Daily energy consumption",
+) -> Path:
+    """Daily energy (kWh) against the day, as in Fig. 9 of the PuPPET paper.
+
+    ``daily_df`` has columns ``day`` and ``kwh`` (:func:`modules.metrics.daily_energy`).
+    With ``reference_df`` (for instance the measured series, or the exact
+    integral when ``daily_df`` is a fixed-step estimate) both are drawn and
+    the largest relative difference is given in the title.
+    """
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    ax.plot(daily_df["day"], daily_df["kwh"], marker="o", markersize=3, linewidth=1.2, label=label)
+    if reference_df is not None:
+        ax.plot(
+            reference_df["day"], reference_df["kwh"], marker="s", markersize=3, linewidth=1.0,
+            linestyle="--", label=reference_label,
+        )
+        merged = daily_df.merge(reference_df, on="day", suffixes=("", "_reference"))
+        reference = merged["kwh_reference"].to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            error = np.abs(merged["kwh"].to_numpy() - reference) / reference
+        error = error[np.isfinite(error)]
+        if error.size:
+            title = f"{title} (max daily error {100 * error.max():.2f} %)"
+        ax.legend()
+    ax.set_title(title)
+    ax.set_xlabel("Time (days)")
+    ax.set_ylabel("Daily energy (kWh)")
+    ax.yaxis.set_major_formatter(_thousands)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_power(
+    times,
+    watts,
+    path,
+    cap: float | None = None,
+    *,
+    end: float | None = None,
+    title: str = "System power",
+) -> Path:
+    """System power (MW) against time from the first time, with the power cap if given.
+
+    Time is in days (hours for a series shorter than two days).
+    ``end`` defaults to the last change time.  A short series is drawn step
+    by step; a long one (more than :data:`MAX_DRAWN_STEPS` steps after
+    collapsing) as a time-weighted mean line within a shaded min–max band,
+    so that peaks above the cap stay visible at any length.
+    """
+    t = np.asarray(times, dtype=float)
+    w = np.asarray(watts, dtype=float)
+    end = float(t[-1]) if end is None else float(end)
+    t, w = collapse_step_series(t, w, end)
+    start = float(t[0])
+    # Days, as the papers plot; hours for a run shorter than two days.
+    hours = end - start < 2 * SECONDS_PER_DAY
+    scale_x = 1.0 / 3600 if hours else 1.0 / SECONDS_PER_DAY
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    if t.size <= MAX_DRAWN_STEPS:
+        x = np.append(t, end)
+        y = np.append(w, w[-1])
+        ax.step((x - start) * scale_x, y / 1e6, where="post", linewidth=1.0, label="power")
+    else:
+        bins = binned_power(t, w, end, width=(end - start) / 1500)
+        x = np.append(bins["start"].to_numpy(), end)
+        centre = (x[:-1] + x[1:]) / 2
+        ax.fill_between(
+            (x - start) * scale_x,
+            np.append(bins["min"], bins["min"].iloc[-1]) / 1e6,
+            np.append(bins["max"], bins["max"].iloc[-1]) / 1e6,
+            step="post", alpha=0.3, linewidth=0, label="min–max per bin",
+        )
+        ax.plot((centre - start) * scale_x, bins["mean"] / 1e6, linewidth=0.8, label="mean per bin")
+    if cap is not None:
+        ax.axhline(cap / 1e6, color="tab:red", linestyle="--", linewidth=1.2, label=f"power cap {cap / 1e6:,.2f} MW")
+    peak = float(w.max())
+    ax.set_title(f"{title} (peak {peak / 1e6:,.2f} MW)")
+    ax.set_xlabel("Time (hours)" if hours else "Time (days)")
+    ax.set_ylabel("Power (MW)")
+    ax.set_ylim(bottom=0, top=max(peak, cap or 0) / 1e6 * 1.1 or 1)
+    ax.set_xlim(0, (end - start) * scale_x)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best")
+    return _save(fig, path)
