@@ -145,7 +145,7 @@ class _Flattener:
 
     def expand_substitution(self, net: Net, prefix: str, sub, local: dict[str, int]) -> None:
         module, path = sub.module, prefix + sub.name
-        pairs = list(sub.sockets.items()) if isinstance(sub.sockets, dict) else list(sub.sockets)
+        pairs = sub.sockets
         assigned: dict[str, int] = {}
         used_sockets: dict[str, str] = {}
         for port, socket in pairs:

@@ -151,10 +151,13 @@ class Net:
         (output); which one is checked when the net is built."""
         self.arcs.append(Arc(source, target, str(inscription)))
 
-    def substitution(self, name: str, module: "Net", sockets: dict[str, str]) -> Substitution:
-        """Instantiate ``module`` here, its ports assigned to ``sockets``."""
+    def substitution(self, name: str, module: "Net",
+                     sockets: dict[str, str] | Iterable[tuple[str, str]]) -> Substitution:
+        """Instantiate ``module`` here, its ports assigned to ``sockets``
+        (a dict port -> socket, or (port, socket) pairs)."""
         self._check_new_name(name)
-        sub = Substitution(name, module, dict(sockets))
+        pairs = list(sockets.items()) if isinstance(sockets, dict) else list(sockets)
+        sub = Substitution(name, module, pairs)
         self.substitutions[name] = sub
         return sub
 

@@ -1,0 +1,438 @@
+"""Hand-checked behaviour of the engine, one feature at a time."""
+
+import pytest
+
+from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Net, NetError, Simulator,
+                 StopReason, timed)
+from cpn.monitors import Breakpoint, FiringCounter, FiringLog, PlaceIntegral
+from cpn.statespace import state_space
+
+
+def loop(delay="1", initial=(0,)):
+    net = Net("loop")
+    net.place("P", int, initial=list(initial), timed=True)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "P", f"x + 1@+{delay}")
+    return net
+
+
+def test_timed_token_is_not_available_before_its_timestamp():
+    net = Net("wait")
+    net.place("P", int, initial=[timed(7, at=5)], timed=True)
+    net.place("Q", int)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "x")
+    sim = Simulator(net)
+    assert sim.enabled() == []
+    assert sim.next_event_time() == 5
+    fired = sim.step()
+    assert fired.transition == "T" and fired.values == {"x": 7}
+    assert sim.now == 5
+    assert sim.marking["Q"] == [7]
+
+
+def test_clock_jumps_to_the_earliest_enabling_not_just_the_next_token():
+    # A token in A at 2 is useless without one in B, which arrives at 9.
+    net = Net("join")
+    net.place("A", int, initial=[timed(1, 2)], timed=True)
+    net.place("B", int, initial=[timed(2, 9)], timed=True)
+    net.place("C", int)
+    net.transition("T")
+    net.arc("A", "T", "a")
+    net.arc("B", "T", "b")
+    net.arc("T", "C", "a + b")
+    sim = Simulator(net)
+    sim.step()
+    assert sim.now == 9 and sim.marking["C"] == [3]
+
+
+def test_transition_and_arc_delays_add_up():
+    net = Net("delays")
+    net.place("P", int, initial=[1], timed=True)
+    net.place("Q", int, timed=True)
+    net.transition("T", delay="x * 10")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "x@+3 ++ 2`x + 1")
+    sim = Simulator(net)
+    sim.run(until_time=0)
+    assert sorted(sim.marking.timed("Q")) == [(1, 13.0), (2, 10.0), (2, 10.0)]
+
+
+def test_run_until_time_and_steps():
+    sim = Simulator(loop("5"))
+    result = sim.run(until_time=12)
+    assert result.reason is StopReason.TIME and result.time == 12
+    # firings at 0, 5, 10
+    assert result.steps == 3 and sim.marking.timed("P") == [(3, 15.0)]
+    result = sim.run(max_steps=2)
+    assert result.reason is StopReason.STEPS and sim.now == 20
+
+
+def test_dead_marking_stops_the_run():
+    net = Net("once")
+    net.place("P", int, initial=[1])
+    net.place("Q", int)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "x")
+    result = Simulator(net).run()
+    assert result.reason is StopReason.DEAD and result.steps == 1
+
+
+def test_only_the_highest_priority_fires():
+    net = Net("priorities")
+    net.place("P", int, initial=[1, 2])
+    net.place("Low", int)
+    net.place("High", int)
+    net.transition("L", priority=P_LOW)
+    net.transition("H", priority=P_HIGH, guard="x == 2")
+    net.arc("P", "L", "x")
+    net.arc("L", "Low", "x")
+    net.arc("P", "H", "x")
+    net.arc("H", "High", "x")
+    sim = Simulator(net)
+    assert [str(b) for b in sim.enabled()] == ["H<x=2>"]
+    assert {str(b) for b in sim.enabled(all_priorities=True)} == {"H<x=2>", "L<x=1>", "L<x=2>"}
+    sim.run()
+    assert sim.marking["High"] == [2] and sim.marking["Low"] == [1]
+
+
+def test_multiset_input_needs_distinct_tokens():
+    net = Net("pairs")
+    net.place("P", int, initial=[3, 3, 4])
+    net.place("Q", int)
+    net.transition("T")
+    net.arc("P", "T", "2`x")
+    net.arc("T", "Q", "x")
+    sim = Simulator(net)
+    assert [b.values for b in sim.enabled()] == [{"x": 3}]
+    sim.fire()
+    assert sim.marking["P"] == [4] and sim.enabled() == []
+
+
+def test_tuple_pattern_with_constant_and_repeated_variable():
+    net = Net("patterns")
+    net.place("P", tuple, initial=[("a", 1, 1), ("b", 2, 3), ("b", 4, 4)])
+    net.place("Q", int)
+    net.transition("T")
+    net.arc("P", "T", "('b', x, x)")
+    net.arc("T", "Q", "x")
+    sim = Simulator(net)
+    assert [b.values for b in sim.enabled()] == [{"x": 4}]
+
+
+def test_input_expression_over_a_variable_bound_elsewhere():
+    net = Net("successor")
+    net.place("A", int, initial=[1, 5])
+    net.place("B", int, initial=[2, 9])
+    net.place("C", int)
+    net.transition("T")
+    net.arc("B", "T", "y + 1")  # declared first: must wait for y
+    net.arc("A", "T", "y")
+    net.arc("T", "C", "y")
+    assert [b.values for b in Simulator(net).enabled()] == [{"y": 1}]
+
+
+def test_code_segment_computes_output_variables_with_the_environment():
+    net = Net("code", env={"halve": lambda v: (v // 2, v - v // 2)})
+    net.place("P", int, initial=[7])
+    net.place("Q", int)
+    net.transition("Split", code="small, big = halve(n)\ntotal = small + big")
+    net.arc("P", "Split", "n")
+    net.arc("Split", "Q", "small ++ big ++ total")
+    sim = Simulator(net)
+    sim.run()
+    assert sorted(sim.marking["Q"]) == [3, 4, 7]
+
+
+def test_splat_output_and_now():
+    net = Net("splat")
+    net.place("P", list, initial=[[1, 2, 3]])
+    net.place("Q", tuple)
+    net.transition("T")
+    net.arc("P", "T", "xs")
+    net.arc("T", "Q", "*[(x, now) for x in xs]")
+    sim = Simulator(net)
+    sim.run()
+    assert sim.marking["Q"] == [(1, 0.0), (2, 0.0), (3, 0.0)]
+
+
+def test_guard_reading_now_is_rechecked_when_time_advances():
+    net = Net("deadline")
+    net.place("Job", int, initial=[1])
+    net.place("Clock", int, initial=[timed(0, 10)], timed=True)
+    net.place("Late", int)
+    net.transition("Expire", guard="now >= 10")
+    net.arc("Job", "Expire", "j")
+    net.arc("Expire", "Late", "j")
+    net.transition("Tick")
+    net.arc("Clock", "Tick", "c")
+    sim = Simulator(net, order="declared")
+    sim.run()
+    assert sim.marking["Late"] == [1]
+
+
+def module_counter():
+    """A module that counts what passes from In to Out in its own place."""
+    module = Net("Counter")
+    module.place("In", int, port="in")
+    module.place("Out", int, port="out")
+    module.place("Count", int, initial=[0])
+    module.transition("Pass")
+    module.arc("In", "Pass", "x")
+    module.arc("Count", "Pass", "n")
+    module.arc("Pass", "Out", "x")
+    module.arc("Pass", "Count", "n + 1")
+    return module
+
+
+def test_two_instances_of_a_module_have_their_own_places():
+    module = module_counter()
+    top = Net("top")
+    top.place("A", int, initial=[1, 2, 3])
+    top.place("B", int)
+    top.place("C", int)
+    top.substitution("First", module, {"In": "A", "Out": "B"})
+    top.substitution("Second", module, {"In": "B", "Out": "C"})
+    sim = Simulator(top)
+    assert {p.path for p in sim.net.places} == {"A", "B", "C", "First/Count", "Second/Count"}
+    sim.run(max_steps=4)
+    counts = sim.marking
+    assert counts["First/Count"][0] + counts["Second/Count"][0] == 4
+    sim.run()
+    assert sim.marking["First/Count"] == [3] and sim.marking["Second/Count"] == [3]
+    assert sorted(sim.marking["C"]) == [1, 2, 3]
+
+
+def test_nested_modules_keep_their_paths():
+    inner = module_counter()
+    outer = Net("Outer")
+    outer.place("In", int, port="in")
+    outer.place("Out", int, port="out")
+    outer.substitution("Inner", inner, {"In": "In", "Out": "Out"})
+    top = Net("top")
+    top.place("A", int, initial=[1])
+    top.place("B", int)
+    top.substitution("Stage", outer, {"In": "A", "Out": "B"})
+    sim = Simulator(top)
+    assert [t.path for t in sim.transitions] == ["Stage/Inner/Pass"]
+    sim.run()
+    assert sim.marking["Stage/Inner/Count"] == [1]
+
+
+def test_fusion_places_share_one_marking():
+    module = Net("M")
+    module.place("Trigger", int, port="in")
+    module.place("Shared", int, fusion="power")
+    module.transition("Add")
+    module.arc("Trigger", "Add", "x")
+    module.arc("Add", "Shared", "x")
+    top = Net("top")
+    top.place("T1", int, initial=[1])
+    top.place("T2", int, initial=[2])
+    top.place("Power", int, fusion="power")
+    top.substitution("A", module, {"Trigger": "T1"})
+    top.substitution("B", module, {"Trigger": "T2"})
+    sim = Simulator(top)
+    sim.run()
+    assert sorted(sim.marking["Power"]) == [1, 2]
+    assert [p.path for p in sim.net.places].count("A/Shared") == 0
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda n: n.arc("P", "T", "x") or n.arc("T", "Q", "y"),
+     "transition 'T', arc T -> Q: variable 'y' in 'y' is never bound"),
+    (lambda n: n.arc("P", "T", "x + z") or n.arc("T", "Q", "x"),
+     "unknown variables 'x', 'z'"),
+    (lambda n: n.arc("P", "Missing", "x"), "no place or transition named 'Missing'"),
+    (lambda n: n.arc("P", "Q", "x"), "an arc must join a place and a transition"),
+    (lambda n: n.arc("P", "T", "x") or n.arc("T", "Q", "'text'"),
+     "constant 'text' is not of colour int of place 'Q'"),
+    (lambda n: n.arc("P", "T", "x") or n.arc("T", "Q", "x@+1"),
+     "place 'Q' is untimed: its tokens cannot carry a @+ delay"),
+    (lambda n: n.arc("P", "T", "x +") , "cannot parse 'x +'"),
+])
+def test_construction_errors_name_the_transition_arc_and_text(build, message):
+    net = Net("bad")
+    net.place("P", int, initial=[1])
+    net.place("Q", int)
+    net.transition("T")
+    build(net)
+    with pytest.raises(NetError, match=message.replace("(", r"\(").replace("+", r"\+")):
+        Simulator(net)
+
+
+def test_guard_with_unknown_variable_is_rejected():
+    net = Net("bad")
+    net.place("P", int, initial=[1])
+    net.transition("T", guard="x > limit")
+    net.arc("P", "T", "x")
+    with pytest.raises(NetError, match="guard 'x > limit': unknown variable 'limit'"):
+        Simulator(net)
+
+
+def test_code_segment_reading_unknown_variable_is_rejected():
+    net = Net("bad")
+    net.place("P", int, initial=[1])
+    net.place("Q", int)
+    net.transition("T", code="y = x + offset")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "y")
+    with pytest.raises(NetError, match="code segment: variable 'offset'"):
+        Simulator(net)
+
+
+def test_colour_is_checked_when_a_token_enters():
+    net = Net("colours")
+    net.place("P", int, initial=[1])
+    net.place("Even", lambda v: v % 2 == 0)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Even", "x * 3")
+    with pytest.raises(ColourError, match="arc to 'Even' 'x \\* 3': token 3"):
+        Simulator(net).run()
+    bad = Net("initial")
+    bad.place("P", int, initial=["one"])
+    with pytest.raises(ColourError, match="initial token 'one'"):
+        Simulator(bad)
+
+
+def test_module_errors():
+    module = module_counter()
+    top = Net("top")
+    top.place("A", int)
+    top.place("S", str)
+    top.substitution("Sub", module, {"In": "A"})
+    with pytest.raises(NetError, match="port 'Out' is not assigned"):
+        Simulator(top)
+    top = Net("top")
+    top.place("A", int)
+    top.place("S", str)
+    top.substitution("Sub", module, {"In": "A", "Out": "S"})
+    with pytest.raises(NetError, match="socket 'S' .* does not match port 'Out'"):
+        Simulator(top)
+    top = Net("top")
+    top.place("A", int)
+    top.substitution("Sub", module, [("In", "A"), ("In", "A")])
+    with pytest.raises(NetError, match="port 'In' is assigned twice"):
+        Simulator(top)
+    top = Net("top")
+    top.place("A", int)
+    top.substitution("Sub", module, {"In": "A", "Nope": "A"})
+    with pytest.raises(NetError, match="has no port named 'Nope'"):
+        Simulator(top)
+
+
+def test_runtime_failure_names_the_binding_and_leaves_the_marking():
+    net = Net("fails", env={"inverse": lambda v: 1 / v})
+    net.place("P", int, initial=[0])
+    net.place("Q", float)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "inverse(x)")
+    sim = Simulator(net)
+    with pytest.raises(BindingError, match=r"firing T<x=0> at time 0"):
+        sim.run()
+    assert sim.marking["P"] == [0]
+
+
+def test_fire_undo_and_stale_bindings():
+    sim = Simulator(loop("0"))
+    first = sim.enabled()[0]
+    sim.fire(first)
+    assert sim.marking["P"] == [1]
+    with pytest.raises(BindingError, match="stale"):
+        sim.fire(first)
+    assert sim.undo() and sim.marking["P"] == [0]
+    assert not sim.undo()
+
+
+def test_same_seed_same_run_different_seed_can_differ():
+    def build():
+        net = Net("race")
+        net.place("P", int, initial=list(range(20)))
+        net.place("A", int)
+        net.place("B", int)
+        for name in "AB":
+            net.transition("To" + name)
+            net.arc("P", "To" + name, "x")
+            net.arc("To" + name, name, "x")
+        return net
+
+    def run(seed):
+        sim = Simulator(build(), seed=seed)
+        sim.run()
+        return sim.marking["A"]
+
+    assert run(1) == run(1)
+    assert any(run(seed) != run(1) for seed in range(2, 6))
+
+
+def test_model_randomness_is_seeded_and_separate():
+    net = Net("draw")
+    net.place("P", int, initial=[0])
+    net.place("Q", float)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "float(rng.exponential(10.0))")
+    values = [Simulator(net, seed=s).run() and Simulator(net, seed=s) for s in (3, 3)]
+    for sim in values:
+        sim.run()
+    assert values[0].marking["Q"] == values[1].marking["Q"]
+
+
+def test_monitors_count_log_integrate_and_break():
+    sim = Simulator(loop("2"))
+    counter = sim.add_monitor(FiringCounter("T"))
+    log = sim.add_monitor(FiringLog("T"))
+    area = sim.add_monitor(PlaceIntegral("P", lambda ts: ts[0], step=3, record=True))
+    sim.add_monitor(Breakpoint(transition="T", when=lambda v: v["x"] == 3))
+    result = sim.run(until_time=100)
+    assert result.reason is StopReason.BREAKPOINT and sim.now == 6
+    assert counter.counts == {"T": 4}
+    assert list(log.to_dataframe()["x"]) == [0, 1, 2, 3]
+    # value 1 on [0,2), 2 on [2,4), 3 on [4,6): exact 12; samples at 0, 3 -> (1+2)*3
+    assert area.value == 12.0 and area.sampled == 9.0
+    assert area.times == [0.0, 2.0, 4.0] and area.values == [1.0, 2.0, 3.0]
+
+
+def test_place_breakpoint():
+    sim = Simulator(loop("1"))
+    sim.add_monitor(Breakpoint(place="P", when=lambda tokens: tokens[0] >= 5))
+    assert sim.run().reason is StopReason.BREAKPOINT
+    assert sim.marking["P"] == [5]
+
+
+def test_state_space_of_a_bounded_buffer():
+    net = Net("buffer")
+    net.place("Free", int, initial=[1, 1])
+    net.place("Full", int)
+    net.transition("Produce")
+    net.transition("Consume")
+    net.arc("Free", "Produce", "x")
+    net.arc("Produce", "Full", "x")
+    net.arc("Full", "Consume", "x")
+    net.arc("Consume", "Free", "x")
+    space = state_space(net)
+    assert space.complete and space.graph.number_of_nodes() == 3
+    assert space.dead_markings == [] and space.place_bound("Full") == 2
+    assert space.is_bounded("Full", 2)
+
+
+def test_state_space_reports_dead_markings_and_incompleteness():
+    net = Net("counter")
+    net.place("P", int, initial=[0])
+    net.transition("Inc", guard="x < 3")
+    net.arc("P", "Inc", "x")
+    net.arc("Inc", "P", "x + 1")
+    space = state_space(net)
+    assert space.graph.number_of_nodes() == 4 and len(space.dead_markings) == 1
+    unbounded = Net("grow")
+    unbounded.place("P", int, initial=[0])
+    unbounded.transition("T")
+    unbounded.arc("P", "T", "x")
+    unbounded.arc("T", "P", "x ++ x")
+    space = state_space(unbounded, max_states=5)
+    assert not space.complete and space.is_bounded("P", 100) is None
