@@ -156,19 +156,19 @@ def energy_exact(times, watts, end) -> float:
 
 
 def sample_fixed_step(times, watts, end, step) -> tuple[np.ndarray, np.ndarray]:
-    """The series as a fixed-step simulation sees it: sampled at ``t0 + k*step``.
+    """The series as a fixed-step simulation sees it: sampled at ``t_k = t0 + k*step < end``.
 
-    Returns the sample times ``t_k < end`` and the value at each (after all
-    changes at that instant).  Held until the next sample, the samples form a
-    new step series: the one the PuPPET paper integrates.
+    Returns the sample times and the value at each (after all changes at
+    that instant); empty arrays when ``end == t0``.  Each sample stands for
+    the step ``[t_k, t_k + step)``: the PuPPET paper's estimate.
     """
     t, w, end = _step_series(times, watts, end)
     step = float(step)
     if not (math.isfinite(step) and step > 0):
         raise ValueError(f"step must be positive, got {step}")
-    count = max(int(math.ceil((end - t[0]) / step)), 1)
+    count = int(math.ceil((end - t[0]) / step))
     sample_times = t[0] + np.arange(count, dtype=float) * step
-    sample_times = sample_times[sample_times < end] if end > t[0] else sample_times[:1]
+    sample_times = sample_times[sample_times < end]
     return sample_times, power_at(t, w, sample_times)
 
 
@@ -182,17 +182,17 @@ def energy_fixed_step(times, watts, end, step) -> float:
     changes at ``t_k``.  A spike shorter than the step is missed when no
     sample falls inside it, and counted for a whole step when one does.
 
-    One refinement: the last step is cut at ``end`` (it counts
-    ``value(t_k) * (end - t_k)``), so the estimate covers the same span as
-    :func:`energy_exact`.  When ``end - t0`` is a multiple of ``step`` this
-    is exactly the paper's sum; and when ``step`` divides every change time
-    (relative to ``t0``) the estimate equals the exact energy.
+    Every sample counts a whole step, the last one too, even where it
+    reaches past ``end`` (as a fixed-step simulation that stops at the first
+    step boundary after ``end`` would, and as ``cpn.monitors.PlaceIntegral``
+    with ``step`` does).  When ``step`` divides every change time and
+    ``end`` (relative to ``t0``), the estimate equals the exact energy.
 
     >>> energy_fixed_step([0, 25, 30], [100.0, 1000.0, 100.0], end=60, step=10)
     6000.0
     """
-    sample_times, samples = sample_fixed_step(times, watts, end, step)
-    return energy_exact(sample_times, samples, end)
+    _, samples = sample_fixed_step(times, watts, end, step)
+    return float(samples.sum() * float(step))
 
 
 def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> pd.DataFrame:
@@ -205,19 +205,27 @@ def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> 
     the paper's fixed-step estimate (:func:`energy_fixed_step`) of each day,
     as plotted in Fig. 9 (daily energy, model versus measurement).
 
-    When ``step`` divides ``day`` (all of Table 2's steps divide a day) each
-    sample's whole step falls in the day of the sample, as in the paper.
+    With ``step``, each sample holds for its whole step; a step that
+    crosses a day boundary is split between the days, and the part of the
+    last step past ``end`` counts in the last day, so the days add up to
+    :func:`energy_fixed_step`.  When ``step`` divides ``day`` (all of Table
+    2's steps divide a day) each step lies within the day of its sample, as
+    in the paper.
     """
     t, w, end = _step_series(times, watts, end)
-    if step is not None:
-        t, w = sample_fixed_step(t, w, end, step)
     day = float(day)
     if not (math.isfinite(day) and day > 0):
         raise ValueError(f"day must be positive, got {day}")
     days = int(math.ceil((end - t[0]) / day))
+    series_end = end
+    if step is not None and days:
+        t0 = t[0]
+        t, w = sample_fixed_step(t, w, end, step)
+        series_end = t0 + t.size * float(step)
     edges = t[0] + np.arange(days + 1, dtype=float) * day
-    edges[-1] = end if days else edges[-1]
-    joules = np.diff(_cumulative_energy(t, w, end, edges))
+    if days:
+        edges[-1] = series_end
+    joules = np.diff(_cumulative_energy(t, w, series_end, edges))
     return pd.DataFrame({"day": np.arange(days), "start": edges[:-1], "kwh": joules / JOULES_PER_KWH})
 
 

@@ -71,10 +71,10 @@ def test_fixed_step_misses_a_short_spike():
 def test_fixed_step_catches_a_spike_and_overcounts_it():
     # step 15: samples at 0, 15, 30, 45 all read 100 W -> 6000 J (missed).
     assert energy_fixed_step(*SPIKE, step=15) == 6000.0
-    # step 25: samples at 0 (100 W), 25 (1000 W), 50 (100 W); the last step
-    # is cut at end: 100*25 + 1000*25 + 100*10 = 28500 J; the spike counts
-    # for a whole step instead of 5 s.
-    assert energy_fixed_step(*SPIKE, step=25) == 28500.0
+    # step 25: samples at 0 (100 W), 25 (1000 W), 50 (100 W), each for a
+    # whole step, the last one reaching past end = 60:
+    # 100*25 + 1000*25 + 100*25 = 30000 J; the spike counts for 25 s, not 5 s.
+    assert energy_fixed_step(*SPIKE, step=25) == 30000.0
     # step 20 over [0, 60): samples at 0, 20, 40 read 100 W -> 6000 J.
     assert energy_fixed_step(*SPIKE, step=20) == 6000.0
 
@@ -134,6 +134,15 @@ def test_daily_energy_splits_an_interval_at_the_day_boundary():
     assert max_daily_energy_error(times, watts, end, step=20000) == pytest.approx(15 / 12.2)
     # A step that divides every change time is exact every day.
     assert max_daily_energy_error(times, watts, end, step=1000) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_daily_fixed_step_splits_steps_and_keeps_the_overhang():
+    # 10 s days over [0, 25) with step 15: samples at 0 (100 W) and 15 (1000 W),
+    # held on [0, 15) and [15, 30).  Day 0 [0,10): 1000 J; day 1 [10,20):
+    # 100*5 + 1000*5 = 5500 J; day 2 [20,25) plus the overhang to 30: 10000 J.
+    daily = daily_energy([0, 12], [100.0, 1000.0], 25, day=10, step=15)
+    assert (daily["kwh"] * JOULES_PER_KWH).tolist() == pytest.approx([1000, 5500, 10000])
+    assert energy_fixed_step([0, 12], [100.0, 1000.0], 25, step=15) == 16500.0
 
 
 def test_daily_energy_with_custom_day_length():
