@@ -1,0 +1,83 @@
+"""The batch scheduling module (PuPPET section 3.1, Fig. 5).
+
+Jobs leave *User* at their arrival time (*Submit*) and join the queue; each
+submission and each job end (the *Finish* of the enclosing net) raises
+*Trigger*, a fusion place, which lets *Schedule* run one pass of the policy
+(FCFS or WFP ordering with EASY backfilling, ``easy.py``) against *Runtime
+Info* and the free *Nodes*.  The jobs it picks go to *Selected*, where the
+allocation module takes them.
+
+When scheduling happens is a choice users of other simulators need:
+``trigger="event"`` (PuPPET: after every submission and every finish) or
+``"timestamp"`` (once per instant, after all finishes then all
+submissions).  At equal times, finishes come before submissions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from cpn import P_LOW, Net
+
+from .easy import ESTIMATES, POLICIES, easy_pass
+from .job import Job
+
+TRIGGER_FUSION = "trigger"
+#: Priorities of the transitions around scheduling: allocation first, then
+#: job ends, then submissions; Schedule either right after each event or
+#: once all events of the instant are in.
+P_ALLOCATE = 100
+P_FINISH = 500
+P_SUBMIT = 1000
+P_SCHEDULE = {"event": 300, "timestamp": P_LOW}
+
+
+@dataclass(frozen=True)
+class SchedulingConfig:
+    """Batch scheduling options (PuPPET section 2.3 and 3.1)."""
+
+    policy: str = "fcfs"  # "fcfs" or "wfp" (eq. 4)
+    estimate: str = "requested"  # runtime plan: "requested" walltime or "actual" runtime
+    trigger: str = "event"  # "event" (PuPPET) or "timestamp"
+    backfill: bool = True  # EASY backfilling
+
+    def __post_init__(self):
+        for name, value, allowed in (("policy", self.policy, POLICIES),
+                                     ("estimate", self.estimate, ESTIMATES),
+                                     ("trigger", self.trigger, tuple(P_SCHEDULE))):
+            if value not in allowed:
+                raise ValueError(f"scheduling {name} must be one of {allowed}, not {value!r}")
+
+
+def batch_scheduling(config: SchedulingConfig = SchedulingConfig()) -> Net:
+    """The module; ports Queuing, Runtime Info, Nodes (read) and Selected."""
+    schedule = partial(easy_pass, policy=config.policy, estimate=config.estimate,
+                       backfill=config.backfill)
+    module = Net("BatchScheduling", env={"schedule": schedule})
+    module.place("User", Job, timed=True)
+    module.place("Trigger", bool, fusion=TRIGGER_FUSION)
+    module.place("Queuing", tuple, port="inout")
+    module.place("RuntimeInfo", tuple, port="inout")
+    module.place("Nodes", int, port="inout")
+    module.place("Selected", Job, port="out")
+
+    module.transition("Submit", priority=P_SUBMIT)
+    module.arc("User", "Submit", "job")
+    module.arc("Queuing", "Submit", "queue")
+    module.arc("Trigger", "Submit", "signal")
+    module.arc("Submit", "Queuing", "queue + (job,)")
+    module.arc("Submit", "Trigger", "True")
+
+    module.transition("Schedule", priority=P_SCHEDULE[config.trigger],
+                      code="started, waiting = schedule(queue, running, free, now)")
+    module.arc("Trigger", "Schedule", "True")
+    module.arc("Queuing", "Schedule", "queue")
+    module.arc("RuntimeInfo", "Schedule", "running")
+    module.arc("Nodes", "Schedule", "free")
+    module.arc("Schedule", "Trigger", "False")
+    module.arc("Schedule", "Queuing", "waiting")
+    module.arc("Schedule", "RuntimeInfo", "running")
+    module.arc("Schedule", "Nodes", "free")
+    module.arc("Schedule", "Selected", "*started")
+    return module

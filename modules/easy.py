@@ -1,0 +1,99 @@
+"""Batch scheduling policies as plain functions: queue order and EASY.
+
+The batch scheduling net (``batch_scheduling.py``) calls :func:`easy_pass`
+from its *Schedule* transition; keeping the policy here, outside the net,
+lets it be tested on its own and read like the textbook algorithm.
+
+Running jobs are described by ``(estimated_end, nodes, job_id)`` entries
+(the net's *Runtime Info*).  A job's estimate is its requested walltime or
+its actual runtime (``Job.estimate``); an estimate already exceeded counts
+as ending now.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .job import Job
+
+POLICIES = ("fcfs", "wfp")
+ESTIMATES = ("requested", "actual")
+
+
+def wfp_score(job: Job, now: float, estimate: str) -> float:
+    """WFP utility (PuPPET eq. 4): size x (queued time / walltime)^3; it
+    favours large and old jobs."""
+    return job.js * ((now - job.st) / job.estimate(estimate)) ** 3
+
+
+def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str) -> list[Job]:
+    """The queue in scheduling order: arrival order (FCFS) or descending
+    WFP score, equal scores kept in arrival order."""
+    if policy == "fcfs":
+        return list(queue)
+    return sorted(queue, key=lambda job: -wfp_score(job, now, estimate))
+
+
+def shadow(head_nodes: int, free: int, running: Sequence[tuple[float, int, int]],
+           now: float) -> tuple[float, int]:
+    """When the head job can start, and the nodes it leaves over then.
+
+    Running jobs are released in order of estimated end; every job ending
+    exactly at the shadow time counts (several may end at one instant).
+    """
+    available, when = free, now
+    ends = sorted((max(end, now), nodes) for end, nodes, _ in running)
+    for position, (end, nodes) in enumerate(ends):
+        available += nodes
+        if available >= head_nodes:
+            when = end
+            for later_end, later_nodes in ends[position + 1:]:
+                if later_end != when:
+                    break
+                available += later_nodes
+            return when, available - head_nodes
+    raise ValueError(f"a job of {head_nodes} nodes can never start: only "
+                     f"{available} nodes exist")
+
+
+def easy_pass(queue: tuple[Job, ...], running: tuple[tuple[float, int, int], ...],
+              free: int, now: float, policy: str = "fcfs", estimate: str = "requested",
+              backfill: bool = True) -> tuple[list[Job], tuple[Job, ...]]:
+    """One scheduling pass: the jobs to start now, and the queue left.
+
+    Jobs start in policy order while they fit.  When the head does not fit,
+    it gets a reservation at its shadow time, and later jobs may start now
+    (backfill) if they fit in the free nodes and either end by the shadow
+    time or use only the nodes the head leaves over at that time.  The
+    queue left keeps arrival order.
+    """
+    if not queue:
+        return [], queue
+    ordered = order_queue(queue, policy, now, estimate)
+    started: list[Job] = []
+    position = 0
+    while position < len(ordered) and ordered[position].js <= free:
+        job = ordered[position]
+        free -= job.js
+        started.append(job)
+        position += 1
+    if position < len(ordered) and backfill and free > 0:
+        head = ordered[position]
+        running = tuple(running) + tuple((now + job.estimate(estimate), job.js, job.id)
+                                         for job in started)
+        shadow_time, extra = shadow(head.js, free, running, now)
+        for job in ordered[position + 1:]:
+            if job.js > free:
+                continue
+            ends_in_time = now + job.estimate(estimate) <= shadow_time
+            if ends_in_time or job.js <= extra:
+                started.append(job)
+                free -= job.js
+                if not ends_in_time:
+                    extra -= job.js
+                if free == 0:
+                    break
+    if not started:
+        return started, queue
+    chosen = {job.id for job in started}
+    return started, tuple(job for job in queue if job.id not in chosen)
