@@ -164,11 +164,9 @@ class _TransitionCompiler:
             if kind == "match":
                 value = ast.unparse(node)
                 emit(f"_cpn_v = {value}")
-                if not others:
-                    emit("try:")
-                    emit(f"    {index} = _cpn_T{place}.index(_cpn_v)")
-                    emit("except ValueError:")
-                    emit(f"    {fail_stmt()}")
+                if not others:  # two C-level scans beat raising ValueError
+                    emit(f"if _cpn_v not in _cpn_T{place}: {fail_stmt()}")
+                    emit(f"{index} = _cpn_T{place}.index(_cpn_v)")
                 else:
                     emit(f"for {index}, _cpn_t in enumerate(_cpn_T{place}):")
                     skip = " and ".join(f"{index} != {o}" for o in others)

@@ -1,0 +1,193 @@
+"""The PuPPET net: hand-checked schedules, invariants, and agreement with
+the independent reference scheduler (tests/reference_easy.py)."""
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import reference_easy
+from cpn import NetError
+from modules.batch_scheduling import SchedulingConfig
+from modules.job import Job
+from modules.metrics import energy_exact
+from nets.puppet import PuppetConfig, build_net, simulate
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
+
+
+def run(jobs, nodes, **scheduling):
+    config = PuppetConfig(nodes, node_watts=100.0, scheduling=SchedulingConfig(**scheduling))
+    return simulate(jobs, config)
+
+
+def starts(result):
+    return dict(zip(result.jobs["job_id"], result.jobs["start"]))
+
+
+def issue_case(runtime_of_job_3):
+    return [Job(1, 0, 100, 3, 100), Job(2, 1, 100, 4, 100),
+            Job(3, 2, runtime_of_job_3, 1, 1000)]
+
+
+@pytest.mark.parametrize("trigger", ["event", "timestamp"])
+@pytest.mark.parametrize("estimate", ["requested", "actual"])
+def test_a_long_backfill_candidate_does_not_delay_the_head(trigger, estimate):
+    result = run(issue_case(1000), 4, estimate=estimate, trigger=trigger)
+    assert starts(result) == {1: 0.0, 2: 100.0, 3: 200.0}
+
+
+def test_actual_estimates_backfill_a_short_job_requested_ones_do_not():
+    assert starts(run(issue_case(50), 4, estimate="actual")) == {1: 0, 2: 100, 3: 2}
+    assert starts(run(issue_case(50), 4, estimate="requested")) == {1: 0, 2: 100, 3: 200}
+
+
+def test_shadow_time_tie_counts_every_job_ending_then():
+    # 4 nodes; jobs 1-3 take one node each at t=0; the head (job 4, 3 nodes)
+    # waits. Job 3 runs to 500, so at the shadow time 100 only jobs 1 and 2
+    # end: 1 + 2 = 3 nodes, no extra, and job 5 (1 node, 1000 s) must wait.
+    jobs = [Job(1, 0, 100, 1, 100), Job(2, 0, 100, 1, 100), Job(3, 0, 500, 1, 500),
+            Job(4, 1, 100, 3, 100), Job(5, 2, 1000, 1, 1000)]
+    assert starts(run(jobs, 4)) == {1: 0, 2: 0, 3: 0, 4: 100, 5: 200}
+    # When job 3 also ends at 100, the head's need is met by the second job
+    # ending then, but the third one ending at that instant counts too: one
+    # extra node, which job 5 may use now however long it runs.
+    jobs[2] = Job(3, 0, 100, 1, 100)
+    assert starts(run(jobs, 4)) == {1: 0, 2: 0, 3: 0, 4: 100, 5: 2}
+
+
+def test_wfp_prefers_large_old_jobs():
+    # At t=100 (job 1 ends): scores js*(wait/wt)^3: job 2: 1*(99/100)^3, job 3: 4*(98/100)^3.
+    jobs = [Job(1, 0, 100, 4, 100), Job(2, 1, 100, 1, 100), Job(3, 2, 100, 4, 100)]
+    assert starts(run(jobs, 4, policy="wfp", backfill=False)) == {1: 0, 3: 100, 2: 200}
+    assert starts(run(jobs, 4, policy="fcfs", backfill=False)) == {1: 0, 2: 100, 3: 200}
+
+
+def test_energy_is_the_integral_of_power_and_matches_the_jobs():
+    jobs = [Job(1, 0, 100, 2, 100, jp=500.0), Job(2, 50, 100, 4, 100, jp=1000.0)]
+    result = simulate(jobs, PuppetConfig(4, node_watts=200.0, idle_fraction=0.25))
+    # An idle node draws 50 W.  Job 2 needs all 4 nodes: it waits for job 1.
+    # [0, 100): job 1 (500 W) + 2 idle nodes (100 W); [100, 200): job 2 alone.
+    assert starts(result) == {1: 0, 2: 100}
+    expected = (500 + 100) * 100 + 1000 * 100
+    assert result.metrics["energy_j"] == pytest.approx(expected)
+    assert energy_exact(result.power_times, result.power_watts, result.end) == pytest.approx(expected)
+
+
+def test_fixed_step_estimates_sample_the_power_place():
+    jobs = [Job(1, 30, 60, 4, 60, jp=1000.0)]
+    result = simulate(jobs, PuppetConfig(4, node_watts=100.0, idle_fraction=0.0),
+                      energy_steps=[60, 45])
+    # power 1000 W on [30, 90); samples at 0 and 60 (step 60) -> one hit;
+    # samples at 0, 45 (step 45) -> one hit of 45 s.
+    assert result.energy_step == {60: 60_000.0, 45: 45_000.0}
+    assert result.metrics["energy_j"] == 60_000.0
+
+
+def test_times_are_reported_as_in_the_trace():
+    jobs = [Job(1, 0, 10, 1, 10)]
+    result = simulate(jobs, PuppetConfig(1), time_offset=1_000_000)
+    row = result.jobs.iloc[0]
+    assert (row.submit, row.start, row.end) == (1_000_000, 1_000_000, 1_000_010)
+
+
+def test_jobs_larger_than_the_machine_are_refused_loudly():
+    with pytest.raises(ValueError, match="more than the machine's 4 nodes"):
+        simulate([Job(1, 0, 10, 5, 10)], PuppetConfig(4))
+
+
+def test_bad_configuration_is_refused():
+    with pytest.raises(ValueError, match="policy must be one of"):
+        SchedulingConfig(policy="sjf")
+    with pytest.raises(ValueError, match="idle fraction"):
+        PuppetConfig(4, idle_fraction=1.5)
+
+
+def test_the_net_is_hierarchical_with_paths():
+    sim_net = build_net(PuppetConfig(8)).flatten()
+    paths = {t.path for t in sim_net.transitions}
+    assert paths == {"Scheduler/Submit", "Scheduler/Schedule", "Allocation/Allocate", "Finish"}
+    assert {"Queuing", "Running", "Power", "RuntimeInfo", "Nodes"} <= {p.path for p in sim_net.places}
+
+
+def random_jobs(seed, n=300, nodes=16):
+    draw = np.random.default_rng(seed)
+    t, jobs = 0, []
+    for i in range(n):
+        t += int(draw.integers(0, 30))
+        rt = int(draw.integers(1, 300))
+        jobs.append(Job(i, float(t), float(rt), int(draw.integers(1, nodes + 1)),
+                        float(rt + draw.integers(0, 300))))
+    return jobs
+
+
+CONFIGS = list(itertools.product(["fcfs", "wfp"], ["requested", "actual"], [True, False],
+                                 ["event", "timestamp"]))
+
+
+@pytest.mark.parametrize("policy, estimate, backfill, trigger", CONFIGS)
+def test_same_starts_as_the_reference_on_contended_random_workloads(policy, estimate,
+                                                                     backfill, trigger):
+    for seed in range(3):
+        jobs = random_jobs(seed)
+        ours = starts(run(jobs, 16, policy=policy, estimate=estimate, backfill=backfill,
+                          trigger=trigger))
+        reference = reference_easy.simulate(jobs, 16, policy, estimate, backfill, trigger)
+        assert ours == reference
+
+
+def check_invariants(jobs, result, nodes):
+    frame = result.jobs
+    by_id = {job.id: job for job in jobs}
+    assert sorted(frame["job_id"]) == sorted(by_id)  # every job ran, exactly once
+    assert (frame["start"] >= frame["submit"]).all()
+    assert np.allclose(frame["end"] - frame["start"], [by_id[i].rt for i in frame["job_id"]])
+    events = sorted([(s, n) for s, n in zip(frame["start"], frame["nodes"])]
+                    + [(e, -n) for e, n in zip(frame["end"], frame["nodes"])],
+                    key=lambda event: (event[0], event[1]))
+    busy = 0
+    for _, change in events:
+        busy += change
+        assert 0 <= busy <= nodes
+
+
+def trace(name, **options):
+    path = DATA / name
+    if not path.exists():
+        pytest.skip(f"{path} is not here (no ../shared)")
+    from modules.swf import read_swf
+    return read_swf(path, **options)
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "wfp"])
+@pytest.mark.parametrize("estimate", ["requested", "actual"])
+def test_real_trace_matches_the_reference_and_keeps_invariants(policy, estimate):
+    workload = trace("LLNL-Atlas-2006-2.1-cln.swf", procs_per_node=8)
+    jobs = workload.jobs[:8000]
+    result = run(jobs, workload.machine_nodes, policy=policy, estimate=estimate)
+    check_invariants(jobs, result, workload.machine_nodes)
+    reference = reference_easy.simulate(jobs, workload.machine_nodes, policy, estimate)
+    assert starts(result) == reference
+
+
+def test_real_trace_with_unlimited_nodes_has_no_wait():
+    workload = trace("NASA-iPSC-1993-3.1-cln.swf")
+    jobs = workload.jobs[:3000]
+    result = run(jobs, sum(job.js for job in jobs))
+    assert (result.jobs["start"] == result.jobs["submit"]).all()
+
+
+def test_fcfs_without_backfilling_never_starts_out_of_order():
+    workload = trace("NASA-iPSC-1993-3.1-cln.swf")
+    jobs = workload.jobs[:5000]
+    result = run(jobs, workload.machine_nodes, backfill=False)
+    ordered = result.jobs.sort_values(["submit", "job_id"])
+    assert ordered["start"].is_monotonic_increasing
+    check_invariants(jobs, result, workload.machine_nodes)
+
+
+def test_a_net_error_names_the_place():
+    with pytest.raises(NetError, match="unknown place 'Nowhere'"):
+        from cpn import Simulator
+        Simulator(build_net(PuppetConfig(4)), marking={"Nowhere": []})
