@@ -1,0 +1,417 @@
+"""Read a Standard Workload Format trace into job tokens.
+
+The Parallel Workloads Archive (Feitelson et al.) publishes real job logs in
+the Standard Workload Format (SWF): ``;`` header lines of ``Key: value``
+(``MaxNodes``, ``MaxProcs``, ``UnixStartTime``, ...) followed by one line per
+job of 18 whitespace-separated numbers, ``-1`` meaning unknown.  The PuPPET
+and TOPPER nets consume :class:`modules.job.Job` tokens, so this module maps
+each job line to one ``Job``:
+
+==========  ===============================================================
+``id``      field 1, job id
+``st``      field 2, submit time (shifted so the first submit is 0, by default)
+``rt``      field 4, run time
+``js``      field 8, requested processors, or field 5, allocated processors,
+            when field 8 is unknown; converted to nodes (ceil of processors
+            over ``procs_per_node``) and rounded up to ``allocation_unit``
+``wt``      field 9, requested time; when unknown (``-1`` or ``0``) the run
+            time, counted in :meth:`Workload.summary`
+``user``    fields 12, 13, 14: user, group, executable
+==========  ===============================================================
+
+Jobs that cannot run in a simulation are never dropped silently: they come
+back in :attr:`Workload.rejected` with the reason, so that ``accepted +
+rejected`` always equals the job lines of the file.  A malformed line is an
+error (:class:`SWFError`) naming the file, the line and the field, because a
+trace that parses "mostly" would give results nobody can trust.
+
+Reading is a single streaming pass in binary mode (gzip is detected from the
+file's magic bytes, whatever its name): each line is split once and only the
+ten fields the reader uses are converted to numbers; the other eight are
+checked with one ``bytes.translate`` for characters a number cannot hold.
+Example::
+
+    >>> wl = read_swf("LLNL-Atlas-2006-2.1-cln.swf")       # doctest: +SKIP
+    >>> print(wl.summary())                                # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import io
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from operator import itemgetter
+from pathlib import Path
+from typing import IO, Iterable
+
+import pandas as pd
+
+from modules.job import Job
+
+__all__ = [
+    "SWF_FIELDS",
+    "REJECT_REASONS",
+    "SWFError",
+    "Workload",
+    "read_swf",
+    "parse_header_line",
+]
+
+#: Names of the 18 SWF fields, in order (field ``n`` is ``SWF_FIELDS[n - 1]``).
+SWF_FIELDS = (
+    "job id",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average CPU time",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user id",
+    "group id",
+    "executable",
+    "queue",
+    "partition",
+    "preceding job",
+    "think time",
+)
+
+CANCELLED_BEFORE_START = "cancelled before start"
+NON_POSITIVE_RUNTIME = "non-positive runtime"
+NON_POSITIVE_SIZE = "non-positive size"
+LARGER_THAN_MACHINE = "size larger than the machine"
+#: Why a job line may be rejected, in the order the checks are made.
+REJECT_REASONS = (
+    CANCELLED_BEFORE_START,
+    NON_POSITIVE_RUNTIME,
+    NON_POSITIVE_SIZE,
+    LARGER_THAN_MACHINE,
+)
+
+_STATUS_CANCELLED = 5
+# Fields converted with int() (0-based); the times (submit, run, requested) may
+# carry decimals and are converted with float().
+_INT_FIELDS = frozenset({0, 4, 7, 10, 11, 12, 13})
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?|-?\.\d+")
+_INTEGER = re.compile(rb"-?\d+")
+# Every byte a job line may hold; translate() deleting them leaves b"" on a
+# well-formed line.
+_NUMERIC_BYTES = b"0123456789-. \t\r\n"
+_HEADER = re.compile(r" ?([A-Za-z][A-Za-z0-9_]*)\s*:(.*)")
+_GZIP_MAGIC = b"\x1f\x8b"
+_new_tuple = tuple.__new__
+
+
+class SWFError(ValueError):
+    """A trace that cannot be read: malformed line or unknown machine size.
+
+    The message starts with ``file:line:`` like a compiler's, so that an
+    editor can jump to the culprit.
+    """
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """A list of jobs ready for a net, with what was left out and why.
+
+    ``jobs`` are in order of submit time (file order among equal times).
+    ``rejected`` has one row per job line that cannot run (columns
+    ``job_id, line, reason``).  ``header`` maps each ``; Key: value`` of the
+    trace to its text (repeated keys such as ``Note`` are joined by newlines).
+    ``time_offset`` is what was subtracted from every submit time, so
+    ``job.st + time_offset`` is the time in the trace.
+    """
+
+    jobs: list[Job]
+    rejected: pd.DataFrame
+    header: dict[str, str]
+    machine_nodes: int
+    path: Path | None = None
+    time_offset: float = 0.0
+    walltimes_substituted: int = 0
+    procs_per_node: int = 1
+    allocation_unit: int = 1
+
+    @property
+    def jobs_read(self) -> int:
+        """Job lines seen: accepted plus rejected."""
+        return len(self.jobs) + len(self.rejected)
+
+    def frame(self) -> pd.DataFrame:
+        """The accepted jobs as a DataFrame, one column per ``Job`` field."""
+        return pd.DataFrame(self.jobs, columns=list(Job._fields))
+
+    def offered_load(self, span: float | None = None) -> float:
+        """Node-seconds of work asked for over node-seconds available.
+
+        ``sum(js * rt) / (machine_nodes * span)``; ``span`` defaults to the
+        time from the first to the last submit.  Above 1 the machine cannot
+        keep up whatever the scheduler does.
+        """
+        if span is None:
+            if not self.jobs:
+                return 0.0
+            span = max(j.st for j in self.jobs) - min(j.st for j in self.jobs)
+        if span <= 0:
+            raise ValueError(f"span must be positive, got {span}")
+        work = math.fsum(j.js * j.rt for j in self.jobs)
+        return work / (self.machine_nodes * span)
+
+    def summary(self) -> str:
+        """A few lines saying what was read, kept and substituted."""
+        name = self.path.name if self.path is not None else "workload"
+        lines = [
+            f"{name}: {self.jobs_read:,} jobs read, {len(self.jobs):,} accepted, "
+            f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} nodes"
+        ]
+        if len(self.rejected):
+            counts = self.rejected["reason"].value_counts()
+            for reason in REJECT_REASONS:
+                if counts.get(reason, 0):
+                    lines.append(f"  rejected, {reason}: {counts[reason]:,}")
+        if self.walltimes_substituted:
+            lines.append(
+                f"  requested walltime unknown for {self.walltimes_substituted:,} "
+                "accepted jobs: the run time was used instead"
+            )
+        if self.time_offset:
+            lines.append(f"  submit times shifted by -{self.time_offset:,.0f} s")
+        return "\n".join(lines)
+
+
+def parse_header_line(text: str) -> tuple[str, str] | None:
+    """``"; MaxNodes: 1152"`` -> ``("MaxNodes", "1152")``; ``None`` if no key.
+
+    A key is one word and a colon right after the ``;`` (one space allowed):
+    an indented line such as ``";\tsee: http://..."`` continues the previous
+    key's text instead.
+    """
+    body = text.lstrip()[1:].rstrip("\r\n")
+    if body.startswith(("  ", "\t", " \t")):
+        return None
+    match = _HEADER.fullmatch(body)
+    if match is None:
+        return None
+    return match.group(1), match.group(2).strip()
+
+
+def read_swf(
+    path: str | os.PathLike,
+    *,
+    machine_nodes: int | None = None,
+    procs_per_node: int | None = None,
+    allocation_unit: int = 1,
+    shift_to_zero: bool = True,
+) -> Workload:
+    """Read an SWF trace (plain or gzip) into a :class:`Workload`.
+
+    ``procs_per_node``: processors per node, to turn the trace's processor
+    counts into nodes.  ``None`` takes ``MaxProcs / MaxNodes`` from the
+    header when both are given (an error if that is not a whole number, as on
+    a machine with mixed nodes: say which to use), else 1.
+
+    ``machine_nodes``: the machine's size in nodes; ``None`` takes the
+    header's ``MaxNodes``, else ``MaxProcs // procs_per_node``.  Jobs larger
+    than the machine are rejected.
+
+    ``allocation_unit``: sizes are rounded up to a multiple of it (512 for
+    the midplanes of a Blue Gene/Q).
+
+    ``shift_to_zero``: subtract the earliest accepted submit time from all
+    of them, so a simulation starts at 0 whatever the trace's epoch; the
+    amount is kept in :attr:`Workload.time_offset`.
+    """
+    path = Path(path)
+    if allocation_unit < 1:
+        raise ValueError(f"allocation_unit must be at least 1, got {allocation_unit}")
+    if procs_per_node is not None and procs_per_node < 1:
+        raise ValueError(f"procs_per_node must be at least 1, got {procs_per_node}")
+    if machine_nodes is not None and machine_nodes < 1:
+        raise ValueError(f"machine_nodes must be at least 1, got {machine_nodes}")
+    # Hundreds of thousands of new tuples would trigger the cyclic garbage
+    # collector again and again over the growing list (a third of the time on
+    # CEA-Curie); tuples of numbers hold no cycles, so pause it meanwhile.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with _open(path) as stream:
+            return _read(stream, path, machine_nodes, procs_per_node, allocation_unit, shift_to_zero)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _open(path: Path) -> IO[bytes]:
+    """Open ``path`` for reading bytes, decompressing if it is gzip."""
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if magic == _GZIP_MAGIC:
+        # GzipFile.readline is slow per call; a large buffer in front halves it
+        return io.BufferedReader(gzip.open(path, "rb"), buffer_size=1 << 20)
+    return open(path, "rb", buffering=1 << 20)
+
+
+def _read(
+    stream: Iterable[bytes],
+    path: Path,
+    machine_nodes: int | None,
+    procs_per_node: int | None,
+    unit: int,
+    shift_to_zero: bool,
+) -> Workload:
+    header: dict[str, str] = {}
+    last_key: str | None = None
+    rows: list[tuple] = []
+    rejected_ids: list[int] = []
+    rejected_lines: list[int] = []
+    rejected_reasons: list[str] = []
+    substituted = 0
+    ppn = machine = 0  # resolved at the first job line, once the header is read
+
+    for lineno, raw in enumerate(stream, 1):
+        stripped = raw.lstrip()
+        if not stripped:
+            continue
+        if stripped[0] == 59:  # b";": a header or comment line
+            text = raw.decode("utf-8", errors="replace")
+            parsed = parse_header_line(text)
+            if parsed is not None:
+                key, value = parsed
+                header[key] = f"{header[key]}\n{value}" if key in header else value
+                last_key = key
+            else:
+                body = text.lstrip()[1:].strip()
+                if not body:
+                    last_key = None  # a bare ";" ends the previous key's text
+                elif last_key is not None:
+                    header[last_key] += "\n" + body  # an indented continuation
+            continue
+        if not ppn:
+            ppn, machine = _machine(path, header, procs_per_node, machine_nodes)
+
+        fields = raw.split()
+        try:
+            if len(fields) != 18 or raw.translate(None, _NUMERIC_BYTES):
+                raise ValueError
+            job_id = int(fields[0])
+            submit = float(fields[1])
+            runtime = float(fields[3])
+            allocated = int(fields[4])
+            requested = int(fields[7])
+            requested_time = float(fields[8])
+            status = int(fields[10])
+            user = int(fields[11])
+            group = int(fields[12])
+            executable = int(fields[13])
+        except ValueError:
+            raise _malformed(path, lineno, fields) from None
+
+        procs = requested if requested > 0 else allocated
+        nodes = -(-procs // ppn)
+        if unit > 1:
+            nodes = -(-nodes // unit) * unit
+        if runtime <= 0:
+            reason = CANCELLED_BEFORE_START if status == _STATUS_CANCELLED else NON_POSITIVE_RUNTIME
+        elif nodes <= 0:
+            reason = NON_POSITIVE_SIZE
+        elif nodes > machine:
+            reason = LARGER_THAN_MACHINE
+        else:
+            if requested_time <= 0:
+                requested_time = runtime
+                substituted += 1
+            rows.append((job_id, submit, runtime, nodes, requested_time, user, group, executable))
+            continue
+        rejected_ids.append(job_id)
+        rejected_lines.append(lineno)
+        rejected_reasons.append(reason)
+
+    if not ppn:  # a trace with no job lines still reports its machine
+        ppn, machine = _machine(path, header, procs_per_node, machine_nodes)
+    if any(rows[k][1] > rows[k + 1][1] for k in range(len(rows) - 1)):
+        rows.sort(key=itemgetter(1))  # stable: file order among equal submits
+    offset = rows[0][1] if rows and shift_to_zero else 0.0
+    # tuple.__new__ skips the NamedTuple's Python-level __new__: same Job, faster
+    jobs = [
+        _new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x))
+        for i, s, r, n, w, u, g, x in rows
+    ]
+    rejected = pd.DataFrame(
+        {
+            "job_id": pd.Series(rejected_ids, dtype="int64"),
+            "line": pd.Series(rejected_lines, dtype="int64"),
+            "reason": pd.Series(rejected_reasons, dtype="object"),
+        }
+    )
+    return Workload(
+        jobs=jobs,
+        rejected=rejected,
+        header=header,
+        machine_nodes=machine,
+        path=path,
+        time_offset=float(offset),
+        walltimes_substituted=substituted,
+        procs_per_node=ppn,
+        allocation_unit=unit,
+    )
+
+
+def _header_int(header: dict[str, str], key: str) -> int | None:
+    """A positive integer header value, or ``None`` when absent or unknown."""
+    text = header.get(key, "").split("\n")[0].strip()
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _machine(
+    path: Path, header: dict[str, str], procs_per_node: int | None, machine_nodes: int | None
+) -> tuple[int, int]:
+    """Resolve (procs per node, machine nodes) from the arguments and header."""
+    max_nodes = _header_int(header, "MaxNodes")
+    max_procs = _header_int(header, "MaxProcs")
+    if procs_per_node is None:
+        if max_nodes and max_procs:
+            if max_procs % max_nodes:
+                raise SWFError(
+                    f"{path}: MaxProcs/MaxNodes = {max_procs}/{max_nodes} is not a whole "
+                    "number of processors per node (mixed nodes?): pass procs_per_node"
+                )
+            procs_per_node = max_procs // max_nodes
+        else:
+            procs_per_node = 1
+    if machine_nodes is None:
+        if max_nodes:
+            machine_nodes = max_nodes
+        elif max_procs:
+            machine_nodes = max_procs // procs_per_node
+        if not machine_nodes:
+            raise SWFError(
+                f"{path}: machine size unknown: the header gives neither MaxNodes nor "
+                "MaxProcs; pass machine_nodes"
+            )
+    return procs_per_node, machine_nodes
+
+
+def _malformed(path: Path, lineno: int, fields: list[bytes]) -> SWFError:
+    """Say precisely what is wrong with a job line that failed to parse."""
+    where = f"{path}:{lineno}"
+    if len(fields) != 18:
+        return SWFError(f"{where}: expected 18 fields, found {len(fields)}")
+    for index, token in enumerate(fields):
+        name = f"field {index + 1} ({SWF_FIELDS[index]})"
+        text = token.decode("utf-8", errors="replace")
+        if not _NUMBER.fullmatch(token):
+            return SWFError(f"{where}: {name}: {text!r} is not a number")
+        if index in _INT_FIELDS and not _INTEGER.fullmatch(token):
+            return SWFError(f"{where}: {name}: {text!r} is not an integer")
+    return SWFError(f"{where}: cannot parse line")  # unreachable in practice

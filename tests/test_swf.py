@@ -1,0 +1,395 @@
+"""The SWF reader: tiny traces checked field by field, then the real traces of
+the Parallel Workloads Archive (skipped when ../shared/data is absent).
+Expected values are worked out by hand in the comments."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from modules.job import Job
+from modules.swf import REJECT_REASONS, SWFError, Workload, parse_header_line, read_swf
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SWF_DIR = DATA / "swf"
+
+
+def swf_line(
+    job_id=1,
+    submit=0,
+    runtime=100,
+    allocated=-1,
+    requested=4,
+    requested_time=200,
+    status=1,
+    user=-1,
+    group=-1,
+    executable=-1,
+    sep=" ",
+):
+    """One job line of 18 fields with the ones the reader uses set."""
+    fields = [-1] * 18
+    fields[0], fields[1], fields[3], fields[4] = job_id, submit, runtime, allocated
+    fields[7], fields[8], fields[10] = requested, requested_time, status
+    fields[11], fields[12], fields[13] = user, group, executable
+    return sep.join(str(f) for f in fields)
+
+
+def write(tmp_path: Path, lines: list[str], name: str = "trace.swf") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+HEADER = ["; Version: 2.2", "; MaxNodes: 16", "; MaxProcs: 64"]  # 4 procs per node
+
+
+# ---------------------------------------------------------------- header
+
+
+def test_header_keys_values_repeats_and_continuations(tmp_path):
+    path = write(
+        tmp_path,
+        [
+            "; Computer: Linux cluster (Atlas)",
+            "; UnixStartTime: 1163199901",
+            "; MaxNodes: 1152",
+            "; MaxProcs: 9216",
+            "; Note: first note",
+            ";       continued: with a colon inside",
+            ";",
+            "; Note: second note",
+            "; Partition:  1  pbatch",
+            "; Partition:  2  pdebug",
+            "; MyOwnKey: kept",
+            swf_line(),
+        ],
+    )
+    header = read_swf(path).header
+    assert header["Computer"] == "Linux cluster (Atlas)"
+    assert header["UnixStartTime"] == "1163199901"
+    assert header["MaxNodes"] == "1152"
+    assert header["Note"] == "first note\ncontinued: with a colon inside\nsecond note"
+    assert header["Partition"] == "1  pbatch\n2  pdebug"
+    assert header["MyOwnKey"] == "kept"
+    assert "continued" not in header
+
+
+def test_parse_header_line():
+    assert parse_header_line("; MaxNodes: 5544") == ("MaxNodes", "5544")
+    assert parse_header_line("; EndTime:   Fri Jun 29 14:02:41 PDT 2007") == (
+        "EndTime",
+        "Fri Jun 29 14:02:41 PDT 2007",
+    )
+    # indented lines continue a note even when they contain "word:"
+    assert parse_header_line(";\tsee: http://www-hpc.cea.fr/") is None
+    assert parse_header_line(";         submit<=2006-12-18 00:00:00") is None
+    assert parse_header_line(";") is None
+
+
+# ---------------------------------------------------------------- job lines
+
+
+def test_spaces_and_tabs_give_the_same_job(tmp_path):
+    spaced = read_swf(write(tmp_path, HEADER + [swf_line(user=7)], "a.swf")).jobs
+    tabbed = read_swf(write(tmp_path, HEADER + [swf_line(user=7, sep="\t")], "b.swf")).jobs
+    mixed_text = "  " + swf_line(user=7, sep=" \t  ") + "  \r"
+    mixed = read_swf(write(tmp_path, HEADER + [mixed_text], "c.swf")).jobs
+    # 4 procs at 4 per node = 1 node
+    expected = [Job(id=1, st=0.0, rt=100.0, js=1, wt=200.0, user=7)]
+    assert spaced == tabbed == mixed == expected
+
+
+def test_fields_map_to_the_job(tmp_path):
+    line = swf_line(job_id=42, submit=1000, runtime=3600, requested=16, requested_time=7200,
+                    user=3, group=9, executable=11)
+    wl = read_swf(write(tmp_path, HEADER + [line]), shift_to_zero=False)
+    assert wl.jobs == [Job(42, 1000.0, 3600.0, 4, 7200.0, 0.0, 0.0, 1.0, 3, 9, 11)]
+    assert wl.procs_per_node == 4 and wl.machine_nodes == 16
+
+
+def test_size_from_requested_else_allocated(tmp_path):
+    lines = HEADER + [
+        swf_line(job_id=1, allocated=8, requested=16),  # requested wins: 16/4 = 4 nodes
+        swf_line(job_id=2, allocated=8, requested=-1),  # allocated: 8/4 = 2 nodes
+        swf_line(job_id=3, allocated=12, requested=0),  # 0 is no request: 12/4 = 3
+    ]
+    assert [j.js for j in read_swf(write(tmp_path, lines)).jobs] == [4, 2, 3]
+
+
+def test_procs_per_node_rounds_up(tmp_path):
+    lines = ["; MaxNodes: 100"] + [
+        swf_line(job_id=i, requested=p) for i, p in enumerate([1, 8, 9, 16, 17], 1)
+    ]
+    jobs = read_swf(write(tmp_path, lines), procs_per_node=8).jobs
+    # ceil(1/8)=1, ceil(8/8)=1, ceil(9/8)=2, ceil(16/8)=2, ceil(17/8)=3
+    assert [j.js for j in jobs] == [1, 1, 2, 2, 3]
+
+
+def test_procs_per_node_from_header_ratio(tmp_path):
+    # MaxProcs/MaxNodes = 64/16 = 4; 9 procs -> 3 nodes
+    wl = read_swf(write(tmp_path, HEADER + [swf_line(requested=9)]))
+    assert wl.procs_per_node == 4 and wl.jobs[0].js == 3
+    # without MaxProcs a processor is a node
+    wl = read_swf(write(tmp_path, ["; MaxNodes: 16", swf_line(requested=9)]))
+    assert wl.procs_per_node == 1 and wl.jobs[0].js == 9
+
+
+def test_mixed_nodes_require_procs_per_node(tmp_path):
+    path = write(tmp_path, ["; MaxNodes: 5544", "; MaxProcs: 93312", swf_line()])
+    with pytest.raises(SWFError, match=r"93312/5544 .*pass procs_per_node"):
+        read_swf(path)
+    assert read_swf(path, procs_per_node=16).jobs[0].js == 1
+
+
+def test_allocation_unit_rounds_up_in_nodes(tmp_path):
+    lines = ["; MaxNodes: 49152"] + [
+        swf_line(job_id=i, requested=n) for i, n in enumerate([1, 512, 513, 1000, 2048], 1)
+    ]
+    jobs = read_swf(write(tmp_path, lines), allocation_unit=512).jobs
+    assert [j.js for j in jobs] == [512, 512, 1024, 1024, 2048]
+    # procs are turned into nodes first, then rounded: 4100 procs / 16 = 257 nodes -> 512
+    lines = ["; MaxNodes: 49152", swf_line(requested=4100)]
+    wl = read_swf(write(tmp_path, lines, "b.swf"), procs_per_node=16, allocation_unit=512)
+    assert wl.jobs[0].js == 512
+
+
+def test_unknown_walltime_becomes_the_runtime_and_is_counted(tmp_path):
+    lines = HEADER + [
+        swf_line(job_id=1, runtime=100, requested_time=-1),
+        swf_line(job_id=2, runtime=50, requested_time=0),
+        swf_line(job_id=3, runtime=70, requested_time=600),
+        swf_line(job_id=4, runtime=0, requested_time=-1),  # rejected: not counted
+    ]
+    wl = read_swf(write(tmp_path, lines))
+    assert [(j.id, j.wt) for j in wl.jobs] == [(1, 100.0), (2, 50.0), (3, 600.0)]
+    assert wl.walltimes_substituted == 2
+    assert "requested walltime unknown for 2 accepted jobs" in wl.summary()
+
+
+def test_each_rejection_reason(tmp_path):
+    lines = HEADER + [
+        swf_line(job_id=10, runtime=0, status=5),  # line 4
+        swf_line(job_id=11, runtime=-1, status=5),  # line 5
+        swf_line(job_id=12, runtime=0, status=1),  # line 6
+        swf_line(job_id=13, runtime=-1, status=0),  # line 7
+        swf_line(job_id=14, allocated=-1, requested=-1),  # line 8
+        swf_line(job_id=15, requested=65),  # line 9: 17 nodes > 16
+        swf_line(job_id=16, requested=64),  # line 10: exactly the machine
+        swf_line(job_id=17, runtime=30, status=5),  # line 11: cancelled while running
+    ]
+    wl = read_swf(write(tmp_path, lines))
+    assert [j.id for j in wl.jobs] == [16, 17]
+    assert list(wl.rejected.columns) == ["job_id", "line", "reason"]
+    assert wl.rejected.to_dict("records") == [
+        {"job_id": 10, "line": 4, "reason": "cancelled before start"},
+        {"job_id": 11, "line": 5, "reason": "cancelled before start"},
+        {"job_id": 12, "line": 6, "reason": "non-positive runtime"},
+        {"job_id": 13, "line": 7, "reason": "non-positive runtime"},
+        {"job_id": 14, "line": 8, "reason": "non-positive size"},
+        {"job_id": 15, "line": 9, "reason": "size larger than the machine"},
+    ]
+    assert wl.jobs_read == 8
+    summary = wl.summary()
+    assert "8 jobs read, 2 accepted, 6 rejected" in summary
+    assert "rejected, cancelled before start: 2" in summary
+    assert "rejected, non-positive runtime: 2" in summary
+    assert "rejected, non-positive size: 1" in summary
+    assert "rejected, size larger than the machine: 1" in summary
+    assert set(REJECT_REASONS) == set(wl.rejected["reason"])
+
+
+def test_rejection_uses_the_rounded_size(tmp_path):
+    # 300 nodes fit a 600-node machine, but rounded to 512-node units they need 512
+    # and 600 nodes rounded need 1024 > 600
+    lines = ["; MaxNodes: 600", swf_line(job_id=1, requested=300), swf_line(job_id=2, requested=600)]
+    wl = read_swf(write(tmp_path, lines), allocation_unit=512)
+    assert [j.js for j in wl.jobs] == [512]
+    assert wl.rejected["job_id"].tolist() == [2]
+
+
+# ---------------------------------------------------------------- malformed lines
+
+
+def bad_trace(tmp_path, bad: str) -> Path:
+    # header (3 lines) + 13 good jobs + the bad one on line 17
+    lines = HEADER + [swf_line(job_id=i) for i in range(1, 14)] + [bad]
+    return write(tmp_path, lines)
+
+
+def test_non_numeric_field_names_file_line_and_field(tmp_path):
+    path = bad_trace(tmp_path, swf_line(job_id=14).replace(" 100 ", " abc ", 1))
+    message = f"{path}:17: field 4 (run time): 'abc' is not a number"
+    with pytest.raises(SWFError, match=re.escape(message)) as info:
+        read_swf(path)
+    assert str(info.value) == message
+    assert str(info.value).split(":")[0].endswith("trace.swf")
+    assert isinstance(info.value, ValueError)
+
+
+def test_non_numeric_unused_field_is_caught(tmp_path):
+    fields = swf_line(job_id=14).split()
+    fields[14] = "batch"  # field 15, queue: not converted, still checked
+    path = bad_trace(tmp_path, " ".join(fields))
+    with pytest.raises(SWFError, match=re.escape(f"{path}:17: field 15 (queue): 'batch'")):
+        read_swf(path)
+
+
+def test_fractional_processor_count_is_not_an_integer(tmp_path):
+    path = bad_trace(tmp_path, swf_line(job_id=14, requested="4.5"))
+    message = f"{path}:17: field 8 (requested processors): '4.5' is not an integer"
+    with pytest.raises(SWFError, match=re.escape(message)):
+        read_swf(path)
+
+
+def test_fractional_times_are_allowed(tmp_path):
+    path = write(tmp_path, HEADER + [swf_line(submit="10.5", runtime="99.25")])
+    job = read_swf(path, shift_to_zero=False).jobs[0]
+    assert (job.st, job.rt) == (10.5, 99.25)
+
+
+@pytest.mark.parametrize("count", [17, 19])
+def test_wrong_field_count(tmp_path, count):
+    fields = swf_line(job_id=14).split()
+    fields = fields[:17] if count == 17 else fields + ["-1"]
+    path = bad_trace(tmp_path, " ".join(fields))
+    message = f"{path}:17: expected 18 fields, found {count}"
+    with pytest.raises(SWFError, match=re.escape(message)):
+        read_swf(path)
+
+
+# ---------------------------------------------------------------- machine size
+
+
+def test_machine_size_sources(tmp_path):
+    job = swf_line(requested=4)
+    assert read_swf(write(tmp_path, HEADER + [job], "a.swf")).machine_nodes == 16
+    # the argument overrides the header
+    assert read_swf(write(tmp_path, HEADER + [job], "b.swf"), machine_nodes=8).machine_nodes == 8
+    # MaxProcs alone: 64 procs at 4 per node = 16 nodes
+    path = write(tmp_path, ["; MaxProcs: 64", job], "c.swf")
+    assert read_swf(path, procs_per_node=4).machine_nodes == 16
+    # MaxNodes of -1 means unknown
+    path = write(tmp_path, ["; MaxNodes: -1", job], "d.swf")
+    with pytest.raises(SWFError, match=r"d\.swf: machine size unknown.*pass machine_nodes"):
+        read_swf(path)
+    assert read_swf(path, machine_nodes=10).machine_nodes == 10
+
+
+def test_no_header_needs_machine_nodes(tmp_path):
+    path = write(tmp_path, [swf_line(requested=3)])
+    with pytest.raises(SWFError, match="machine size unknown"):
+        read_swf(path)
+    wl = read_swf(path, machine_nodes=4)
+    assert wl.jobs[0].js == 3 and wl.header == {}
+
+
+# ---------------------------------------------------------------- times, gzip, summary
+
+
+def test_shift_to_zero_keeps_the_offset_and_sorts_by_submit(tmp_path):
+    lines = HEADER + [
+        swf_line(job_id=1, submit=1_641_021_300),
+        swf_line(job_id=2, submit=1_641_021_254),
+        swf_line(job_id=3, submit=1_641_021_000, runtime=0),  # rejected: not the origin
+        swf_line(job_id=4, submit=1_641_021_300),
+    ]
+    wl = read_swf(write(tmp_path, lines))
+    assert wl.time_offset == 1_641_021_254
+    assert [(j.id, j.st) for j in wl.jobs] == [(2, 0.0), (1, 46.0), (4, 46.0)]
+    assert "shifted by -1,641,021,254 s" in wl.summary()
+    raw = read_swf(write(tmp_path, lines, "b.swf"), shift_to_zero=False)
+    assert raw.time_offset == 0.0
+    assert [j.st for j in raw.jobs] == [1_641_021_254, 1_641_021_300, 1_641_021_300]
+
+
+def test_gzip_is_read_transparently(tmp_path):
+    lines = HEADER + [swf_line(job_id=i, submit=10 * i) for i in range(1, 4)]
+    plain = read_swf(write(tmp_path, lines))
+    text = ("\n".join(lines) + "\n").encode()
+    for name in ("trace.swf.gz", "no_suffix.swf"):  # detected by content, not name
+        (tmp_path / name).write_bytes(gzip.compress(text))
+        packed = read_swf(tmp_path / name)
+        assert packed.jobs == plain.jobs and packed.header == plain.header
+
+
+def test_offered_load_and_frame(tmp_path):
+    lines = HEADER + [
+        swf_line(job_id=1, submit=0, runtime=100, requested=32),  # 8 nodes * 100 s
+        swf_line(job_id=2, submit=400, runtime=50, requested=64),  # 16 nodes * 50 s
+    ]
+    wl = read_swf(write(tmp_path, lines))
+    # (800 + 800) node-s over 16 nodes * 400 s = 0.25; over 1000 s: 0.1
+    assert wl.offered_load() == pytest.approx(0.25)
+    assert wl.offered_load(span=1000) == pytest.approx(0.1)
+    frame = wl.frame()
+    assert frame["js"].tolist() == [8, 16] and frame["id"].tolist() == [1, 2]
+
+
+def test_empty_trace(tmp_path):
+    wl = read_swf(write(tmp_path, HEADER))
+    assert isinstance(wl, Workload)
+    assert wl.jobs == [] and len(wl.rejected) == 0 and wl.machine_nodes == 16
+    assert "0 jobs read, 0 accepted, 0 rejected" in wl.summary()
+
+
+# ---------------------------------------------------------------- real traces
+
+
+def real(name: str) -> Path:
+    path = SWF_DIR / name
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    return path
+
+
+def reasons(wl: Workload) -> dict[str, int]:
+    return wl.rejected["reason"].value_counts().to_dict()
+
+
+def test_llnl_atlas():
+    # data README: 43,778 jobs, 1,152 nodes / 9,216 procs (8 per node); 11,432
+    # cancelled, of which 4,601 never ran (run time 0); 2,577 other run times <= 0;
+    # 8,233 requested times of -1, 5,352 of them on accepted jobs (awk-counted).
+    wl = read_swf(real("LLNL-Atlas-2006-2.1-cln.swf"))
+    assert len(wl.jobs) + len(wl.rejected) == 43_778
+    assert wl.machine_nodes == 1152 and wl.procs_per_node == 8
+    assert reasons(wl) == {"cancelled before start": 4_601, "non-positive runtime": 2_577}
+    assert len(wl.jobs) == 43_778 - 4_601 - 2_577
+    assert wl.walltimes_substituted == 5_352
+    assert wl.header["UnixStartTime"] == "1163199901"
+    assert wl.jobs[0].st == 0.0 and wl.time_offset > 0
+    assert max(j.js for j in wl.jobs) <= 1152
+
+
+def test_cea_curie_gz():
+    # data README: 312,826 jobs; 17,286 with run time 0 (14,730 of them cancelled);
+    # mixed 16- and 32-core nodes, so procs_per_node is given; ids start at 272,393,
+    # submits at 31,656,837 s.  The only 3 requested times of -1 are on jobs of run
+    # time 0 (awk-checked), so no accepted job needs a substitute walltime.
+    path = real("CEA-Curie-2011-2.1-cln.swf.gz")
+    wl = read_swf(path, procs_per_node=16)
+    assert len(wl.jobs) + len(wl.rejected) == 312_826
+    assert reasons(wl) == {"cancelled before start": 14_730, "non-positive runtime": 2_556}
+    assert wl.walltimes_substituted == 0
+    assert wl.time_offset == 31_656_837
+    assert wl.jobs[0].id == 272_393 and wl.machine_nodes == 5544
+
+
+def test_nasa_ipsc_has_no_requested_times():
+    wl = read_swf(real("NASA-iPSC-1993-3.1-cln.swf"))
+    assert len(wl.jobs) + len(wl.rejected) == 18_239
+    assert reasons(wl) == {"non-positive runtime": 173}
+    assert wl.walltimes_substituted == len(wl.jobs) == 18_066
+    assert all(j.wt == j.rt for j in wl.jobs)
+
+
+def test_theta_absolute_times():
+    wl = read_swf(real("theta_2022.swf"))
+    assert len(wl.jobs) == 23_911 and len(wl.rejected) == 0
+    assert wl.time_offset == 1_641_021_254  # first submit, a 2022 Unix time
+    assert wl.jobs[0].st == 0.0 and wl.machine_nodes == 4360
+    assert wl.jobs[0].js == 128 and wl.jobs[0].rt == 10849 and wl.jobs[0].wt == 10800
