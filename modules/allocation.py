@@ -23,7 +23,7 @@ def uncapped_allocation(power: PowerModel, estimate: str) -> Net:
     module.place("Selected", Job, port="in")
     module.place("Nodes", int, port="inout")
     module.place("Power", float, port="inout")
-    module.place("RuntimeInfo", tuple, port="inout")
+    module.place("RuntimeInfo", dict, port="inout")
     module.place("Running", Job, timed=True, port="out")
     planned = "job.wt" if estimate == "requested" else "job.rt"
     module.transition("Allocate", priority=P_ALLOCATE)
@@ -33,6 +33,6 @@ def uncapped_allocation(power: PowerModel, estimate: str) -> Net:
     module.arc("RuntimeInfo", "Allocate", "running")
     module.arc("Allocate", "Nodes", "free - job.js")
     module.arc("Allocate", "Power", "watts + busy_delta(job)")
-    module.arc("Allocate", "RuntimeInfo", f"running + ((now + {planned}, job.js, job.id),)")
+    module.arc("Allocate", "RuntimeInfo", f"{{**running, job.id: (now + {planned}, job.js)}}")
     module.arc("Allocate", "Running", "job._replace(et=now)@+job.rt")
     return module

@@ -58,7 +58,7 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig()) -> Net:
     module.place("User", Job, timed=True)
     module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("Queuing", tuple, port="inout")
-    module.place("RuntimeInfo", tuple, port="inout")
+    module.place("RuntimeInfo", dict, port="inout")
     module.place("Nodes", int, port="inout")
     module.place("Selected", Job, port="out")
 

@@ -4,15 +4,17 @@ The batch scheduling net (``batch_scheduling.py``) calls :func:`easy_pass`
 from its *Schedule* transition; keeping the policy here, outside the net,
 lets it be tested on its own and read like the textbook algorithm.
 
-Running jobs are described by ``(estimated_end, nodes, job_id)`` entries
-(the net's *Runtime Info*).  A job's estimate is its requested walltime or
+Running jobs are described by *Runtime Info*: a dict ``job id ->
+(estimated_end, nodes)`` (a dict because a job's entry is removed when it
+ends, and copying a dict without one key is much cheaper than filtering a
+tuple).  A job's estimate is its requested walltime or
 its actual runtime (``Job.estimate``); an estimate already exceeded counts
 as ending now.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .job import Job
 
@@ -34,21 +36,22 @@ def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str) ->
     return sorted(queue, key=lambda job: -wfp_score(job, now, estimate))
 
 
-def shadow(head_nodes: int, free: int, running: Sequence[tuple[float, int, int]],
+def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
            now: float) -> tuple[float, int]:
     """When the head job can start, and the nodes it leaves over then.
 
-    Running jobs are released in order of estimated end; every job ending
+    Running jobs ``(estimated_end, nodes)`` are released in order of
+    estimated end (an end already past counts as now); every job ending
     exactly at the shadow time counts (several may end at one instant).
     """
-    available, when = free, now
-    ends = sorted((max(end, now), nodes) for end, nodes, _ in running)
+    available = free
+    ends = sorted(running)  # clamping to now afterwards keeps this order
     for position, (end, nodes) in enumerate(ends):
         available += nodes
         if available >= head_nodes:
-            when = end
+            when = max(end, now)
             for later_end, later_nodes in ends[position + 1:]:
-                if later_end != when:
+                if max(later_end, now) != when:
                     break
                 available += later_nodes
             return when, available - head_nodes
@@ -56,7 +59,7 @@ def shadow(head_nodes: int, free: int, running: Sequence[tuple[float, int, int]]
                      f"{available} nodes exist")
 
 
-def easy_pass(queue: tuple[Job, ...], running: tuple[tuple[float, int, int], ...],
+def easy_pass(queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
               free: int, now: float, policy: str = "fcfs", estimate: str = "requested",
               backfill: bool = True) -> tuple[list[Job], tuple[Job, ...]]:
     """One scheduling pass: the jobs to start now, and the queue left.
@@ -79,9 +82,9 @@ def easy_pass(queue: tuple[Job, ...], running: tuple[tuple[float, int, int], ...
         position += 1
     if position < len(ordered) and backfill and free > 0:
         head = ordered[position]
-        running = tuple(running) + tuple((now + job.estimate(estimate), job.js, job.id)
-                                         for job in started)
-        shadow_time, extra = shadow(head.js, free, running, now)
+        ends = list(running.values())
+        ends += [(now + job.estimate(estimate), job.js) for job in started]
+        shadow_time, extra = shadow(head.js, free, ends, now)
         for job in ordered[position + 1:]:
             if job.js > free:
                 continue

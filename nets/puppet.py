@@ -33,9 +33,11 @@ from modules.metrics import summary_metrics
 from modules.power import PowerModel
 
 
-def remove_running(running: tuple, job_id: int) -> tuple:
+def remove_running(running: dict, job_id: int) -> dict:
     """Runtime Info without the entry of ``job_id``."""
-    return tuple(entry for entry in running if entry[2] != job_id)
+    running = dict(running)
+    del running[job_id]
+    return running
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def build_net(config: PuppetConfig) -> Net:
     net.place("Queuing", tuple, initial=[()])
     net.place("Running", Job, timed=True)
     net.place("Power", float, initial=[config.power.idle_system(config.machine_nodes)])
-    net.place("RuntimeInfo", tuple, initial=[()])
+    net.place("RuntimeInfo", dict, initial=[{}])
     net.place("Nodes", int, initial=[config.machine_nodes])
     net.place("Selected", Job)
     net.place("Finished", tuple)
