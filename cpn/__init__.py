@@ -7,10 +7,10 @@ monitors.  It knows nothing about HPC: the models live in ``modules`` and
 
 from .errors import BindingError, ColourError, NetError
 from .marking import Marking
-from .net import P_HIGH, P_LOW, P_NORMAL, Net, TimedToken, timed
+from .net import P_HIGH, P_LOW, P_NORMAL, Delayed, Net, TimedToken, timed
 from .simulator import Binding, RunResult, Simulator, StopReason
 
 __all__ = [
-    "Net", "Simulator", "Binding", "Marking", "RunResult", "StopReason", "TimedToken",
+    "Net", "Simulator", "Delayed", "Binding", "Marking", "RunResult", "StopReason", "TimedToken",
     "timed", "P_HIGH", "P_NORMAL", "P_LOW", "NetError", "ColourError", "BindingError",
 ]

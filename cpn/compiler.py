@@ -234,6 +234,8 @@ class _TransitionCompiler:
                 if check:
                     if term.splat:
                         emit(f"for _cpn_t in {value}:")
+                        if timed:  # a Delayed element carries its own delay
+                            emit("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
                     else:
                         emit(f"_cpn_t = {value}")
                     emit(("    " if term.splat else "") + check
@@ -260,7 +262,12 @@ class _TransitionCompiler:
                     else f"_cpn_R{place}.append(_cpn_t)")
             if term.splat:
                 emit(f"for _cpn_t in {value}:")
-                emit(f"    {body}")
+                if timed:
+                    emit(f"    if type(_cpn_t) is _cpn_Delayed: _cpn_put({place}, "
+                         f"_cpn_t.value, {stamp} + _cpn_t.delay, now)")
+                    emit(f"    else: {body}")
+                else:
+                    emit(f"    {body}")
             elif term.multiplicity != 1:
                 emit(f"for _cpn_k in range({term.multiplicity}):")
                 emit(f"    _cpn_t = {value}")

@@ -9,7 +9,9 @@ top, so a net can be printed, drawn and exported exactly as written:
 ``x + 1``               an expression over variables bound elsewhere
 ```2`x ++ y```          a multiset: two tokens equal to ``x`` and one ``y``
 ``job@+job.rt``         (output arcs) a token delayed by ``job.rt``
-``*started``            (output arcs) every element of an iterable is a token
+``*started``            (output arcs) every element of an iterable is a token;
+                        into a timed place, an element ``Delayed(v, d)`` is
+                        the token ``v`` with its own extra delay ``d``
 
 Text is parsed once into :class:`Term` objects; the simulator compiles them
 into Python code (see ``compiler.py``), never evaluating text per binding.

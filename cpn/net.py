@@ -38,6 +38,15 @@ def timed(value: Any, at: float) -> TimedToken:
     return TimedToken(value, float(at))
 
 
+class Delayed(NamedTuple):
+    """An element of a ``*iterable`` output into a timed place that gets
+    its own ``@+`` delay: CPN Tools' timed multisets, where each token of
+    one arc expression may carry a different timestamp."""
+
+    value: Any
+    delay: float
+
+
 Colour = type | tuple | Callable[[Any], bool] | None
 
 

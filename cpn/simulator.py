@@ -29,7 +29,7 @@ from .compiler import CompiledTransition, compile_net
 from .errors import BindingError, ColourError, NetError
 from .flatten import FlatNet
 from .marking import Marking
-from .net import Net, TimedToken
+from .net import Delayed, Net, TimedToken
 
 
 class StopReason(str, Enum):
@@ -117,7 +117,8 @@ class Simulator:
                 scope[f"_cpn_C{p}"] = place.place.colour
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put,
-                         _cpn_colour_error=self._colour_error, rng=self.rng)
+                         _cpn_colour_error=self._colour_error, _cpn_Delayed=Delayed,
+                         rng=self.rng)
             exec(compile(t.source, f"<transition {t.path}>", "exec"), scope)
             searches.append(scope["_cpn_search"])
             fires.append(scope["_cpn_fire"])

@@ -45,6 +45,15 @@ def _arc_label(text: str, output: bool, env: dict, what: str):
     return labels[0] if len(labels) == 1 else sn.MultiArc(labels)
 
 
+def _joined(arcs: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Parallel arcs between one place and one transition as one multiset
+    arc (``x`` and ``y`` become ``x ++ y``): SNAKES allows one arc per pair."""
+    texts: dict[int, list[str]] = {}
+    for place, text in arcs:
+        texts.setdefault(place, []).append(text)
+    return [(place, " ++ ".join(parts)) for place, parts in texts.items()]
+
+
 def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
     """The untimed view of ``net`` as a ``snakes.nets.PetriNet``."""
     flat = net.flatten() if isinstance(net, Net) else net
@@ -66,11 +75,11 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
             dropped.add("time")
         if t.priority != P_NORMAL:
             dropped.add("priorities")
-        for place, text in t.inputs:
+        for place, text in _joined(t.inputs):
             what = f"arc {flat.places[place].path} -> {t.path} '{text}'"
             result.add_input(flat.places[place].path, t.path,
                              _arc_label(text, False, t.env, what))
-        for place, text in t.outputs:
+        for place, text in _joined(t.outputs):
             what = f"arc {t.path} -> {flat.places[place].path} '{text}'"
             if any(term.delay for term in parse_terms(text)):
                 dropped.add("time")

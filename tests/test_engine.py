@@ -436,3 +436,17 @@ def test_state_space_reports_dead_markings_and_incompleteness():
     unbounded.arc("T", "P", "x ++ x")
     space = state_space(unbounded, max_states=5)
     assert not space.complete and space.is_bounded("P", 100) is None
+
+
+def test_delayed_elements_of_a_splat_get_their_own_timestamps():
+    from cpn import Delayed
+    net = Net("timed multiset", env={"Delayed": Delayed})
+    net.place("P", list, initial=[[3, 1, 2]])
+    net.place("Q", int, timed=True)
+    net.transition("T", delay="10")
+    net.arc("P", "T", "xs")
+    net.arc("T", "Q", "*[Delayed(x, x) for x in xs] ++ 0@+1")
+    sim = Simulator(net)
+    sim.run(until_time=0)
+    assert sorted(sim.marking.timed("Q"), key=lambda t: (t[1], t[0])) == [
+        (0, 11.0), (1, 11.0), (2, 12.0), (3, 13.0)]

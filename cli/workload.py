@@ -1,0 +1,31 @@
+"""Turning command-line options into a workload with job power."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from modules.power_profile import assign_constant_power, assign_csv_power, assign_rack_power
+from modules.swf import Workload, read_swf
+
+
+def load_workload(args) -> Workload:
+    """The trace named by ``--trace`` (or the built-in synthetic month),
+    with each job's power set as ``--power`` says."""
+    if args.trace is None:
+        from modules.synthetic import synthetic_month
+        workload = synthetic_month(seed=args.seed)
+        if args.power == "drawn":
+            return workload  # the synthetic month comes with drawn powers
+    else:
+        workload = read_swf(args.trace, machine_nodes=args.machine_nodes,
+                            procs_per_node=args.procs_per_node,
+                            allocation_unit=args.allocation_unit)
+    if args.power == "constant":
+        jobs = assign_constant_power(workload.jobs, args.node_watts)
+    elif args.power == "csv":
+        if args.power_csv is None:
+            raise ValueError("--power csv needs --power-csv FILE (columns job_id,power)")
+        jobs = assign_csv_power(workload.jobs, args.power_csv)
+    else:
+        jobs = assign_rack_power(workload.jobs, seed=args.seed)
+    return replace(workload, jobs=jobs)

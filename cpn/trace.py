@@ -1,0 +1,159 @@
+"""Firing traces: what happened in a run, saved as JSON lines, and fired
+again on a fresh simulator.
+
+A trace is a header line then one JSON object per firing::
+
+    {"format": "cpn-trace/1", "net": "buffer", "seed": 0, "end_time": 7.0}
+    {"step": 1, "time": 0.0, "transition": "Produce", "values": {"x": "1"}}
+
+Variable values are written with ``repr`` (JSON cannot hold arbitrary
+Python values such as a job record); :func:`replay` compares the ``repr``
+of each candidate binding's values, so values must have a faithful,
+deterministic ``repr`` (numbers, strings, tuples, dataclasses and named
+tuples do).  The stepper writes traces (``save FILE``); ``cpn replay`` and
+:func:`replay` read them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import BindingError, ColourError
+from .flatten import FlatNet
+from .net import Net
+from .simulator import Simulator, StopReason
+
+TRACE_FORMAT = "cpn-trace/1"
+
+
+class ReplayError(BindingError):
+    """A saved trace cannot be fired again on this net."""
+
+
+@dataclass
+class FiringRecord:
+    """One firing of the trace: when, which transition, its variables."""
+
+    step: int
+    time: float
+    transition: str
+    values: dict[str, Any]
+
+    def to_json(self) -> dict:
+        """Values are encoded with ``repr`` (JSON cannot hold arbitrary
+        Python values); :func:`replay` compares them the same way."""
+        return {"step": self.step, "time": self.time, "transition": self.transition,
+                "values": {name: repr(value) for name, value in self.values.items()}}
+
+
+def save_trace(trace: Iterable[FiringRecord], path: str | Path, net: str = "",
+               seed: int | None = None, end_time: float | None = None) -> int:
+    """Write the header (with the clock ``end_time`` the session reached,
+    which may lie after the last firing) and the firings; returns how many."""
+    records = list(trace)
+    header = {"format": TRACE_FORMAT, "net": net, "seed": seed}
+    if end_time is not None:
+        header["end_time"] = end_time
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(json.dumps(header) + "\n")
+        for record in records:
+            file.write(json.dumps(record.to_json()) + "\n")
+    return len(records)
+
+
+def load_trace(path: str | Path) -> tuple[dict, list[dict]]:
+    """The header and the firing records of a saved trace."""
+    header: dict = {}
+    records: list[dict] = []
+    with open(path, encoding="utf-8") as file:
+        for number, line in enumerate(file, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ReplayError(f"{path}, line {number}: not JSON ({error.msg})") from None
+            if not isinstance(entry, dict):
+                raise ReplayError(f"{path}, line {number}: expected a JSON object")
+            if "format" in entry:
+                if entry["format"] != TRACE_FORMAT:
+                    raise ReplayError(f"{path}: unknown trace format {entry['format']!r}")
+                header = entry
+                continue
+            missing = {"time", "transition", "values"} - set(entry)
+            if missing:
+                raise ReplayError(f"{path}, line {number}: missing "
+                                  f"{', '.join(sorted(missing))}")
+            records.append(entry)
+    return header, records
+
+
+def replay(net: Net | FlatNet, trace_file: str | Path, seed: int | None = None,
+           marking=None) -> Simulator:
+    """Fire a saved trace again on a new simulator and return it.
+
+    ``seed`` defaults to the one saved with the trace (it drives the
+    model's ``rng``, so random delays come out the same); ``marking``
+    overrides initial markings as for :class:`Simulator`.  Before each
+    firing the clock is advanced to the recorded time; the recorded
+    binding (same transition, same ``repr`` of every variable) must then
+    be enabled, or :class:`ReplayError` names the step that failed.  At
+    the end the clock is moved to where the session left it.
+    """
+    header, _ = load_trace(trace_file)
+    if seed is None:
+        seed = header.get("seed") or 0
+    sim = Simulator(net, seed=seed, marking=marking)
+    replay_on(sim, trace_file)
+    return sim
+
+
+def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
+    """Fire a saved trace on an existing simulator (with its monitors,
+    e.g. a stepper's, which then records the replayed firings too)."""
+    header, records = load_trace(trace_file)
+    for step, record in enumerate(records, 1):
+        when, path = float(record["time"]), record["transition"]
+        wanted = {name: str(value) for name, value in record["values"].items()}
+        described = (f"{path}<{', '.join(f'{k}={v}' for k, v in wanted.items())}> "
+                     f"at time {when:g}")
+        if when < sim.now:
+            raise ReplayError(f"step {step}: {described} lies before the clock "
+                              f"({sim.now:g})")
+        _advance_to(sim, when)
+        if sim.now != when:
+            raise ReplayError(f"step {step}: {described}: the clock cannot reach "
+                              f"time {when:g} (it stops at {sim.now:g})")
+        enabled = sim.enabled()
+        for binding in enabled:
+            if binding.transition == path and _encoded(binding.values) == wanted:
+                try:
+                    sim.fire(binding)
+                except (BindingError, ColourError) as error:
+                    raise ReplayError(f"step {step}: firing {described} failed: "
+                                      f"{error}") from error
+                break
+        else:
+            others = ", ".join(str(b) for b in enabled[:5]) or "nothing"
+            more = f" and {len(enabled) - 5} more" if len(enabled) > 5 else ""
+            raise ReplayError(f"step {step}: {described} is not enabled "
+                              f"(enabled: {others}{more})")
+    if header.get("end_time") is not None:
+        _advance_to(sim, float(header["end_time"]))
+    return sim
+
+
+def _advance_to(sim: Simulator, when: float) -> None:
+    """Move the clock to ``when`` (not past it), making the tokens due by
+    then available, as the session's runs and clock advances did.  The
+    simulator has no public call for this yet."""
+    while sim.now < when:
+        if sim._advance(when) is StopReason.DEAD:
+            break
+
+
+def _encoded(values) -> dict[str, str]:
+    return {name: repr(value) for name, value in values.items()}
