@@ -166,7 +166,7 @@ class Workload:
 
     def summary(self) -> str:
         """A few lines saying what was read, kept and substituted."""
-        name = self.path.name if self.path is not None else "workload"
+        name = self.path.name if self.path is not None else self.header.get("Computer", "workload")
         lines = [
             f"{name}: {self.jobs_read:,} jobs read, {len(self.jobs):,} accepted, "
             f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} nodes"
