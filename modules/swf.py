@@ -414,4 +414,4 @@ def _malformed(path: Path, lineno: int, fields: list[bytes]) -> SWFError:
             return SWFError(f"{where}: {name}: {text!r} is not a number")
         if index in _INT_FIELDS and not _INTEGER.fullmatch(token):
             return SWFError(f"{where}: {name}: {text!r} is not an integer")
-    return SWFError(f"{where}: cannot parse line")  # unreachable in practice
+    return SWFError(f"{where}: a character that belongs in no number (control byte?)")
