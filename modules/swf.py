@@ -16,7 +16,7 @@ each job line to one ``Job``:
             over ``procs_per_node``) and rounded up to ``allocation_unit``
 ``wt``      field 9, requested time; when unknown (``-1`` or ``0``) the run
             time, counted in :meth:`Workload.summary`
-``user``    fields 12, 13, 14: user, group, executable
+``user``    fields 12, 13 and 14 give ``user``, ``group`` and ``executable``
 ==========  ===============================================================
 
 Jobs that cannot run in a simulation are never dropped silently: they come
@@ -28,7 +28,9 @@ trace that parses "mostly" would give results nobody can trust.
 Reading is a single streaming pass in binary mode (gzip is detected from the
 file's magic bytes, whatever its name): each line is split once and only the
 ten fields the reader uses are converted to numbers; the other eight are
-checked with one ``bytes.translate`` for characters a number cannot hold.
+only checked, with one ``bytes.translate`` per line, for characters a number
+cannot hold (so a misplaced sign such as ``1-2`` in an unused field passes).
+On CEA-Curie (312,826 lines, gzip) this takes about 1.5 s.
 Example::
 
     >>> wl = read_swf("LLNL-Atlas-2006-2.1-cln.swf")       # doctest: +SKIP
@@ -43,7 +45,7 @@ import io
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import IO, Iterable
