@@ -1,11 +1,19 @@
-"""Allocation without a power cap: the selected jobs take their nodes.
+"""Power-aware allocation (PuPPET section 3.2, Fig. 6).
 
-This is the power-aware allocation module of PuPPET (section 3.2, Fig. 6)
-with ``Pcap = inf``: *Allocate* moves each job the scheduler selected onto
-its nodes, raises system *Power* from idle to busy for those nodes, records
-its planned end in *Runtime Info*, and puts it in *Running* until its end.
-Power-aware variants (BLOCK, WAIT) replace this module through the same
-ports.
+The jobs the scheduler selected (*Selected*, in its order) are allocated
+one by one.  *Allocate* starts the head job when its power keeps the system
+at or under the cap ``Pcap``; otherwise *Wait* moves it to the *Wait Queue*
+while that holds fewer than ``l`` jobs, and *Hold* returns it and its
+successors to the queue (BLOCK).  *Allocate W*, of higher priority, starts
+a waiting job as soon as one fits — whenever system power changes, which is
+what the paper's *Power Change* transition detects: here the engine
+re-examines *Allocate W* after every change of *Power*, so the two are one
+transition.  A job that has waited longer than ``w`` blocks everything
+behind it until it is allocated (the paper's *Block* signal, here the
+``blocked`` test in the guards).
+
+With ``Pcap = inf`` (the default) nothing ever waits: this is plain
+allocation.  The decisions are plain functions (``power_capping.py``).
 """
 
 from __future__ import annotations
@@ -15,24 +23,61 @@ from cpn import Net
 from .batch_scheduling import P_ALLOCATE
 from .job import Job
 from .power import PowerModel
+from .power_capping import AllocationRules, PowerCap, requeue
+
+P_ALLOCATE_WAITING = P_ALLOCATE // 2  # Allocate W before Allocate (Fig. 6)
 
 
-def uncapped_allocation(power: PowerModel, estimate: str) -> Net:
-    """Ports Selected, Nodes, Power, Runtime Info, Running."""
-    module = Net("Allocation", env={"busy_delta": power.busy_delta})
-    module.place("Selected", Job, port="in")
+def power_allocation(power: PowerModel, cap: PowerCap, estimate: str) -> Net:
+    """Ports Selected, Queuing, Nodes, Power, Runtime Info, Running."""
+    rules = AllocationRules(power, cap)
+    module = Net("PowerAllocation", env={
+        "busy_delta": power.busy_delta, "fits": rules.fits, "blocked": rules.blocked,
+        "pick_waiting": rules.pick_waiting, "requeue": requeue,
+        "wait_room": cap.wait_queue_length})
+    module.place("Selected", tuple, port="inout")
+    module.place("Queuing", tuple, port="inout")
     module.place("Nodes", int, port="inout")
     module.place("Power", float, port="inout")
     module.place("RuntimeInfo", dict, port="inout")
     module.place("Running", Job, timed=True, port="out")
+    module.place("WaitQueue", tuple, initial=[()])
+
     planned = "job.wt" if estimate == "requested" else "job.rt"
-    module.transition("Allocate", priority=P_ALLOCATE)
-    module.arc("Selected", "Allocate", "job")
-    module.arc("Nodes", "Allocate", "free")
-    module.arc("Power", "Allocate", "watts")
-    module.arc("RuntimeInfo", "Allocate", "running")
-    module.arc("Allocate", "Nodes", "free - job.js")
-    module.arc("Allocate", "Power", "watts + busy_delta(job)")
-    module.arc("Allocate", "RuntimeInfo", f"{{**running, job.id: (now + {planned}, job.js)}}")
-    module.arc("Allocate", "Running", "job._replace(et=now)@+job.rt")
+    state = ("free", "watts", "running")
+    started = {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
+               "RuntimeInfo": f"{{**running, job.id: (now + {planned}, job.js)}}",
+               "Running": "job._replace(et=now)@+job.rt"}
+    unchanged = dict(zip(("Nodes", "Power", "RuntimeInfo"), state))
+
+    def transition(name, priority, guard, code, inputs, outputs):
+        module.transition(name, guard=guard, code=code, priority=priority)
+        for place, variable in inputs.items():
+            module.arc(place, name, variable)
+        for place, inscription in outputs.items():
+            module.arc(name, place, inscription)
+
+    resources = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
+    transition("Allocate", P_ALLOCATE,
+               "sel and not blocked(waiting, now) and sel[0].js <= free "
+               "and fits(sel[0], watts, running)", "job = sel[0]",
+               {"Selected": "sel", "WaitQueue": "waiting", **resources},
+               {"Selected": "sel[1:]", "WaitQueue": "waiting", **started})
+    transition("Wait", P_ALLOCATE,
+               "sel and not blocked(waiting, now) and sel[0].js <= free "
+               "and not fits(sel[0], watts, running) and len(waiting) < wait_room", None,
+               {"Selected": "sel", "WaitQueue": "waiting", **resources},
+               {"Selected": "sel[1:]", "WaitQueue": "waiting + (sel[0]._replace(et=now),)",
+                **unchanged})
+    transition("Hold", P_ALLOCATE,
+               "sel and (blocked(waiting, now) or sel[0].js > free or "
+               "(not fits(sel[0], watts, running) and len(waiting) >= wait_room))", None,
+               {"Selected": "sel", "WaitQueue": "waiting", "Queuing": "queue", **resources},
+               {"Selected": "()", "WaitQueue": "waiting", "Queuing": "requeue(queue, sel)",
+                **unchanged})
+    transition("AllocateW", P_ALLOCATE_WAITING,
+               "pick_waiting(waiting, free, watts, running, now) is not None",
+               "slot = pick_waiting(waiting, free, watts, running, now)\njob = waiting[slot]",
+               {"WaitQueue": "waiting", **resources},
+               {"WaitQueue": "waiting[:slot] + waiting[slot + 1:]", **started})
     return module

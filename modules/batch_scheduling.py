@@ -60,7 +60,7 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig()) -> Net:
     module.place("Queuing", tuple, port="inout")
     module.place("RuntimeInfo", dict, port="inout")
     module.place("Nodes", int, port="inout")
-    module.place("Selected", Job, port="out")
+    module.place("Selected", tuple, port="inout")
 
     module.transition("Submit", priority=P_SUBMIT)
     module.arc("User", "Submit", "job")
@@ -75,9 +75,10 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig()) -> Net:
     module.arc("Queuing", "Schedule", "queue")
     module.arc("RuntimeInfo", "Schedule", "running")
     module.arc("Nodes", "Schedule", "free")
+    module.arc("Selected", "Schedule", "()")
     module.arc("Schedule", "Trigger", "False")
     module.arc("Schedule", "Queuing", "waiting")
     module.arc("Schedule", "RuntimeInfo", "running")
     module.arc("Schedule", "Nodes", "free")
-    module.arc("Schedule", "Selected", "*started")
+    module.arc("Schedule", "Selected", "tuple(started)")
     return module

@@ -25,12 +25,13 @@ import pandas as pd
 
 from cpn import Net, Simulator, StopReason, timed
 from cpn.monitors import PlaceIntegral
-from modules.allocation import uncapped_allocation
+from modules.allocation import power_allocation
 from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig,
                                       batch_scheduling)
 from modules.job import Job
 from modules.metrics import summary_metrics
 from modules.power import PowerModel
+from modules.power_capping import PowerCap
 
 
 def remove_running(running: dict, job_id: int) -> dict:
@@ -52,6 +53,7 @@ class PuppetConfig:
     node_watts: float = 65_760 / 1024  # Mira: 65.76 kW per 1,024-node rack
     idle_fraction: float = 0.3
     scheduling: SchedulingConfig = field(default_factory=SchedulingConfig)
+    cap: PowerCap = field(default_factory=PowerCap)  # no cap by default
 
     def __post_init__(self):
         if self.machine_nodes <= 0:
@@ -74,16 +76,16 @@ def build_net(config: PuppetConfig) -> Net:
     net.place("Power", float, initial=[config.power.idle_system(config.machine_nodes)])
     net.place("RuntimeInfo", dict, initial=[{}])
     net.place("Nodes", int, initial=[config.machine_nodes])
-    net.place("Selected", Job)
+    net.place("Selected", tuple, initial=[()])
     net.place("Finished", tuple)
     net.place("Trigger", bool, initial=[False], fusion=TRIGGER_FUSION)
 
     net.substitution("Scheduler", batch_scheduling(config.scheduling), {
         "Queuing": "Queuing", "RuntimeInfo": "RuntimeInfo", "Nodes": "Nodes",
         "Selected": "Selected"})
-    net.substitution("Allocation", uncapped_allocation(config.power,
-                                                       config.scheduling.estimate), {
-        "Selected": "Selected", "Nodes": "Nodes", "Power": "Power",
+    net.substitution("Allocation", power_allocation(config.power, config.cap,
+                                                    config.scheduling.estimate), {
+        "Selected": "Selected", "Queuing": "Queuing", "Nodes": "Nodes", "Power": "Power",
         "RuntimeInfo": "RuntimeInfo", "Running": "Running"})
 
     net.transition("Finish", priority=P_FINISH)

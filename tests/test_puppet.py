@@ -107,7 +107,8 @@ def test_bad_configuration_is_refused():
 def test_the_net_is_hierarchical_with_paths():
     sim_net = build_net(PuppetConfig(8)).flatten()
     paths = {t.path for t in sim_net.transitions}
-    assert paths == {"Scheduler/Submit", "Scheduler/Schedule", "Allocation/Allocate", "Finish"}
+    assert paths == {"Scheduler/Submit", "Scheduler/Schedule", "Allocation/Allocate",
+                     "Allocation/Wait", "Allocation/Hold", "Allocation/AllocateW", "Finish"}
     assert {"Queuing", "Running", "Power", "RuntimeInfo", "Nodes"} <= {p.path for p in sim_net.places}
 
 

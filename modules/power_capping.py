@@ -1,0 +1,83 @@
+"""Power capping decisions, as plain functions the allocation net calls.
+
+PuPPET section 3.2: a job may start when its power keeps the system at or
+under the cap ``Pcap``.  BLOCK holds it (and everything behind it) until
+power frees up; WAIT parks up to ``l`` such jobs in a wait queue and lets
+others pass, until one of them has waited ``w``, which blocks the rest until
+it starts.
+
+A job that alone would break the cap (on an otherwise idle machine) could
+never start, and would stall the queue for ever: such a job is allowed to
+start when nothing else runs.  The power series then exceeds the cap while
+it runs, which the run's metrics report (``cap_exceeded_s``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from .job import Job
+from .power import PowerModel
+
+
+@dataclass(frozen=True)
+class PowerCap:
+    """``cap_watts``: Pcap (``inf``: no capping).  ``wait_queue_length``:
+    ``l`` (0 is BLOCK; the paper's WAIT uses 10).  ``max_wait``: ``w`` in
+    seconds (the paper's 500 minutes)."""
+
+    cap_watts: float = math.inf
+    wait_queue_length: int = 10
+    max_wait: float = 500 * 60.0
+
+    def __post_init__(self):
+        if not self.cap_watts > 0:
+            raise ValueError(f"the power cap must be positive watts, not {self.cap_watts}")
+        if self.wait_queue_length < 0:
+            raise ValueError(f"the wait queue length l must be >= 0, "
+                             f"not {self.wait_queue_length}")
+        if self.max_wait < 0:
+            raise ValueError(f"the maximum wait w must be >= 0 s, not {self.max_wait}")
+
+    @classmethod
+    def block(cls, cap_watts: float) -> "PowerCap":
+        return cls(cap_watts, wait_queue_length=0)
+
+    @classmethod
+    def wait(cls, cap_watts: float, l: int = 10, w_minutes: float = 500) -> "PowerCap":
+        return cls(cap_watts, wait_queue_length=l, max_wait=w_minutes * 60.0)
+
+
+def requeue(queue: tuple[Job, ...], returned: Sequence[Job]) -> tuple[Job, ...]:
+    """The queue with held jobs back in it, in arrival order."""
+    return tuple(sorted(queue + tuple(returned), key=lambda job: (job.st, job.id)))
+
+
+@dataclass(frozen=True)
+class AllocationRules:
+    power: PowerModel
+    cap: PowerCap
+
+    def fits(self, job: Job, watts: float, running: Mapping) -> bool:
+        """Starting ``job`` keeps system power at or under the cap, or
+        nothing else runs (a job alone over the cap must not stall the queue)."""
+        return watts + self.power.busy_delta(job) <= self.cap.cap_watts or not running
+
+    def blocked(self, waiting: Sequence[Job], now: float) -> bool:
+        """A waiting job has waited longer than ``w``."""
+        return bool(waiting) and any(now - job.et > self.cap.max_wait for job in waiting)
+
+    def pick_waiting(self, waiting: Sequence[Job], free: int, watts: float,
+                     running: Mapping, now: float) -> int | None:
+        """Position of the waiting job to start now, if any: the first one
+        that fits nodes and power, unless one has waited too long, in which
+        case only the first such job may start."""
+        for slot, job in enumerate(waiting):
+            if now - job.et > self.cap.max_wait:
+                return slot if job.js <= free and self.fits(job, watts, running) else None
+        for slot, job in enumerate(waiting):
+            if job.js <= free and self.fits(job, watts, running):
+                return slot
+        return None
