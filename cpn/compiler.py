@@ -41,6 +41,7 @@ class CompiledTransition:
     variables: list[str]  # order of the values in a binding
     input_places: list[int]  # the place of each pick, in search order
     output_places: list[int]
+    changed_places: list[int]  # places a firing changes (read arcs excluded)
     uses_time: bool  # its enabling depends on the clock (reads ``now``)
     source: str  # generated Python code (search and fire)
     env: dict
@@ -71,10 +72,31 @@ class _TransitionCompiler:
         return (f"arc {self.t.path} -> {path}" if output else f"arc {path} -> {self.t.path}")
 
     # -- the search ----------------------------------------------------------
+    def find_read_arcs(self) -> None:
+        """Pair an input arc ``v`` with an output arc ``v`` to the same untimed
+        place: the firing only reads that token, so it stays where it is and
+        the place does not count as changed (CPN Tools draws these as double
+        arcs).  Sets ``read_inputs`` and ``outputs`` (the rest)."""
+        self.read_inputs: set[int] = set()
+        outputs = list(self.t.outputs)
+        for position, (place, text) in enumerate(self.t.inputs):
+            name = text.strip()
+            if not name.isidentifier() or name in self.env_names or \
+                    self.net.places[place].timed:
+                continue
+            for other, (out_place, out_text) in enumerate(outputs):
+                if out_place == place and out_text.strip() == name:
+                    self.read_inputs.add(position)
+                    del outputs[other]
+                    break
+        self.outputs = outputs
+
     def input_items(self):
-        """Input terms expanded by multiplicity: (place, node, text, arc name)."""
+        """Input terms expanded by multiplicity:
+        (place, node, text, arc name, consumed)."""
         items = []
-        for place, text in self.t.inputs:
+        for position, (place, text) in enumerate(self.t.inputs):
+            consumed = position not in self.read_inputs
             what = self.arc_name(place, output=False) + f" '{text}'"
             for term in self.parse(text, what):
                 if term.delay is not None:
@@ -86,7 +108,7 @@ class _TransitionCompiler:
                     raise self.fail(what, "the multiplicity of an input term must be "
                                           f"an integer constant, not {term.multiplicity!r}")
                 node = check_expression(term.expr)
-                items += [(place, node, term.expr, what)] * term.multiplicity
+                items += [(place, node, term.expr, what, consumed)] * term.multiplicity
         return items
 
     def binds(self, node, bound: set[str]) -> list[str]:
@@ -151,30 +173,28 @@ class _TransitionCompiler:
         def fail_stmt():
             return "continue" if depth else "return None"
 
-        for place in {item[0] for kind, item in steps if kind != "guard"}:
-            emit(f"_cpn_T{place} = _cpn_R{place}")
         bound: set[str] = set()
         for kind, item in steps:
             if kind == "guard":
                 emit(f"if not ({ast.unparse(item[1])}): {fail_stmt()}")
                 continue
-            place, node, text, _ = item
+            place, node, text, _, _ = item
             index = f"_cpn_i{len(picks)}"
             others = used.setdefault(place, [])
             if kind == "match":
                 value = ast.unparse(node)
                 emit(f"_cpn_v = {value}")
                 if not others:  # two C-level scans beat raising ValueError
-                    emit(f"if _cpn_v not in _cpn_T{place}: {fail_stmt()}")
-                    emit(f"{index} = _cpn_T{place}.index(_cpn_v)")
+                    emit(f"if _cpn_v not in _cpn_R{place}: {fail_stmt()}")
+                    emit(f"{index} = _cpn_R{place}.index(_cpn_v)")
                 else:
-                    emit(f"for {index}, _cpn_t in enumerate(_cpn_T{place}):")
+                    emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
                     skip = " and ".join(f"{index} != {o}" for o in others)
                     emit(f"    if _cpn_t == _cpn_v and {skip}: break")
                     emit("else:")
                     emit(f"    {fail_stmt()}")
             else:
-                emit(f"for {index}, _cpn_t in enumerate(_cpn_T{place}):")
+                emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
                 depth += 1
                 indent += "    "
                 for other in others:
@@ -217,7 +237,7 @@ class _TransitionCompiler:
                 emit(line)
         emit(f"_cpn_d = now + ({self.t.delay})" if self.t.delay else "_cpn_d = now")
         inserts = []
-        for place, text in self.t.outputs:
+        for place, text in self.outputs:
             what = self.arc_name(place, output=True) + f" '{text}'"
             timed = self.net.places[place].timed
             for term in self.parse(text, what):
@@ -243,7 +263,8 @@ class _TransitionCompiler:
                 inserts.append((place, term, value, stamp, timed))
         by_place: dict[int, list[int]] = {}
         for position, (kind, item) in enumerate(s for s in steps if s[0] != "guard"):
-            by_place.setdefault(item[0], []).append(position)
+            if item[4]:  # consumed, not just read
+                by_place.setdefault(item[0], []).append(position)
         for place, positions in by_place.items():
             timed = self.net.places[place].timed
             if len(positions) == 1:
@@ -313,6 +334,7 @@ class _TransitionCompiler:
                                   "not in the environment)")
 
     def compile(self) -> CompiledTransition:
+        self.find_read_arcs()
         steps, bound = self.plan()
         for name in bound | self.env_names:
             if name.startswith(INTERNAL_PREFIX) or name in RESERVED:
@@ -357,7 +379,10 @@ class _TransitionCompiler:
         return CompiledTransition(
             self.t.index, self.t.path, self.t.priority, variables,
             [item[0] for kind, item in steps if kind != "guard"],
-            [place for place, _ in self.t.outputs], uses_time, source, self.t.env,
+            [place for place, _ in self.t.outputs],
+            sorted({item[0] for kind, item in steps if kind != "guard" and item[4]}
+                   | {place for place, _ in self.outputs}),
+            uses_time, source, self.t.env,
             list(self.t.inputs))
 
 

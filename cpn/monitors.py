@@ -107,7 +107,7 @@ class Breakpoint(Monitor):
             return [sim.transition_index(self.transition)]
         place = sim.place_index(self.place)
         return [t.index for t in sim.transitions
-                if place in t.input_places or place in t.output_places]
+                if place in t.changed_places]
 
     def fired(self, sim, transition, values):
         if self.transition is not None:

@@ -28,6 +28,7 @@ enabled (the net changed, or the trace is from another net).
 from __future__ import annotations
 
 import builtins
+import math
 import random
 import shlex
 import sys
@@ -154,12 +155,10 @@ class Stepper:
         # One entry per command that can be undone: the simulator's state and
         # the trace length before it.
         self._undo: list[tuple[tuple, int]] = []
-        self._bindings: list[Binding] = []
         self.finished = False
 
     # -- driving -------------------------------------------------------------
-    def session(self, lines: Iterable[str], prompt: Callable[[str], None] | None = None,
-                echo: bool = False) -> None:
+    def session(self, lines: Iterable[str], echo: bool = False) -> None:
         """Show the status, then execute ``lines`` until ``q`` or their end.
         With ``echo``, each command is printed after the prompt (for
         scripted sessions, so the output reads like a terminal)."""
@@ -196,6 +195,8 @@ class Stepper:
             self.console.print(Text(f"error: {error}", style="red"))
         except Exception as error:  # noqa: BLE001 - a session must survive anything
             self.console.print(Text(f"error: {type(error).__name__}: {error}", style="red"))
+        except KeyboardInterrupt:
+            self.console.print(Text("interrupted: the command was undone", style="red"))
         return True
 
     def _dispatch(self, line: str) -> bool:
@@ -253,7 +254,7 @@ class Stepper:
         self.recorder.hit.clear()
         try:
             message = action()
-        except Exception:
+        except BaseException:  # a failure of the net, or Ctrl-C during a long run
             sim._restore(state)
             del self.recorder.trace[trace_length:]
             raise
@@ -307,6 +308,8 @@ class Stepper:
             until = float(rest)
         except ValueError:
             raise _Hint("t takes a time, e.g. t 100") from None
+        if math.isnan(until):
+            raise _Hint("t takes a time, e.g. t 100")
         if until < self.simulator.now:
             raise _Hint(f"time {until:g} is in the past (the clock is at "
                         f"{self.simulator.now:g})")
@@ -427,8 +430,7 @@ class Stepper:
 
     # -- showing -------------------------------------------------------------
     def _current_bindings(self) -> list[Binding]:
-        self._bindings = self.simulator.enabled()
-        return self._bindings
+        return self.simulator.enabled()
 
     def _why_nothing_enabled(self) -> str:
         sim = self.simulator
@@ -518,7 +520,7 @@ class Stepper:
                                seed=self.seed, end_time=self.simulator.now)
         except OSError as error:
             raise _Hint(f"cannot write {name}: {error.strerror or error}") from None
-        self.console.print(f"saved {count} firings to {name}")
+        self.console.print(f"saved {count} firing{'' if count == 1 else 's'} to {name}")
 
 
 def _terminal_lines(stepper: Stepper) -> Iterable[str]:

@@ -113,7 +113,8 @@ def replay(net: Net | FlatNet, trace_file: str | Path, seed: int | None = None,
 
 def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
     """Fire a saved trace on an existing simulator (with its monitors,
-    e.g. a stepper's, which then records the replayed firings too)."""
+    e.g. a stepper's, which then records the replayed firings too).  The
+    replayed firings are not kept for :meth:`Simulator.undo`."""
     header, records = load_trace(trace_file)
     for step, record in enumerate(records, 1):
         when, path = float(record["time"]), record["transition"]
@@ -131,7 +132,9 @@ def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
         for binding in enabled:
             if binding.transition == path and _encoded(binding.values) == wanted:
                 try:
-                    sim.fire(binding)
+                    # Not fire(): it keeps an undo state per firing, which a
+                    # long trace cannot afford; a replay is not undone.
+                    sim._fire_one(binding.index, binding.picks, binding.raw)
                 except (BindingError, ColourError) as error:
                     raise ReplayError(f"step {step}: firing {described} failed: "
                                       f"{error}") from error

@@ -12,11 +12,14 @@ transition.  A job that has waited longer than ``w`` blocks everything
 behind it until it is allocated (the paper's *Block* signal, here the
 ``blocked`` test in the guards).
 
-With ``Pcap = inf`` (the default) nothing ever waits: this is plain
-allocation.  The decisions are plain functions (``power_capping.py``).
+With ``Pcap = inf`` (the default) nothing ever waits or is held: this is
+plain allocation, and the net leaves out the transitions that could never
+fire.  The decisions are plain functions (``power_capping.py``).
 """
 
 from __future__ import annotations
+
+import math
 
 from cpn import Net
 
@@ -58,6 +61,10 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str) -> Net:
             module.arc(name, place, inscription)
 
     resources = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
+    if math.isinf(cap.cap_watts):  # nothing can wait or be held: leave them out
+        transition("Allocate", P_ALLOCATE, "sel", "job = sel[0]",
+                   {"Selected": "sel", **resources}, {"Selected": "sel[1:]", **started})
+        return module
     transition("Allocate", P_ALLOCATE,
                "sel and not blocked(waiting, now) and sel[0].js <= free "
                "and fits(sel[0], watts, running)", "job = sel[0]",

@@ -12,6 +12,7 @@ from cpn import NetError
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
 from modules.metrics import energy_exact
+from modules.power_capping import PowerCap
 from nets.puppet import PuppetConfig, build_net, simulate
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
@@ -107,8 +108,10 @@ def test_bad_configuration_is_refused():
 def test_the_net_is_hierarchical_with_paths():
     sim_net = build_net(PuppetConfig(8)).flatten()
     paths = {t.path for t in sim_net.transitions}
-    assert paths == {"Scheduler/Submit", "Scheduler/Schedule", "Allocation/Allocate",
-                     "Allocation/Wait", "Allocation/Hold", "Allocation/AllocateW", "Finish"}
+    assert paths == {"Scheduler/Submit", "Scheduler/Schedule", "Allocation/Allocate", "Finish"}
+    capped = build_net(PuppetConfig(8, cap=PowerCap(1000.0))).flatten()
+    assert {t.path for t in capped.transitions} - paths == {
+        "Allocation/Wait", "Allocation/Hold", "Allocation/AllocateW"}
     assert {"Queuing", "Running", "Power", "RuntimeInfo", "Nodes"} <= {p.path for p in sim_net.places}
 
 
