@@ -1,0 +1,222 @@
+"""``cpn step NET`` and ``cpn replay NET TRACE``: the stepper in a terminal.
+
+NET is a Python file (``examples/producer_consumer.py``) or a dotted module
+name (``nets.puppet``) that exposes a ``net`` attribute or a
+``build_net()`` function.  The dispatcher (``cli/main.py``) registers the
+two subcommands with :func:`add_step_parsers`; :func:`main_step` runs them
+on their own (``main_step(["step", "net.py"])``).
+
+Everything here is a thin shell over :mod:`cpn.stepper` and
+:mod:`cpn.trace`, which a notebook can use directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from cpn.errors import BindingError, ColourError, NetError
+from cpn.flatten import FlatNet
+from cpn.net import Net
+
+
+class LoadError(Exception):
+    """NET cannot be loaded; the message says why, in one line."""
+
+
+def load_net(spec: str) -> Net | FlatNet:
+    """The net of a Python file or dotted module: its ``net`` attribute, or
+    what its ``build_net()`` returns."""
+    path = Path(spec)
+    if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
+        if not path.is_file():
+            raise LoadError(f"no such file: {spec}")
+        module = _import_file(path)
+    else:
+        try:
+            module = importlib.import_module(spec)
+        except ModuleNotFoundError as error:
+            raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
+                            "or a dotted module name on the Python path)") from None
+        except Exception as error:  # noqa: BLE001 - the user's module failed
+            raise LoadError(f"importing {spec!r} failed: "
+                            f"{type(error).__name__}: {error}") from None
+    net = getattr(module, "net", None)
+    if net is None and callable(getattr(module, "build_net", None)):
+        try:
+            net = module.build_net()
+        except (NetError, ColourError) as error:
+            raise LoadError(f"{spec}: build_net() failed: {error}") from None
+        except Exception as error:  # noqa: BLE001 - the user's code failed
+            raise LoadError(f"{spec}: build_net() failed: "
+                            f"{type(error).__name__}: {error}") from None
+    if net is None:
+        raise LoadError(f"{spec} has neither a 'net' attribute nor a build_net() "
+                        "function")
+    if not isinstance(net, (Net, FlatNet)):
+        raise LoadError(f"{spec}: 'net' is a {type(net).__name__}, not a cpn.Net")
+    return net
+
+
+def _import_file(path: Path):
+    """Import a file as a module of its own (so its dataclasses and pickling
+    work), its directory on ``sys.path`` so it can import its neighbours."""
+    path = path.resolve()
+    name = f"_cpn_net_{abs(hash(str(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise LoadError(f"cannot import {path} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    directory = str(path.parent)
+    added = directory not in sys.path
+    if added:
+        sys.path.insert(0, directory)
+    try:
+        spec.loader.exec_module(module)
+    except SystemExit:
+        raise LoadError(f"{path.name} exited while being imported (guard its script "
+                        "part with if __name__ == '__main__':)") from None
+    except Exception as error:  # noqa: BLE001 - the user's file failed
+        del sys.modules[name]
+        raise LoadError(f"importing {path} failed: {type(error).__name__}: "
+                        f"{error}") from None
+    finally:
+        if added:
+            sys.path.remove(directory)
+    return module
+
+
+def _lines(file):
+    for line in file:
+        yield line.rstrip("\n")
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def run_step(args: argparse.Namespace) -> int:
+    """``cpn step``: a stepping session, interactive or from ``--script``."""
+    from cpn.stepper import Stepper
+
+    console = _console()
+    try:
+        net = load_net(args.net)
+        stepper = Stepper(net, seed=args.seed, console=console, show_diff=args.diff)
+    except LoadError as error:
+        console.print(Text(f"cpn step: {error}", style="red"))
+        return 2
+    except (NetError, ColourError) as error:
+        console.print(Text(f"cpn step: the net is invalid: {error}", style="red"))
+        return 2
+    return _session(stepper, args.script, console)
+
+
+def _session(stepper, script: str | None, console: Console) -> int:
+    if script is None:
+        stepper.interact()
+        return 0
+    try:
+        with (open(script, encoding="utf-8") if script != "-"
+              else contextlib.nullcontext(sys.stdin)) as file:
+            stepper.session(_lines(file), echo=True)
+    except OSError as error:
+        console.print(Text(f"cannot read {script}: {error.strerror or error}", style="red"))
+        return 2
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``cpn replay``: fire a saved trace again, show the marking it reaches,
+    then optionally keep stepping from there."""
+    from cpn.stepper import Stepper
+    from cpn.trace import ReplayError, load_trace, replay_on
+
+    console = _console()
+    try:
+        net = load_net(args.net)
+        header, records = load_trace(args.trace)
+        seed = args.seed if args.seed is not None else (header.get("seed") or 0)
+        stepper = Stepper(net, seed=seed, console=console)
+        replay_on(stepper.simulator, args.trace)
+    except LoadError as error:
+        console.print(Text(f"cpn replay: {error}", style="red"))
+        return 2
+    except OSError as error:
+        console.print(Text(f"cpn replay: cannot read {args.trace}: "
+                           f"{error.strerror or error}", style="red"))
+        return 2
+    except ReplayError as error:
+        console.print(Text(f"cpn replay: {error}", style="red"))
+        return 1
+    except (NetError, ColourError, BindingError) as error:
+        console.print(Text(f"cpn replay: {error}", style="red"))
+        return 2
+    sim = stepper.simulator
+    firings = f"{len(records)} firing{'' if len(records) == 1 else 's'}"
+    console.print(Text(f"replayed {firings} of {args.trace}: "
+                       f"time {sim.now:g}, step {sim.steps}", style="bold"))
+    if args.step or args.script is not None:
+        return _session(stepper, args.script, console)
+    console.print(Text(str(sim.marking)))
+    return 0
+
+
+def add_step_parsers(subparsers) -> None:
+    """Register ``step`` and ``replay`` on an argparse subparsers object;
+    each sets ``func`` to a function of the parsed arguments returning an
+    exit code."""
+    step = subparsers.add_parser(
+        "step", help="step through a net interactively",
+        description="Step through a net: fire enabled bindings by number, run, "
+                    "set breakpoints, undo, save the trace.  Type help inside.")
+    step.add_argument("net", metavar="NET",
+                      help="a .py file or dotted module exposing 'net' or build_net()")
+    step.add_argument("--seed", type=int, default=0,
+                      help="seed of the random choices and of the model's rng (default 0)")
+    step.add_argument("--script", metavar="FILE",
+                      help="read commands from FILE ('-' for standard input) instead "
+                           "of the terminal, echoing them")
+    step.add_argument("--diff", action="store_true",
+                      help="show the marking diff after each command from the start")
+    step.set_defaults(func=run_step)
+
+    again = subparsers.add_parser(
+        "replay", help="fire a saved trace again",
+        description="Fire again the firings saved by the stepper's 'save FILE' and "
+                    "show the marking they reach; fails naming the first step that "
+                    "is not enabled.")
+    again.add_argument("net", metavar="NET",
+                       help="a .py file or dotted module exposing 'net' or build_net()")
+    again.add_argument("trace", metavar="TRACE", help="a trace saved by the stepper")
+    again.add_argument("--seed", type=int, default=None,
+                       help="seed of the model's rng (default: the one in the trace)")
+    again.add_argument("--step", action="store_true",
+                       help="keep stepping interactively from the replayed marking")
+    again.add_argument("--script", metavar="FILE",
+                       help="then run stepper commands from FILE ('-' for stdin)")
+    again.set_defaults(func=run_replay)
+
+
+def main_step(argv: list[str] | None = None) -> int:
+    """``main_step(["step", "net.py"])`` or ``main_step(["replay", "net.py",
+    "run.jsonl"])``; a leading ``step`` may be left out."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in ("step", "replay", "-h", "--help"):
+        argv.insert(0, "step")
+    parser = argparse.ArgumentParser(prog="cpn")
+    add_step_parsers(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main_step())

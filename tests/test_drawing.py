@@ -1,0 +1,117 @@
+"""Drawing nets: the DOT text always, rendered SVG/PNG when Graphviz's
+``dot`` program is installed (the rendering tests skip without it)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from cpn import P_HIGH, Net, NetError, Simulator
+from cpn.drawing import draw, place_paths, to_graphviz
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz's dot program is not installed "
+                                      "(apt-get install graphviz)")
+
+
+def shop() -> Net:
+    """A top net whose substitution transition Counter instantiates a
+    Server module (ports In/Out on the sockets Queue/Done)."""
+    server = Net("Server")
+    server.place("In", int, port="in")
+    server.place("Out", int, port="out")
+    server.place("Busy", int, timed=True)
+    server.transition("Start", guard="job > 0", priority=P_HIGH)
+    server.transition("Finish", delay="2")
+    server.arc("In", "Start", "job")
+    server.arc("Start", "Busy", "job@+job * 3")
+    server.arc("Busy", "Finish", "job")
+    server.arc("Finish", "Out", "job")
+
+    top = Net("Shop")
+    top.place("Queue", int, initial=[1, 2, 3])
+    top.place("Done", int)
+    top.place("Archive", int)
+    top.substitution("Counter", server, {"In": "Queue", "Out": "Done"})
+    top.transition("Store")
+    top.arc("Done", "Store", "x")
+    top.arc("Store", "Archive", "x * 10")
+    return top
+
+
+def texts(svg: str) -> list[str]:
+    """The text elements of an SVG, unescaped."""
+    found = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    return [t.replace("&#45;", "-").replace("&lt;", "<").replace("&gt;", ">")
+            .replace("&amp;", "&").replace("&#39;", "'") for t in found]
+
+
+def test_dot_source_shows_structure_without_graphviz_installed():
+    source = to_graphviz(shop()).source
+    assert "rankdir=LR" in source
+    # The substitution transition is double-bordered; its module is named.
+    counter = next(line for line in source.splitlines() if "Counter" in line)
+    assert "peripheries=2" in counter and "module Server" in counter
+    # Socket arcs follow the port directions: Queue -> Counter -> Done.
+    assert re.search(r"p0 -> s0 .*In", source) and re.search(r"s0 -> p1 .*Out", source)
+    assert "x * 10" in source
+
+
+def test_module_view_and_port_markings():
+    net = shop()
+    sim = Simulator(net)
+    sim.fire(next(b for b in sim.enabled() if b.values["job"] == 2))
+    source = to_graphviz(net, sim, module="Counter").source
+    # Port In is the socket Queue: it shows Queue's two remaining tokens.
+    in_line = next(line for line in source.splitlines() if ">In<" in line)
+    assert "port In" in in_line and "2 tokens" in in_line
+    assert "priority P_HIGH" in source and "[job &gt; 0]" in source
+    assert "@+2" in source and "job@+job * 3" in source
+    with pytest.raises(NetError, match="no substitution transition 'Nope'"):
+        to_graphviz(net, module="Nope")
+
+
+def test_place_paths_follow_sockets_and_fusion():
+    net = shop()
+    net.place("LogA", int, fusion="log")
+    net.substitutions["Counter"].module.place("LogB", int, fusion="log")
+    paths = place_paths(net)
+    assert paths["Counter/In"] == "Queue"
+    assert paths["Counter/Busy"] == "Counter/Busy"
+    assert paths["Counter/LogB"] == "LogA"
+    flat = {p.path for p in net.flatten().places}
+    assert set(paths.values()) == flat
+
+
+@needs_dot
+def test_svg_of_hierarchical_net_has_every_name_and_count(tmp_path):
+    net = shop()
+    sim = Simulator(net)
+    sim.fire(next(b for b in sim.enabled() if b.values["job"] == 2))
+    top = texts(draw(net, tmp_path / "top.svg", marking=sim).read_text())
+    for name in ["Queue", "Done", "Archive", "Counter", "Store"]:
+        assert name in top
+    assert "module Server" in top
+    assert "2 tokens" in top  # Queue
+    assert top.count("0 tokens") == 2  # Done, Archive
+
+    module = texts(draw(net, tmp_path / "counter.svg", marking=sim,
+                        module="Counter").read_text())
+    for name in ["In", "Out", "Busy", "Start", "Finish"]:
+        assert name in module
+    assert "1 token" in module  # Busy holds job 2
+    assert "1`2@6" in module  # ... available at time 6
+
+    flat = texts(draw(sim, tmp_path / "flat.svg").read_text())
+    for name in ["Queue", "Done", "Archive", "Counter/Busy", "Counter/Start",
+                 "Counter/Finish", "Store"]:
+        assert name in flat
+    assert "Counter" not in flat  # no substitution transition in the flat net
+
+
+@needs_dot
+def test_png_is_written(tmp_path):
+    path = draw(shop(), tmp_path / "sub" / "shop.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,268 @@
+"""Scripted stepper sessions, trace save/replay, and ``cpn step``/``replay``."""
+
+from __future__ import annotations
+
+import io
+import json
+import textwrap
+
+import pytest
+from rich.console import Console
+
+from cli.step import main_step
+from cpn import Net, Simulator, timed
+from cpn.stepper import HELP, ReplayError, Stepper, replay
+
+
+def buffer_net() -> Net:
+    """Items 1..3 go through a 2-slot buffer; consuming takes 5 time units."""
+    net = Net("buffer")
+    net.place("Ready", int, initial=[1, 2, 3])
+    net.place("Buffer", int)
+    net.place("Slots", str, initial=["slot", "slot"])
+    net.place("Consumer", str, initial=["c"], timed=True)
+    net.place("Done", int)
+    net.transition("Produce")
+    net.arc("Ready", "Produce", "x")
+    net.arc("Slots", "Produce", "'slot'")
+    net.arc("Produce", "Buffer", "x")
+    net.transition("Consume")
+    net.arc("Buffer", "Consume", "y")
+    net.arc("Consumer", "Consume", "c")
+    net.arc("Consume", "Slots", "'slot'")
+    net.arc("Consume", "Consumer", "c@+5")
+    net.arc("Consume", "Done", "y")
+    return net
+
+
+def session(net, lines, seed=0):
+    out = io.StringIO()
+    stepper = Stepper(net, seed=seed, console=Console(file=out, width=120))
+    stepper.session(lines, echo=True)
+    return stepper, out.getvalue()
+
+
+def test_fire_by_number_fires_that_binding():
+    stepper, text = session(buffer_net(), ["2"])
+    sim = stepper.simulator
+    # The list is Produce x=1, x=2, x=3: number 2 produces item 2.
+    assert "   2  Produce  x=2" in text
+    assert sim.tokens("Buffer") == [2]
+    assert sorted(sim.tokens("Ready")) == [1, 3]
+    assert "fired Produce<x=2>" in text
+    assert [(r.transition, r.values) for r in stepper.trace] == [("Produce", {"x": 2})]
+
+
+def test_undo_restores_marking_and_trace():
+    net = buffer_net()
+    stepper, text = session(net, ["1", "2", "u"])
+    sim = stepper.simulator
+    assert sim.tokens("Buffer") == [1]
+    assert sim.steps == 1
+    assert len(stepper.trace) == 1
+    stepper.execute("u")
+    assert sim.marking.freeze() == Simulator(net).marking.freeze()
+    assert stepper.trace == []
+    out = stepper.console.file
+    stepper.execute("u")
+    assert out.getvalue().rstrip().endswith("? nothing to undo")
+
+
+def test_undo_takes_back_a_whole_run():
+    stepper, _ = session(buffer_net(), ["1", "n 3"])
+    assert stepper.simulator.steps == 4
+    stepper.execute("u")
+    assert stepper.simulator.steps == 1
+    assert stepper.simulator.tokens("Buffer") == [1]
+
+
+def test_place_breakpoint_stops_run():
+    stepper, text = session(buffer_net(), ["b place Buffer len(tokens) >= 2", "n 100"])
+    sim = stepper.simulator
+    assert "breakpoint 1: place Buffer when len(tokens) >= 2" in text
+    assert "stopped at a breakpoint" in text
+    assert "breakpoint hit: place Buffer" in text
+    assert len(sim.tokens("Buffer")) == 2  # stopped right when it held
+    assert sim.steps < 6  # the whole run would fire 6 times
+
+
+def test_transition_breakpoint_with_condition_on_variables():
+    stepper, text = session(buffer_net(), ["b transition Consume y == 2", "t 100"])
+    last = stepper.trace[-1]
+    assert (last.transition, last.values["y"]) == ("Consume", 2)
+    assert "breakpoint hit: transition Consume when y == 2" in text
+    # Removing it lets the run finish: all three items consumed.
+    stepper.execute("b del 1")
+    stepper.execute("t 100")
+    assert sorted(stepper.simulator.tokens("Done")) == [1, 2, 3]
+
+
+def test_failing_breakpoint_condition_stops_and_reports():
+    stepper, text = session(buffer_net(), ["b place Buffer tokens[3] > 0", "n 5"])
+    assert stepper.simulator.steps == 1
+    assert "its condition failed: IndexError" in text
+    assert "Traceback" not in text
+
+
+@pytest.mark.parametrize("command, hint", [
+    ("99", "no binding 99: choose 1..3"),
+    ("0", "no binding 0"),
+    ("frobnicate", "unknown command 'frobnicate'"),
+    ("n", "n takes a number of steps"),
+    ("n -2", "n takes a positive number of steps"),
+    ("n 1.5", "n takes a number of steps"),
+    ("t soon", "t takes a time"),
+    ("t -1", "is in the past"),
+    ("r now", "'r' takes no argument"),
+    ("a", "bindings are enabled now"),
+    ("b place Nowhere len(tokens) > 1", "no place 'Nowhere'"),
+    ("b place Buffer", "needs a condition"),
+    ("b place Buffer len(tokens", "cannot parse the condition"),
+    ("b transition Nothing", "no transition 'Nothing'"),
+    ("b del 4", "b del takes a breakpoint number"),
+    ("b sometimes", "usage: b place"),
+    ("m Nowhere", "no place 'Nowhere'"),
+    ("save", "save takes a file name"),
+    ("save /nonexistent-dir/x.jsonl", "cannot write"),
+])
+def test_bad_input_gives_one_line_hint(command, hint):
+    net = buffer_net()
+    stepper, _ = session(net, [])
+    out = stepper.console.file
+    before = out.getvalue()
+    assert stepper.execute(command) is True
+    printed = out.getvalue()[len(before):]
+    assert printed.count("\n") == 1 and printed.startswith("? ")
+    assert hint in printed
+    assert "Traceback" not in printed
+    assert stepper.simulator.marking.freeze() == Simulator(net).marking.freeze()
+
+
+def test_help_documents_every_command():
+    _, text = session(buffer_net(), ["help"])
+    for command in ["  3 ", "  r ", "n N", "t T", "  a ", "  l ", "m [PLACE]", "diff",
+                    "b place NAME CONDITION", "b transition NAME", "  u ", "save FILE",
+                    "  q "]:
+        assert command in HELP and command in text
+
+
+def test_advance_when_nothing_enabled_now_but_later():
+    net = Net("late")
+    net.place("P", int, initial=[timed(7, 4)], timed=True)
+    net.place("Q", int)
+    net.transition("Move")
+    net.arc("P", "Move", "x")
+    net.arc("Move", "Q", "x")
+    stepper, text = session(net, ["1", "a", "m P", "1"])
+    assert "the next event is at time 4: type a to advance the clock" in text
+    assert "? nothing is enabled at time 0" in text  # "1" before advancing
+    assert "clock advanced to 4" in text
+    assert "1`7@4" in text  # m shows the timestamp
+    assert stepper.simulator.tokens("Q") == [7]
+    assert "nor ever will be" in text  # dead at the end
+    assert stepper.trace[0].time == 4.0
+
+
+def test_diff_shows_removed_and_added_tokens():
+    _, text = session(buffer_net(), ["diff", "1", "n 1"])
+    assert "marking diff after each command: on" in text
+    assert "Ready: -1`1" in text and "Buffer: +1`1" in text
+    assert "Consumer: -1`'c'@0 +1`'c'@5" in text
+
+
+def test_saved_trace_replays_to_the_same_marking(tmp_path):
+    # Delays drawn from the model's rng: the replay must reuse the seed.
+    net = buffer_net()
+    net.transitions["Consume"].delay = "int(rng.integers(1, 10))"
+    trace = tmp_path / "run.jsonl"
+    commands = ["2", "r", "n 2", "t 12", "a", "1", "n 1", "u", f"save {trace}"]
+    stepper, text = session(net, commands, seed=7)
+    assert "clock advanced to" in text and stepper.simulator.now > 12
+    assert f"saved {len(stepper.trace)} firings to {trace}" in text
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert lines[0]["format"] == "cpn-trace/1" and lines[0]["seed"] == 7
+    assert lines[1] == {"step": 1, "time": 0.0, "transition": "Produce",
+                        "values": {"x": "2"}}
+    replayed = replay(net, trace)
+    original = stepper.simulator
+    assert replayed.now == original.now
+    assert replayed.steps == original.steps
+    assert replayed.marking.freeze(with_time=True) == original.marking.freeze(with_time=True)
+
+
+def test_replay_mismatch_names_the_step(tmp_path):
+    net = buffer_net()
+    trace = tmp_path / "run.jsonl"
+    session(net, ["1", "1", "1", f"save {trace}"])
+    lines = trace.read_text().splitlines()
+    record = json.loads(lines[2])  # step 2
+    record["values"] = {"x": "42"}
+    lines[2] = json.dumps(record)
+    trace.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReplayError, match=r"step 2: Produce<x=42> at time 0 is not "
+                                          r"enabled \(enabled: .*\)"):
+        replay(net, trace)
+
+
+NET_FILE = textwrap.dedent("""
+    from cpn import Net
+
+    net = Net("counter")
+    net.place("P", int, initial=[0])
+    net.transition("Inc", guard="x < 3")
+    net.arc("P", "Inc", "x")
+    net.arc("Inc", "P", "x + 1")
+""")
+
+
+def test_cpn_step_on_a_python_file(tmp_path, capsys):
+    path = tmp_path / "counter_net.py"
+    path.write_text(NET_FILE)
+    script = tmp_path / "commands.txt"
+    trace = tmp_path / "counter.jsonl"
+    script.write_text(f"1\n1\n99\nsave {trace}\nq\n")
+    assert main_step(["step", str(path), "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "net counter" in out
+    assert "fired Inc<x=1>" in out
+    assert "? no binding 99: choose 1..1" in out
+    assert "Traceback" not in out
+
+    assert main_step(["replay", str(path), str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert "replayed 2 firings" in out
+    assert "1`2" in out  # the marking reached: P holds 2
+
+
+def test_cpn_step_with_build_net_and_bad_nets(tmp_path, capsys):
+    path = tmp_path / "built.py"
+    path.write_text(NET_FILE.replace('net = Net("counter")', 'def build_net():\n'
+                                     '    net = Net("built")')
+                    .replace("\nnet.", "\n    net.") + "    return net\n")
+    script = tmp_path / "q.txt"
+    script.write_text("q\n")
+    assert main_step(["step", str(path), "--script", str(script)]) == 0
+    assert "net built" in capsys.readouterr().out
+
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    assert main_step(["step", str(empty)]) == 2
+    assert "neither a 'net' attribute nor a build_net()" in capsys.readouterr().out
+    assert main_step(["step", str(tmp_path / "missing.py")]) == 2
+    assert "no such file" in capsys.readouterr().out
+
+
+def test_a_failing_inscription_is_reported_and_its_command_undone():
+    net = Net("divide")
+    net.place("P", int, initial=[2, 0])
+    net.place("Q", int)
+    net.transition("Divide")
+    net.arc("P", "Divide", "x")
+    net.arc("Divide", "Q", "10 // x")
+    stepper, text = session(net, ["n 5"])
+    assert "error: firing Divide<x=0>" in text and "ZeroDivisionError" in text
+    assert "Traceback" not in text
+    # The whole run is undone, including the firing that worked.
+    assert stepper.simulator.tokens("P") == [2, 0] and stepper.trace == []
+    stepper.execute("1")  # x=2 alone still fires
+    assert stepper.simulator.tokens("Q") == [5]
