@@ -93,8 +93,9 @@ class Simulator:
         for t in self.transitions:
             for p in dict.fromkeys(t.input_places):
                 self._consumers[p].append(t.index)
-        self._affected = [sorted({c for p in t.changed_places for c in self._consumers[p]})
-                          for t in self.transitions]
+        # A firing may change its own enabling even with no input places.
+        self._affected = [sorted({c for p in t.changed_places for c in self._consumers[p]}
+                                 | {t.index}) for t in self.transitions]
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
