@@ -30,6 +30,7 @@ class Job(NamedTuple):
     user: int = -1
     group: int = -1
     executable: int = -1
+    version: int = 0  # how often its end was rescheduled (CPU scaling, failures)
 
     def estimate(self, mode: str) -> float:
         """Runtime the scheduler plans with: ``"requested"`` or ``"actual"``."""

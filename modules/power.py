@@ -1,9 +1,12 @@
 """System power: running jobs at their power, idle nodes at a fraction.
 
 PuPPET (section 5) sets the idle node power to 30 % of its power at full
-speed.  The *Power* place holds the current system power; it changes by
-:meth:`PowerModel.busy_delta` when a job starts and back when it ends, so
-its time-integral is the system energy.
+speed.  A running job's power depends on its processors' frequency rate
+``pf`` (section 2.2): chip cores draw ``core_share`` (65 %) of it, and that
+part scales as ``pf ** alpha``; the rest does not scale.  The *Power* place
+holds the current system power; it changes by :meth:`PowerModel.busy_delta`
+when a job starts and back when it ends, so its time-integral is the system
+energy.
 """
 
 from __future__ import annotations
@@ -16,16 +19,24 @@ from .job import Job
 @dataclass(frozen=True)
 class PowerModel:
     """``node_watts``: a node's power at full speed; ``idle_fraction``: an
-    idle node's share of it (PuPPET default 0.3)."""
+    idle node's share of it (PuPPET default 0.3); ``core_share`` and
+    ``alpha``: the frequency-dependent share of a job's power and its
+    exponent (P ~ f^alpha, PuPPET eq. 2; defaults 0.65 and 2)."""
 
     node_watts: float
     idle_fraction: float = 0.3
+    core_share: float = 0.65
+    alpha: float = 2.0
 
     def __post_init__(self):
         if self.node_watts < 0:
             raise ValueError(f"node power must be >= 0 W, not {self.node_watts}")
         if not 0 <= self.idle_fraction <= 1:
             raise ValueError(f"idle fraction must be within [0, 1], not {self.idle_fraction}")
+        if not 0 <= self.core_share <= 1:
+            raise ValueError(f"core share must be within [0, 1], not {self.core_share}")
+        if self.alpha <= 0:
+            raise ValueError(f"alpha must be positive, not {self.alpha}")
 
     @property
     def idle_node_watts(self) -> float:
@@ -35,6 +46,14 @@ class PowerModel:
         """Power of a machine with every node idle."""
         return nodes * self.idle_node_watts
 
+    def scale(self, frequency: float) -> float:
+        """A job's power at relative ``frequency`` over its nominal power."""
+        return 1.0 - self.core_share + self.core_share * frequency ** self.alpha
+
+    def job_watts(self, job: Job) -> float:
+        """``job``'s power at its frequency rate ``pf``."""
+        return job.jp if job.pf == 1.0 else job.jp * self.scale(job.pf)
+
     def busy_delta(self, job: Job) -> float:
         """Change in system power when ``job`` starts on idle nodes."""
-        return job.jp - job.js * self.idle_node_watts
+        return self.job_watts(job) - job.js * self.idle_node_watts

@@ -342,7 +342,7 @@ def _read(
     offset = rows[0][1] if rows and shift_to_zero else 0.0
     # tuple.__new__ skips the NamedTuple's Python-level __new__: same Job, faster
     jobs = [
-        _new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x))
+        _new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x, 0))
         for i, s, r, n, w, u, g, x in rows
     ]
     rejected = pd.DataFrame(

@@ -26,6 +26,7 @@ import pandas as pd
 from cpn import Net, Simulator, StopReason, timed
 from cpn.monitors import PlaceIntegral
 from modules.allocation import power_allocation
+from modules.cpu_scaling import CpuScaling, cpu_scaling
 from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig,
                                       batch_scheduling)
 from modules.job import Job
@@ -46,24 +47,33 @@ class PuppetConfig:
     """A PuPPET model: the machine, its power, and batch scheduling.
 
     ``node_watts`` is a node's power at full speed; idle nodes draw
-    ``idle_fraction`` of it (PuPPET section 5: 30 %).
+    ``idle_fraction`` of it (PuPPET section 5: 30 %); ``core_share`` of a
+    job's power scales with frequency as f^``alpha`` (section 2.2).
+    ``cap`` chooses the power capping: none (the default), power-aware
+    allocation (``PowerCap``: BLOCK or WAIT) or DVFS (``CpuScaling``).
     """
 
     machine_nodes: int
     node_watts: float = 65_760 / 1024  # Mira: 65.76 kW per 1,024-node rack
     idle_fraction: float = 0.3
     scheduling: SchedulingConfig = field(default_factory=SchedulingConfig)
-    cap: PowerCap = field(default_factory=PowerCap)  # no cap by default
+    cap: PowerCap | CpuScaling = field(default_factory=PowerCap)  # no cap by default
+    alpha: float = 2.0
+    core_share: float = 0.65
 
     def __post_init__(self):
         if self.machine_nodes <= 0:
             raise ValueError(f"machine size must be a positive number of nodes, "
                              f"not {self.machine_nodes}")
-        PowerModel(self.node_watts, self.idle_fraction)  # validates
+        self.power  # validates
 
     @property
     def power(self) -> PowerModel:
-        return PowerModel(self.node_watts, self.idle_fraction)
+        return PowerModel(self.node_watts, self.idle_fraction, self.core_share, self.alpha)
+
+    @property
+    def cap_watts(self) -> float:
+        return self.cap.cap_watts
 
 
 def build_net(config: PuppetConfig) -> Net:
@@ -83,8 +93,11 @@ def build_net(config: PuppetConfig) -> Net:
     net.substitution("Scheduler", batch_scheduling(config.scheduling), {
         "Queuing": "Queuing", "RuntimeInfo": "RuntimeInfo", "Nodes": "Nodes",
         "Selected": "Selected"})
-    net.substitution("Allocation", power_allocation(config.power, config.cap,
-                                                    config.scheduling.estimate), {
+    estimate = config.scheduling.estimate
+    allocation = (cpu_scaling(config.power, config.cap, estimate)
+                  if isinstance(config.cap, CpuScaling)
+                  else power_allocation(config.power, config.cap, estimate))
+    net.substitution("Allocation", allocation, {
         "Selected": "Selected", "Queuing": "Queuing", "Nodes": "Nodes", "Power": "Power",
         "RuntimeInfo": "RuntimeInfo", "Running": "Running"})
 

@@ -1,0 +1,187 @@
+"""CPU scaling: capping power with DVFS (PuPPET section 3.3, Fig. 7).
+
+All running jobs share one of ``m`` frequency levels f1 > ... > fm
+(relative to nominal).  Whenever the system's power changes, *Rescale*
+picks the highest level whose system power stays at or under ``Pcap``
+(the paper's transitions T1...Tm, one per level, are one transition here
+whose code picks the level).  A job's power scales as in ``power.py``; its
+time as ``t ~ 1 / f^beta`` (eq. 3; beta = 0.5 by default), so when the
+level changes every running job keeps the work it has done and its end
+moves: its token in *Running* is re-issued with the new end and a higher
+``version``, and *Discard* removes the superseded token when its time comes
+(a timed token cannot be taken back before it is available).
+
+Admission: a job starts when the system could hold the cap with it at the
+lowest level (otherwise it and its successors wait, as with BLOCK), so the
+cap holds at all times; a job that alone breaks the cap even at the lowest
+level starts when nothing else runs (see ``power_capping.py``).  An
+optional ``latency`` (seconds) is paid by every running job at each change
+of level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from cpn import Delayed, Net, P_LOW
+
+from .batch_scheduling import P_ALLOCATE, P_FINISH
+from .job import Job
+from .power import PowerModel
+from .power_capping import requeue
+
+P_DISCARD = P_FINISH - 1  # superseded ends go before real ones
+P_RESCALE = P_LOW + 1  # once all events of an instant are in
+
+
+def even_levels(count: int = 6, lowest: float = 0.5) -> tuple[float, ...]:
+    """``count`` frequency levels evenly spaced from nominal down to ``lowest``."""
+    if count < 1 or not 0 < lowest <= 1:
+        raise ValueError(f"need at least one level and 0 < lowest <= 1, "
+                         f"not {count} levels down to {lowest}")
+    if count == 1:
+        return (1.0,)
+    return tuple(round(1.0 - k * (1.0 - lowest) / (count - 1), 12) for k in range(count))
+
+
+@dataclass(frozen=True)
+class CpuScaling:
+    """DVFS parameters (PuPPET sections 2.2, 3.3): the cap in watts, the
+    frequency levels (default 1.0, 0.9, ..., 0.5 of nominal), beta (eq. 3)
+    and an optional latency per change of level."""
+
+    cap_watts: float
+    levels: tuple[float, ...] = field(default_factory=even_levels)
+    beta: float = 0.5
+    latency: float = 0.0
+
+    def __post_init__(self):
+        if not self.cap_watts > 0:
+            raise ValueError(f"the power cap must be positive watts, not {self.cap_watts}")
+        if not self.levels or any(not 0 < f <= 1 for f in self.levels):
+            raise ValueError(f"frequency levels must lie in (0, 1], not {self.levels}")
+        object.__setattr__(self, "levels", tuple(sorted(self.levels, reverse=True)))
+        if self.beta < 0 or self.latency < 0:
+            raise ValueError(f"beta and latency must be >= 0, not {self.beta}, {self.latency}")
+
+    def duration(self, work: float, frequency: float) -> float:
+        """Time to do ``work`` (seconds at nominal frequency) at ``frequency``."""
+        return work / frequency ** self.beta
+
+
+@dataclass(frozen=True)
+class ScalingRules:
+    """The decisions of the CPU scaling net, over its *Progress* place:
+    job id -> (job token, work left in nominal seconds, since when)."""
+
+    power: PowerModel
+    scaling: CpuScaling
+
+    def running_jobs(self, progress: Mapping, running: Mapping) -> list:
+        return [entry for job_id, entry in progress.items() if job_id in running]
+
+    def system_watts(self, jobs: list, free: int, frequency: float) -> float:
+        busy = sum(job.jp for job, _, _ in jobs)
+        return busy * self.power.scale(frequency) + free * self.power.idle_node_watts
+
+    def level(self, progress: Mapping, running: Mapping, free: int) -> float:
+        """The highest level that keeps the system under the cap (else the lowest)."""
+        jobs = self.running_jobs(progress, running)
+        for frequency in self.scaling.levels:
+            if self.system_watts(jobs, free, frequency) <= self.scaling.cap_watts:
+                return frequency
+        return self.scaling.levels[-1]
+
+    def admits(self, job: Job, progress: Mapping, running: Mapping, free: int) -> bool:
+        """With ``job`` started, the cap holds at the lowest level (or
+        nothing else runs)."""
+        if not running:
+            return True
+        jobs = self.running_jobs(progress, running) + [(job, 0.0, 0.0)]
+        lowest = self.scaling.levels[-1]
+        return self.system_watts(jobs, free - job.js, lowest) <= self.scaling.cap_watts
+
+    def rescale(self, progress: Mapping, running: Mapping, free: int, old: float,
+                new: float, now: float, estimate: str):
+        """Move every running job to frequency ``new``: work done so far is
+        kept, the rest takes ``duration(work left, new)`` (+ latency).
+        Returns the new Power, Progress, Runtime Info and re-issued tokens."""
+        scaling = self.scaling
+        progress_now, running_now, tokens = {}, dict(running), []
+        for job_id, (job, work, since) in progress.items():
+            if job_id not in running:
+                continue  # ended: forget it
+            left = max(work - (now - since) * old ** scaling.beta, 0.0)
+            moved = job._replace(pf=new, version=job.version + 1)
+            remaining = scaling.latency + scaling.duration(left, new)
+            progress_now[job_id] = (moved, left, now + scaling.latency)
+            tokens.append(Delayed(moved, remaining))
+            planned = job.wt if estimate == "requested" else job.rt
+            planned_left = max(planned - (job.rt - left), 0.0)
+            running_now[job_id] = (now + scaling.latency + scaling.duration(planned_left, new),
+                                   job.js)
+        watts = self.system_watts(list(progress_now.values()), free, new)
+        return watts, progress_now, running_now, tokens
+
+    @staticmethod
+    def stale(job: Job, progress: Mapping, running: Mapping) -> bool:
+        """A *Running* token superseded by a re-issued one."""
+        return job.id not in running or progress[job.id][0].version != job.version
+
+
+def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str) -> Net:
+    """The DVFS allocation module; same ports as ``allocation.power_allocation``."""
+    rules = ScalingRules(power, scaling)
+    planned = "job.wt" if estimate == "requested" else "job.rt"
+    module = Net("CpuScaling", env={
+        "rules": rules, "busy_delta": power.busy_delta, "duration": scaling.duration,
+        "requeue": requeue, "estimate": estimate})
+    module.place("Selected", tuple, port="inout")
+    module.place("Queuing", tuple, port="inout")
+    module.place("Nodes", int, port="inout")
+    module.place("Power", float, port="inout")
+    module.place("RuntimeInfo", dict, port="inout")
+    module.place("Running", Job, timed=True, port="inout")
+    module.place("Level", float, initial=[scaling.levels[0]])
+    module.place("Progress", dict, initial=[{}])
+
+    def arcs(name, inputs, outputs):
+        for place, variable in inputs.items():
+            module.arc(place, name, variable)
+        for place, inscription in outputs.items():
+            module.arc(name, place, inscription)
+
+    state = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
+             "Progress": "progress", "Level": "f"}
+    module.transition("Allocate", priority=P_ALLOCATE,
+                      guard="sel and sel[0].js <= free and "
+                            "rules.admits(sel[0], progress, running, free)",
+                      code="job = sel[0]._replace(et=now, pf=f)")
+    arcs("Allocate", {"Selected": "sel", **state}, {
+        "Selected": "sel[1:]", "Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
+        "RuntimeInfo": f"{{**running, job.id: (now + duration({planned}, f), job.js)}}",
+        "Progress": "{**progress, job.id: (job, job.rt, now)}", "Level": "f",
+        "Running": "job@+duration(job.rt, f)"})
+
+    module.transition("Hold", priority=P_ALLOCATE,
+                      guard="sel and not (sel[0].js <= free and "
+                            "rules.admits(sel[0], progress, running, free))")
+    arcs("Hold", {"Selected": "sel", "Queuing": "queue", **state},
+         {"Selected": "()", "Queuing": "requeue(queue, sel)", **state})
+
+    module.transition("Rescale", priority=P_RESCALE,
+                      guard="rules.level(progress, running, free) != f",
+                      code="new = rules.level(progress, running, free)\n"
+                           "watts_now, progress_now, running_now, moved = rules.rescale("
+                           "progress, running, free, f, new, now, estimate)")
+    arcs("Rescale", {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
+                     "Progress": "progress", "Level": "f"},
+         {"Nodes": "free", "Power": "watts_now", "RuntimeInfo": "running_now",
+          "Progress": "progress_now", "Level": "new", "Running": "*moved"})
+
+    module.transition("Discard", priority=P_DISCARD,
+                      guard="rules.stale(job, progress, running)")
+    arcs("Discard", {"Running": "job", "Progress": "progress", "RuntimeInfo": "running"},
+         {"Progress": "progress", "RuntimeInfo": "running"})
+    return module

@@ -1,0 +1,144 @@
+"""Power capping on the PuPPET net: BLOCK, WAIT and DVFS, by hand and on
+real traces."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from modules.cpu_scaling import CpuScaling, even_levels
+from modules.job import Job
+from modules.power_capping import PowerCap
+from nets.puppet import PuppetConfig, simulate
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
+
+
+def run(jobs, cap, nodes=4, node_watts=100.0, idle_fraction=0.0, **options):
+    return simulate(jobs, PuppetConfig(nodes, node_watts=node_watts,
+                                       idle_fraction=idle_fraction, cap=cap, **options))
+
+
+def starts(result):
+    return dict(zip(result.jobs["job_id"], result.jobs["start"]))
+
+
+def ends(result):
+    return dict(zip(result.jobs["job_id"], result.jobs["end"]))
+
+
+# Job 1 draws 250 W until 100; job 2 (100 W) would break the 300 W cap;
+# job 3 (40 W) would not.
+CAPPED = [Job(1, 0, 100, 1, 100, jp=250.0), Job(2, 1, 50, 1, 50, jp=100.0),
+          Job(3, 2, 10, 1, 10, jp=40.0)]
+
+
+def test_block_holds_the_head_and_everything_behind_it():
+    assert starts(run(CAPPED, PowerCap.block(300.0))) == {1: 0, 2: 100, 3: 100}
+
+
+def test_wait_parks_the_head_and_lets_a_smaller_job_pass():
+    assert starts(run(CAPPED, PowerCap.wait(300.0))) == {1: 0, 2: 100, 3: 2}
+
+
+def test_a_job_that_waited_longer_than_w_blocks_its_successors():
+    jobs = CAPPED + [Job(4, 60, 10, 1, 10, jp=10.0)]
+    assert starts(run(jobs, PowerCap.wait(300.0)))[4] == 60  # w = 500 min
+    blocked = run(jobs, PowerCap.wait(300.0, w_minutes=50 / 60))  # job 2 waits 59 s > 50
+    assert starts(blocked) == {1: 0, 2: 100, 3: 2, 4: 100}
+
+
+def test_a_full_wait_queue_holds_the_next_job():
+    jobs = CAPPED + [Job(5, 3, 10, 1, 10, jp=100.0)]
+    # l = 1: job 2 waits, job 5 finds the wait queue full and is held until
+    # power frees at 100, where the waiting job 2 goes first.
+    result = run(jobs, PowerCap.wait(300.0, l=1))
+    assert starts(result) == {1: 0, 2: 100, 3: 2, 5: 100}
+    assert starts(run(jobs, PowerCap.wait(300.0, l=2)))[5] == 100  # waits in the queue
+    assert run(jobs, PowerCap.wait(300.0)).metrics["power_peak_w"] <= 300
+
+
+def test_a_job_alone_over_the_cap_runs_when_nothing_else_does():
+    jobs = [Job(1, 0, 10, 1, 10, jp=50.0), Job(2, 1, 10, 4, 10, jp=500.0),
+            Job(3, 2, 10, 1, 10, jp=50.0)]
+    result = run(jobs, PowerCap.block(300.0))
+    assert starts(result) == {1: 0, 2: 10, 3: 20}
+
+
+def test_dvfs_lowers_the_level_just_enough_and_moves_ends_by_the_formula():
+    jobs = [Job(1, 0, 100, 2, 100, jp=200.0), Job(2, 10, 100, 2, 100, jp=200.0)]
+    result = run(jobs, CpuScaling(300.0))
+    # Both jobs: 400 W x (0.35 + 0.65 f^2) <= 300 first holds at f = 0.7.
+    slow = 0.7 ** 0.5
+    end_1 = 10 + 90 / slow  # job 1 did 10 s at full speed
+    # Job 2 did (end_1 - 10) * slow of work by then, and finishes at full speed.
+    end_2 = end_1 + (100 - (end_1 - 10) * slow)
+    assert ends(result) == pytest.approx({1: end_1, 2: end_2})
+    scale = 0.35 + 0.65 * 0.49
+    energy = 200 * 10 + 400 * scale * (end_1 - 10) + 200 * (end_2 - end_1)
+    assert result.metrics["energy_j"] == pytest.approx(energy)
+    assert result.metrics["power_peak_w"] == pytest.approx(400 * scale)
+
+
+def test_dvfs_latency_and_admission():
+    jobs = [Job(1, 0, 100, 2, 100, jp=200.0), Job(2, 10, 100, 2, 100, jp=200.0)]
+    late = run(jobs, CpuScaling(300.0, latency=2.0))
+    assert ends(late)[1] == pytest.approx(10 + 2 + 90 / 0.7 ** 0.5)
+    # At 0.5 the two jobs still draw 400 x 0.5125 = 205 W: a 200 W cap holds job 2.
+    assert starts(run(jobs, CpuScaling(200.0))) == {1: 0, 2: 100}
+
+
+def test_levels_and_bad_parameters():
+    assert even_levels(6) == (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+    with pytest.raises(ValueError, match="power cap must be positive"):
+        PowerCap(-5)
+    with pytest.raises(ValueError, match="wait queue length"):
+        PowerCap(100, wait_queue_length=-1)
+    with pytest.raises(ValueError, match="frequency levels"):
+        CpuScaling(100, levels=(1.0, 1.5))
+
+
+def real_jobs(count):
+    path = DATA / "LLNL-Atlas-2006-2.1-cln.swf"
+    if not path.exists():
+        pytest.skip("no ../shared data")
+    from modules.power_profile import assign_rack_power
+    from modules.swf import read_swf
+    workload = read_swf(path, procs_per_node=8)
+    jobs = assign_rack_power(workload.jobs[:count], seed=1)
+    return jobs, workload.machine_nodes
+
+
+def energy_from_records(result, nodes, node_watts, idle_fraction):
+    """Energy recomputed from the per-job records alone."""
+    frame = result.jobs
+    span = result.end - result.power_times[0]
+    busy_node_seconds = float((frame["nodes"] * (frame["end"] - frame["start"])).sum())
+    job_energy = float((frame["power"] * (frame["end"] - frame["start"])).sum())
+    return job_energy + node_watts * idle_fraction * (nodes * span - busy_node_seconds)
+
+
+@pytest.mark.parametrize("cap_kind", ["block", "wait", "dvfs"])
+def test_real_trace_stays_under_the_cap_and_loses_no_job(cap_kind):
+    jobs, nodes = real_jobs(3000)
+    node_watts = 65_760 / 1024
+    uncapped = simulate(jobs, PuppetConfig(nodes, node_watts=node_watts))
+    cap_watts = 0.7 * uncapped.metrics["power_peak_w"]
+    cap = {"block": PowerCap.block(cap_watts), "wait": PowerCap.wait(cap_watts),
+           "dvfs": CpuScaling(cap_watts)}[cap_kind]
+    result = simulate(jobs, PuppetConfig(nodes, node_watts=node_watts, cap=cap))
+    assert sorted(result.jobs["job_id"]) == sorted(job.id for job in jobs)
+    watts = np.array(result.power_watts)
+    alone = max(job.jp for job in jobs) + node_watts * 0.3 * nodes
+    assert watts.max() <= max(cap_watts, alone) + 1e-6
+    if cap_kind != "dvfs":  # a job's power is constant: records give the energy
+        expected = energy_from_records(result, nodes, node_watts, 0.3)
+        assert result.metrics["energy_j"] == pytest.approx(expected, rel=1e-9)
+        assert np.allclose(result.jobs["end"] - result.jobs["start"],
+                           [j.rt for j in sorted(jobs, key=lambda j: j.id)])
+    else:  # slowed jobs take longer, never shorter
+        runtime = dict(zip(result.jobs["job_id"], result.jobs["end"] - result.jobs["start"]))
+        assert all(runtime[j.id] >= j.rt - 1e-6 for j in jobs)
+        assert all(runtime[j.id] <= j.rt / 0.5 ** 0.5 + 1e-6 for j in jobs)
+    assert math.isfinite(result.metrics["energy_j"])
