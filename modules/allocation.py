@@ -31,8 +31,11 @@ from .power_capping import AllocationRules, PowerCap, requeue
 P_ALLOCATE_WAITING = P_ALLOCATE // 2  # Allocate W before Allocate (Fig. 6)
 
 
-def power_allocation(power: PowerModel, cap: PowerCap, estimate: str) -> Net:
-    """Ports Selected, Queuing, Nodes, Power, Runtime Info, Running."""
+def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
+                     runtime: str = "job.rt") -> Net:
+    """Ports Selected, Queuing, Nodes, Power, Runtime Info, Running; a
+    started job's token is delayed by ``runtime`` (an inscription: its
+    runtime, or ``0`` when a fault tolerance module decides when it ends)."""
     rules = AllocationRules(power, cap)
     module = Net("PowerAllocation", env={
         "busy_delta": power.busy_delta, "fits": rules.fits, "blocked": rules.blocked,
@@ -50,7 +53,7 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str) -> Net:
     state = ("free", "watts", "running")
     started = {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
                "RuntimeInfo": f"{{**running, job.id: (now + {planned}, job.js)}}",
-               "Running": "job._replace(et=now)@+job.rt"}
+               "Running": f"job._replace(et=now)@+{runtime}"}
     unchanged = dict(zip(("Nodes", "Power", "RuntimeInfo"), state))
 
     def transition(name, priority, guard, code, inputs, outputs):

@@ -79,30 +79,44 @@ class PuppetConfig:
 def build_net(config: PuppetConfig) -> Net:
     """The PuPPET net for ``config``; jobs are the marking of
     ``Scheduler/User`` (see :func:`simulate`)."""
-    net = Net("PuPPET", env={"busy_delta": config.power.busy_delta,
-                             "remove_running": remove_running})
+    return compose("PuPPET", config, started="Running", ended="Running")
+
+
+def compose(name: str, config: PuppetConfig, started: str, ended: str) -> Net:
+    """The states of Fig. 4, the scheduling and allocation modules, and
+    *Finish*.  Allocation puts each starting job in place ``started``;
+    *Finish* takes ended jobs from place ``ended``.  In PuPPET both are
+    *Running* (a job's token is delayed by its runtime); TOPPER puts its
+    fault tolerance module between two different places."""
+    net = Net(name, env={"busy_delta": config.power.busy_delta,
+                         "remove_running": remove_running})
     net.place("Queuing", tuple, initial=[()])
-    net.place("Running", Job, timed=True)
     net.place("Power", float, initial=[config.power.idle_system(config.machine_nodes)])
     net.place("RuntimeInfo", dict, initial=[{}])
     net.place("Nodes", int, initial=[config.machine_nodes])
     net.place("Selected", tuple, initial=[()])
     net.place("Finished", tuple)
     net.place("Trigger", bool, initial=[False], fusion=TRIGGER_FUSION)
+    for place in dict.fromkeys((started, ended)):
+        net.place(place, Job, timed=True)
 
     net.substitution("Scheduler", batch_scheduling(config.scheduling), {
         "Queuing": "Queuing", "RuntimeInfo": "RuntimeInfo", "Nodes": "Nodes",
         "Selected": "Selected"})
     estimate = config.scheduling.estimate
-    allocation = (cpu_scaling(config.power, config.cap, estimate)
-                  if isinstance(config.cap, CpuScaling)
-                  else power_allocation(config.power, config.cap, estimate))
+    runtime = "job.rt" if started == ended else "0"
+    if isinstance(config.cap, CpuScaling):
+        if started != ended:
+            raise ValueError("CPU scaling cannot yet be combined with fault tolerance")
+        allocation = cpu_scaling(config.power, config.cap, estimate)
+    else:
+        allocation = power_allocation(config.power, config.cap, estimate, runtime)
     net.substitution("Allocation", allocation, {
         "Selected": "Selected", "Queuing": "Queuing", "Nodes": "Nodes", "Power": "Power",
-        "RuntimeInfo": "RuntimeInfo", "Running": "Running"})
+        "RuntimeInfo": "RuntimeInfo", "Running": started})
 
     net.transition("Finish", priority=P_FINISH)
-    net.arc("Running", "Finish", "job")
+    net.arc(ended, "Finish", "job")
     net.arc("Nodes", "Finish", "free")
     net.arc("Power", "Finish", "watts")
     net.arc("RuntimeInfo", "Finish", "running")
@@ -149,11 +163,21 @@ def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
     ``chunk`` simulated seconds; a ``KeyboardInterrupt`` stops the run and
     returns what finished so far, marked ``interrupted``.
     """
+    result, _ = run_model(build_net(config), jobs, config, seed, energy_steps,
+                          time_offset, progress, chunk)
+    return result
+
+
+def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
+              energy_steps: Sequence[float] = (), time_offset: float = 0.0,
+              progress: Callable[[float, int], None] | None = None,
+              chunk: float = 86_400.0) -> tuple[PuppetResult, Simulator]:
+    """Run a net built by :func:`compose` (see :func:`simulate`); also
+    returns the simulator, for the places a richer model adds."""
     too_big = [job.id for job in jobs if job.js > config.machine_nodes]
     if too_big:
         raise ValueError(f"{len(too_big)} jobs need more than the machine's "
                          f"{config.machine_nodes} nodes (first: {too_big[:5]})")
-    net = build_net(config)
     sim = Simulator(net, seed=seed, marking={
         "Scheduler/User": [timed(job, job.st) for job in jobs]})
     exact = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))
@@ -179,4 +203,5 @@ def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
     metrics["config"] = {**asdict(config)}
     return PuppetResult(records, [t + time_offset for t in exact.times], exact.values,
                         sim.now + time_offset, metrics,
-                        {step: m.sampled for step, m in estimates.items()}, interrupted)
+                        {step: m.sampled for step, m in estimates.items()},
+                        interrupted), sim
