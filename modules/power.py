@@ -44,7 +44,7 @@ class PowerModel:
 
     def idle_system(self, nodes: int) -> float:
         """Power of a machine with every node idle."""
-        return nodes * self.idle_node_watts
+        return float(nodes * self.idle_node_watts)
 
     def scale(self, frequency: float) -> float:
         """A job's power at relative ``frequency`` over its nominal power."""
@@ -56,4 +56,4 @@ class PowerModel:
 
     def busy_delta(self, job: Job) -> float:
         """Change in system power when ``job`` starts on idle nodes."""
-        return self.job_watts(job) - job.js * self.idle_node_watts
+        return float(self.job_watts(job) - job.js * self.idle_node_watts)

@@ -171,15 +171,18 @@ def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
 def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
               energy_steps: Sequence[float] = (), time_offset: float = 0.0,
               progress: Callable[[float, int], None] | None = None,
-              chunk: float = 86_400.0) -> tuple[PuppetResult, Simulator]:
+              chunk: float = 86_400.0, monitors: Sequence = ()) -> tuple[PuppetResult, Simulator]:
     """Run a net built by :func:`compose` (see :func:`simulate`); also
-    returns the simulator, for the places a richer model adds."""
+    returns the simulator, for the places a richer model adds.  Extra
+    ``monitors`` (``cpn.monitors``) are attached before the run."""
     too_big = [job.id for job in jobs if job.js > config.machine_nodes]
     if too_big:
         raise ValueError(f"{len(too_big)} jobs need more than the machine's "
                          f"{config.machine_nodes} nodes (first: {too_big[:5]})")
     sim = Simulator(net, seed=seed, marking={
         "Scheduler/User": [timed(job, job.st) for job in jobs]})
+    for monitor in monitors:
+        sim.add_monitor(monitor)
     exact = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))
     estimates = {step: sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0],
                                                      step=step))

@@ -1,0 +1,192 @@
+"""The fault tolerance module (TOPPER section 3.2, Fig. 4).
+
+Compute units (racks, nodes, ...) carry their next failure time.  When a
+job starts, *Assign* gives it its units (``r`` times as many with
+replication), plans its checkpoints with Daly's interval, and puts it in
+*Running* until its next event: its completion, or the failure of one of
+its units (with replication: of every replica of one process).  *Fail*
+rolls it back to its last checkpoint (the work since is lost), repairs the
+failed units (new failure times), adds the recovery overhead and puts it
+back; *Done* hands a completed job to *Free*, where the enclosing net
+releases its nodes and power, and returns its units.
+
+Failure times are exponential draws from the model's seeded ``rng``
+(Poisson failures of each unit), or the next entry of a failure trace.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, NamedTuple, Sequence
+
+from cpn import Net
+
+from .batch_scheduling import P_ALLOCATE, P_FINISH
+from .job import Job
+from .resilience import (FaultTolerance, daly_interval, replica_counts,
+                         replicated_failure_rate)
+
+P_FAIL = P_FINISH - 2
+P_DONE = P_FINISH - 1
+
+
+class Plan(NamedTuple):
+    """How a job runs under fault tolerance, fixed when the workload is read."""
+
+    replicas: tuple[int, ...]  # replicas of each process (one process per unit)
+    work: float  # compute time: rt stretched by replication's communication
+    interval: float  # Daly's interval (compute seconds between checkpoints)
+    overhead: float  # O_c, one checkpoint
+
+
+class Execution(NamedTuple):
+    """A running job's progress: ``work`` left from ``since`` on."""
+
+    job: Job
+    plan: Plan
+    work: float
+    since: float
+    units: tuple[tuple[int, float], ...]  # (unit id, next failure time)
+
+    def finish(self) -> float:
+        """When it completes if nothing fails: work plus checkpoints (eq. 3)."""
+        checkpoints = 0.0 if math.isinf(self.plan.interval) else \
+            self.work / self.plan.interval * self.plan.overhead
+        return self.since + self.work + checkpoints
+
+    def failure(self) -> float:
+        """When it fails: the first process all of whose replicas failed."""
+        times, position = [], 0
+        for count in self.plan.replicas:
+            times.append(max(ft for _, ft in self.units[position:position + count]))
+            position += count
+        return min(times)
+
+    def next_event(self) -> float:
+        return min(self.finish(), self.failure())
+
+
+class FailureLog(NamedTuple):
+    time: float
+    job_id: int
+    lost_node_seconds: float  # compute since the last checkpoint, times nodes
+    units: tuple[int, ...]  # units that failed
+
+
+@dataclass
+class FailureSource:
+    """Next failure times of units: exponential draws with the unit's MTTF
+    (times ``multiplier``), or a trace of (time, unit) failures."""
+
+    mttf: float
+    multiplier: float = 1.0
+    trace: Mapping[int, Sequence[float]] | None = None
+    _sorted: dict = field(default_factory=dict, repr=False)
+
+    def next(self, unit: int, after: float, rng) -> float:
+        if self.trace is not None:
+            times = self._sorted.setdefault(unit, sorted(self.trace.get(unit, ())))
+            k = bisect.bisect_right(times, after)
+            return times[k] if k < len(times) else math.inf
+        return after + float(rng.exponential(self.mttf / self.multiplier))
+
+
+def plan_job(job: Job, settings: FaultTolerance) -> tuple[Job, Plan]:
+    """The job as the scheduler sees it (whole units, replicas included,
+    walltime stretched by the expected overheads) and its plan."""
+    processes = settings.units_for(job.js)
+    replicas = tuple(replica_counts(processes, settings.degree))
+    stretch = 1.0 + settings.communication * (settings.degree - 1)
+    work = job.rt * stretch
+    unit_rate = 1.0 / settings.unit_mttf
+    rate = replicated_failure_rate(work, unit_rate, replicas)
+    overhead = settings.checkpoint_cost(job.js)
+    interval = daly_interval(overhead, rate)
+    nodes = sum(replicas) * settings.unit_nodes
+    expected = (lambda t: t * stretch + (0.0 if math.isinf(interval)
+                                         else t * stretch / interval * overhead))
+    scheduled = job._replace(js=nodes, jp=job.jp * nodes / job.js, wt=expected(job.wt))
+    return scheduled, Plan(replicas, work, interval, overhead)
+
+
+@dataclass(frozen=True)
+class FaultRules:
+    """The decisions of the module's transitions."""
+
+    plans: Mapping[int, Plan]
+    failures: FailureSource
+
+    def assign(self, job: Job, free_units: tuple, now: float, rng):
+        """Give ``job`` its units (repairing those that failed while idle)."""
+        count = sum(self.plans[job.id].replicas)
+        if count > len(free_units):
+            raise ValueError(f"job {job.id} needs {count} units, {len(free_units)} are free")
+        units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng))
+                      for unit, ft in free_units[:count])
+        return Execution(job, self.plans[job.id], self.plans[job.id].work, now, units), \
+            free_units[count:]
+
+    @staticmethod
+    def failed(execution: Execution) -> bool:
+        return execution.failure() < execution.finish()
+
+    def rollback(self, execution: Execution, now: float, recovery: float, rng):
+        """Back to the last checkpoint; failed units repaired; recovery paid."""
+        plan, elapsed = execution.plan, now - execution.since
+        if math.isinf(plan.interval):
+            saved, done = 0.0, min(elapsed, execution.work)
+        else:
+            period = plan.interval + plan.overhead
+            checkpoints = math.floor(elapsed / period)
+            saved = min(checkpoints * plan.interval, execution.work)
+            done = min(saved + min(elapsed - checkpoints * period, plan.interval),
+                       execution.work)
+        broken = tuple(unit for unit, ft in execution.units if ft <= now)
+        units = tuple((unit, self.failures.next(unit, now, rng) if ft <= now else ft)
+                      for unit, ft in execution.units)
+        log = FailureLog(now, execution.job.id, (done - saved) * execution.job.js, broken)
+        return execution._replace(work=execution.work - saved, since=now + recovery,
+                                  units=units), log
+
+
+def fault_tolerance(settings: FaultTolerance, plans: Mapping[int, Plan],
+                    failures: FailureSource, units: int) -> Net:
+    """Ports Started (jobs whose resources were allocated), Running (their
+    executions) and Free (jobs that completed); the units and the failure
+    log are its own places."""
+    rules = FaultRules(plans, failures)
+    module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery})
+    module.place("Started", Job, timed=True, port="in")
+    module.place("Free", Job, timed=True, port="out")
+    # Units start with no failure time drawn (-inf): drawn when first
+    # assigned, which is the same for memoryless exponential failures.
+    module.place("Units", tuple, initial=[tuple((unit, -math.inf) for unit in range(units))])
+    module.place("Running", Execution, timed=True, port="inout")
+    module.place("FailedJobs", Execution)
+    module.place("Failures", FailureLog)
+
+    module.transition("Assign", priority=P_ALLOCATE,
+                      code="execution, rest = rules.assign(job, free_units, now, rng)")
+    module.arc("Started", "Assign", "job")
+    module.arc("Units", "Assign", "free_units")
+    module.arc("Assign", "Units", "rest")
+    module.arc("Assign", "Running", "execution@+(execution.next_event() - now)")
+
+    module.transition("Fail", priority=P_FAIL, guard="rules.failed(execution)")
+    module.arc("Running", "Fail", "execution")
+    module.arc("Fail", "FailedJobs", "execution")
+
+    module.transition("Rollback", priority=P_FAIL,
+                      code="resumed, log = rules.rollback(failed, now, recovery, rng)")
+    module.arc("FailedJobs", "Rollback", "failed")
+    module.arc("Rollback", "Running", "resumed@+(resumed.next_event() - now)")
+    module.arc("Rollback", "Failures", "log")
+
+    module.transition("Done", priority=P_DONE, guard="not rules.failed(execution)")
+    module.arc("Running", "Done", "execution")
+    module.arc("Units", "Done", "free_units")
+    module.arc("Done", "Free", "execution.job")
+    module.arc("Done", "Units", "free_units + execution.units")
+    return module

@@ -1,0 +1,130 @@
+"""Resilience formulas: Daly's checkpoint interval, checkpoint and
+replication overheads, and the failure rate of a replicated application.
+
+TOPPER paper, section 3.2 (eqs. 2-4).  Times in seconds, rates per second.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+
+def daly_interval(overhead: float, failure_rate: float) -> float:
+    """Daly's optimal compute time between checkpoints (TOPPER eq. 2).
+
+    ``overhead`` is the time of one checkpoint (O_c), ``failure_rate`` the
+    application's (lambda_app).  Daly's expansion holds for O_c < 2 M
+    (M = 1 / lambda); beyond, the optimum is M itself.  A job that never
+    fails never checkpoints (an infinite interval).
+    """
+    if failure_rate <= 0:
+        return math.inf
+    mttf = 1.0 / failure_rate
+    if overhead >= 2 * mttf:
+        return mttf
+    x = overhead * failure_rate / 2
+    return math.sqrt(2 * overhead / failure_rate) * (1 + math.sqrt(x) / 3 + x / 9) - overhead
+
+
+def checkpoint_overhead(runtime: float, interval: float, overhead: float) -> float:
+    """Checkpointing cost of a whole run, ``rt / delta * O_c`` (eq. 3)."""
+    return 0.0 if math.isinf(interval) else runtime / interval * overhead
+
+
+def replication_overhead(runtime: float, interval: float, overhead: float,
+                         degree: float, communication: float) -> float:
+    """``O_rep = O_ckp + rt * gamma * (r - 1)`` (eq. 4)."""
+    return (checkpoint_overhead(runtime, interval, overhead)
+            + runtime * communication * (degree - 1))
+
+
+def replica_counts(processes: int, degree: float) -> list[int]:
+    """How many replicas each of ``processes`` processes has under a
+    redundancy degree ``r`` (1 <= r): with r = 1.5 half of them have two
+    and half one (partial replication); the counts sum to round(r * n)."""
+    if degree < 1:
+        raise ValueError(f"redundancy degree must be >= 1, not {degree}")
+    total = round(degree * processes)
+    base, extra = divmod(total, processes)
+    return [base + 1] * extra + [base] * (processes - extra)
+
+
+def replicated_survival(time: float, unit_rate: float, replicas: Sequence[int]) -> float:
+    """Probability that an application survives ``time``.
+
+    The model of TOPPER's ref. [16]: an application fails only when every
+    replica of some process has failed.  Replicas fail independently at
+    ``unit_rate``; a process with ``m`` replicas is lost by ``t`` with
+    probability ``(1 - exp(-lambda t))^m``, so the application survives
+    with ``prod_i (1 - (1 - exp(-lambda t))^m_i)``.
+    """
+    dead = 1.0 - math.exp(-unit_rate * time)
+    survival = 1.0
+    for m in replicas:
+        survival *= 1.0 - dead ** m
+    return survival
+
+
+def replicated_failure_rate(time: float, unit_rate: float, replicas: Sequence[int]) -> float:
+    """The constant rate with the same survival over ``time``:
+    ``-ln S(time) / time``; it is what Daly's interval (eq. 2) takes as
+    lambda_app for a replicated job of runtime ``time``.  Without
+    replication (all m = 1) it is ``n * lambda``, the sum of the rates."""
+    survival = replicated_survival(time, unit_rate, replicas)
+    if survival <= 0:
+        return math.inf
+    return -math.log(survival) / time if time > 0 else unit_rate * sum(
+        1 for m in replicas if m == 1)
+
+
+@dataclass(frozen=True)
+class FaultTolerance:
+    """TOPPER's resilience settings (section 5 defaults).
+
+    ``unit_nodes``: nodes per compute unit, the granularity of failures and
+    of allocation (a 1,024-node rack on a Blue Gene/Q; 1 for a node).
+    ``unit_mttf``: a unit's mean time to failure; the default, 81.6 days per
+    rack, is Mira's: 1,176 clustered fatal RAS events on 48 racks over
+    2013-2018 (../shared/data/failures).  ``method``: "checkpoint" or
+    "replication" (which also checkpoints, eq. 4).  ``checkpoint_small`` /
+    ``checkpoint_large``: O_c for jobs under / from ``large_job_nodes``
+    nodes (600 s and 1,200 s; 16 racks); ``checkpoint_scale`` scales both
+    (Fig. 12).  ``recovery``: restart cost after a failure (780 s).
+    ``redundancy`` r and ``communication`` gamma for replication.
+    A failed job keeps its units, rolls back to its last checkpoint, pays
+    the recovery and goes on (TOPPER's *Failed Jobs* place).
+    """
+
+    unit_nodes: int = 1024
+    unit_mttf: float = 81.6 * 86400
+    method: str = "checkpoint"
+    checkpoint_small: float = 600.0
+    checkpoint_large: float = 1200.0
+    large_job_nodes: int = 16 * 1024
+    checkpoint_scale: float = 1.0
+    recovery: float = 780.0
+    redundancy: float = 2.0
+    communication: float = 0.3
+
+    def __post_init__(self):
+        if self.method not in ("checkpoint", "replication"):
+            raise ValueError(f"method must be 'checkpoint' or 'replication', not {self.method!r}")
+        if self.unit_nodes < 1 or not self.unit_mttf > 0:
+            raise ValueError("unit_nodes must be >= 1 and unit_mttf positive")
+        if self.redundancy < 1 or not 0 <= self.communication:
+            raise ValueError("redundancy must be >= 1 and communication >= 0")
+
+    @property
+    def degree(self) -> float:
+        return self.redundancy if self.method == "replication" else 1.0
+
+    def units_for(self, nodes: int) -> int:
+        """Units a job of ``nodes`` nodes needs before replication."""
+        return max(1, -(-nodes // self.unit_nodes))
+
+    def checkpoint_cost(self, nodes: int) -> float:
+        """O_c for a job of ``nodes`` nodes (before replication)."""
+        large = nodes >= self.large_job_nodes
+        return (self.checkpoint_large if large else self.checkpoint_small) * self.checkpoint_scale

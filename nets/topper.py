@@ -1,0 +1,92 @@
+"""TOPPER: scheduling, power and resilience on one net (TOPPER paper, Fig. 2).
+
+PuPPET's states and modules (``puppet.compose``) with the fault tolerance
+module between allocation and *Finish*: allocated jobs enter *Started*,
+run in *Running* under failures and checkpoint/restart or replication, and
+reach *Free* when they complete, where *Finish* releases their nodes and
+power.  Jobs occupy whole compute units (racks by default), replicas
+included; the scheduler plans with their walltime stretched by the
+expected overheads.
+
+>>> from modules.job import Job
+>>> from modules.resilience import FaultTolerance
+>>> jobs = [Job(1, 0, 3600, 1024, 3600), Job(2, 10, 3600, 2048, 3600)]
+>>> config = TopperConfig(PuppetConfig(machine_nodes=2048, node_watts=60),
+...                       FaultTolerance(unit_mttf=float("inf")))
+>>> list(simulate(jobs, config).jobs["start"])
+[0.0, 3600.0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Mapping, Sequence
+
+from modules.fault_tolerance import Execution, FailureSource, fault_tolerance, plan_job
+from modules.job import Job
+from modules.resilience import FaultTolerance
+
+from .puppet import PuppetConfig, PuppetResult, compose, run_model
+
+
+@dataclass(frozen=True)
+class TopperConfig:
+    """A PuPPET configuration plus fault tolerance; ``failure_multiplier``
+    scales every unit's failure rate (the paper's DVFS-double/-triple
+    reliability cost, Fig. 15), ``failure_trace`` replays failures
+    (unit -> failure times) instead of drawing them."""
+
+    puppet: PuppetConfig
+    resilience: FaultTolerance = field(default_factory=FaultTolerance)
+    failure_multiplier: float = 1.0
+    failure_trace: Mapping[int, Sequence[float]] | None = None
+
+    def __post_init__(self):
+        if self.puppet.machine_nodes % self.resilience.unit_nodes:
+            raise ValueError(f"the machine's {self.puppet.machine_nodes} nodes are not a "
+                             f"whole number of {self.resilience.unit_nodes}-node units")
+        if not self.failure_multiplier > 0:
+            raise ValueError(f"failure multiplier must be positive, not "
+                             f"{self.failure_multiplier}")
+
+    @property
+    def units(self) -> int:
+        return self.puppet.machine_nodes // self.resilience.unit_nodes
+
+
+def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
+             **options) -> PuppetResult:
+    """Run TOPPER over ``jobs`` (options as ``nets.puppet.simulate``).
+
+    Adds to the metrics: failures, lost node-hours, and system efficiency
+    (useful node-hours, the trace's own work, over elapsed node-hours:
+    replicas, overheads and lost work are not useful; TOPPER section 5).
+    """
+    planned = [plan_job(job, config.resilience) for job in jobs]
+    too_big = [job.id for job, _ in planned if job.js > config.puppet.machine_nodes]
+    if too_big:
+        raise ValueError(
+            f"{len(too_big)} jobs need more than the machine's {config.puppet.machine_nodes} "
+            f"nodes once rounded to {config.resilience.unit_nodes}-node units and replicated "
+            f"(r = {config.resilience.degree:g}); first: {too_big[:5]}")
+    plans = {job.id: plan for job, plan in planned}
+    failures = FailureSource(config.resilience.unit_mttf, config.failure_multiplier,
+                             config.failure_trace)
+    net = compose("TOPPER", config.puppet, started="Started", ended="Free")
+    net.place("Running", Execution, timed=True)
+    net.substitution("FaultTolerance",
+                     fault_tolerance(config.resilience, plans, failures, config.units),
+                     {"Started": "Started", "Running": "Running", "Free": "Free"})
+    result, sim = run_model(net, [job for job, _ in planned], config.puppet, seed, **options)
+    log = sim.tokens("FaultTolerance/Failures")
+    useful = {job.id: job.js * job.rt for job in jobs}
+    frame, metrics = result.jobs, result.metrics
+    if len(frame):
+        span = metrics["makespan_s"] * config.puppet.machine_nodes
+        metrics["system_efficiency"] = sum(useful[i] for i in frame["job_id"]) / span
+    metrics["failures"] = len(log)
+    metrics["lost_node_hours"] = sum(entry.lost_node_seconds for entry in log) / 3600
+    metrics["config"] = {**asdict(config.puppet),
+                         "resilience": asdict(config.resilience),
+                         "failure_multiplier": config.failure_multiplier}
+    return result

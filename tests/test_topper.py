@@ -1,0 +1,148 @@
+"""TOPPER: resilience formulas by hand, scripted failures, replication
+against Monte Carlo, reduction to PuPPET, invariants on a real trace."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cpn.monitors import FiringLog
+from modules.job import Job
+from modules.resilience import (FaultTolerance, checkpoint_overhead, daly_interval,
+                                replica_counts, replicated_failure_rate,
+                                replicated_survival, replication_overhead)
+from nets.puppet import PuppetConfig
+from nets.puppet import simulate as puppet_simulate
+from nets.topper import TopperConfig, simulate
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
+
+
+def test_daly_interval_by_hand():
+    # O_c = 600 s, lambda = 5e-5 /s: x = 0.015,
+    # sqrt(2 * 600 / 5e-5) = 4898.979..., bracket 1 + sqrt(x)/3 + x/9 = 1.0424916...
+    assert daly_interval(600, 5e-5) == pytest.approx(4898.9795 * 1.0424916 - 600, rel=1e-6)
+    assert daly_interval(600, 0) == math.inf
+    assert daly_interval(3000, 1 / 1000) == 1000  # O_c >= 2M: the interval is M
+
+
+def test_checkpoint_and_replication_overheads_by_hand():
+    assert checkpoint_overhead(10_000, 2_000, 600) == 3_000  # eq. 3: 5 checkpoints
+    assert checkpoint_overhead(10_000, math.inf, 600) == 0
+    # eq. 4: 3,000 + 10,000 * 0.3 * (2 - 1)
+    assert replication_overhead(10_000, 2_000, 600, 2, 0.3) == 6_000
+
+
+def test_replica_counts_partial_replication():
+    assert replica_counts(4, 1.5) == [2, 2, 1, 1]
+    assert replica_counts(4, 2.5) == [3, 3, 2, 2]
+    assert replica_counts(3, 1.0) == [1, 1, 1]
+
+
+def test_replicated_failure_rate_against_monte_carlo():
+    draw = np.random.default_rng(7)
+    replicas, rate, horizon, samples = [2, 2, 1, 1], 1 / 1000, 500.0, 200_000
+    lifetimes = draw.exponential(1 / rate, size=(samples, sum(replicas)))
+    dead = lifetimes <= horizon
+    groups = np.split(dead, np.cumsum(replicas)[:-1], axis=1)
+    failed = np.any([group.all(axis=1) for group in groups], axis=0)
+    estimate = 1 - failed.mean()
+    sigma = math.sqrt(estimate * (1 - estimate) / samples)
+    assert abs(replicated_survival(horizon, rate, replicas) - estimate) < 4 * sigma
+    # Without replication the rate is the sum of the units' rates.
+    assert replicated_failure_rate(horizon, rate, [1, 1, 1]) == pytest.approx(3 * rate)
+    # Over a short run (lambda t = 0.05), double replication of 3 processes
+    # fails about 20 times less often than 3 plain units.
+    assert replicated_failure_rate(50.0, rate, [2, 2, 2]) < 3 * rate / 10
+
+
+def one_rack(runtime, mttf, failures, **settings):
+    job = Job(1, 0, runtime, 1024, runtime)
+    config = TopperConfig(PuppetConfig(1024, node_watts=100, idle_fraction=0),
+                          FaultTolerance(unit_mttf=mttf, **settings),
+                          failure_trace={0: failures})
+    return simulate([job], config)
+
+
+def test_a_failure_before_any_checkpoint_loses_everything_and_pays_recovery():
+    result = one_rack(10_000, 1e6, [5_000])
+    interval = daly_interval(600, 1e-6)  # ~34,242 s: longer than the job
+    end = 5_000 + 780 + 10_000 + 10_000 / interval * 600
+    assert result.jobs["end"][0] == pytest.approx(end)
+    assert result.metrics["failures"] == 1
+    assert result.metrics["lost_node_hours"] == pytest.approx(5_000 * 1024 / 3600)
+
+
+def test_a_failure_loses_only_the_work_since_the_last_checkpoint():
+    result = one_rack(20_000, 20_000, [12_000])
+    interval = daly_interval(600, 1 / 20_000)  # 4,507.15 s
+    period = interval + 600
+    saved = 2 * interval  # two checkpoints done by 12,000 s
+    lost = 12_000 - 2 * period
+    left = 20_000 - saved
+    end = 12_000 + 780 + left + left / interval * 600
+    assert result.jobs["end"][0] == pytest.approx(end)
+    assert result.metrics["lost_node_hours"] == pytest.approx(lost * 1024 / 3600)
+    assert result.jobs["start"][0] == 0
+
+
+def test_without_failures_topper_is_puppet():
+    draw = np.random.default_rng(3)
+    jobs, t = [], 0.0
+    for i in range(200):
+        t += float(draw.integers(0, 3000))
+        nodes = int(draw.integers(1, 5)) * 1024
+        runtime = float(draw.integers(600, 30_000))
+        jobs.append(Job(i, t, runtime, nodes, runtime * 1.5, jp=nodes * 60.0))
+    machine = PuppetConfig(8192, node_watts=60)
+    plain = puppet_simulate(jobs, machine)
+    resilient = simulate(jobs, TopperConfig(machine, FaultTolerance(unit_mttf=math.inf)))
+    assert list(resilient.jobs["start"]) == list(plain.jobs["start"])
+    assert list(resilient.jobs["end"]) == list(plain.jobs["end"])
+    assert resilient.metrics["energy_j"] == plain.metrics["energy_j"]
+    assert resilient.metrics["failures"] == 0
+
+
+def test_replication_occupies_r_times_the_units_and_stretches_the_run():
+    job = Job(1, 0, 1000, 2048, 1000, jp=2048 * 50.0)
+    config = TopperConfig(PuppetConfig(4096, node_watts=50, idle_fraction=0),
+                          FaultTolerance(unit_mttf=math.inf, method="replication",
+                                         redundancy=2, communication=0.3))
+    result = simulate([job], config)
+    assert result.jobs["nodes"][0] == 4096
+    assert result.jobs["end"][0] == pytest.approx(1000 * 1.3)
+    assert result.metrics["system_efficiency"] == pytest.approx(2048 * 1000 / (4096 * 1300))
+    with pytest.raises(ValueError, match="once rounded to 1024-node units and replicated"):
+        simulate([job._replace(js=4096)], config)
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="method must be"):
+        FaultTolerance(method="prayer")
+    with pytest.raises(ValueError, match="not a whole number of 1024-node units"):
+        TopperConfig(PuppetConfig(1000), FaultTolerance())
+
+
+def test_real_trace_invariants_under_failures():
+    path = DATA / "LLNL-Atlas-2006-2.1-cln.swf"
+    if not path.exists():
+        pytest.skip("no ../shared data")
+    from modules.power_profile import assign_rack_power
+    from modules.swf import read_swf
+    workload = read_swf(path, procs_per_node=8)  # 1,152 nodes
+    jobs = assign_rack_power(workload.jobs[:2000], seed=2)
+    settings = FaultTolerance(unit_nodes=8, unit_mttf=20 * 86400)
+    config = TopperConfig(PuppetConfig(workload.machine_nodes), settings)
+    log = FiringLog("FaultTolerance/Assign", "FaultTolerance/Done",
+                    fields={"id": lambda v: v.get("job", v.get("execution") and
+                                                   v["execution"].job).id})
+    result = simulate(jobs, config, monitors=[log])
+    frame = result.jobs
+    assert sorted(frame["job_id"]) == sorted(job.id for job in jobs)  # each exactly once
+    assert result.metrics["failures"] > 0
+    useful = sum(job.js * job.rt for job in jobs)
+    span = result.metrics["makespan_s"] * workload.machine_nodes
+    assert result.metrics["system_efficiency"] == pytest.approx(useful / span)
+    runtime = dict(zip(frame["job_id"], frame["end"] - frame["start"]))
+    assert all(runtime[job.id] >= job.rt - 1e-6 for job in jobs)
