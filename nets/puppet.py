@@ -82,12 +82,18 @@ def build_net(config: PuppetConfig) -> Net:
     return compose("PuPPET", config, started="Running", ended="Running")
 
 
-def compose(name: str, config: PuppetConfig, started: str, ended: str) -> Net:
+def compose(name: str, config: PuppetConfig, started: str, ended: str,
+            scheduler: Net | None = None, allocation: Net | None = None) -> Net:
     """The states of Fig. 4, the scheduling and allocation modules, and
     *Finish*.  Allocation puts each starting job in place ``started``;
     *Finish* takes ended jobs from place ``ended``.  In PuPPET both are
     *Running* (a job's token is delayed by its runtime); TOPPER puts its
-    fault tolerance module between two different places."""
+    fault tolerance module between two different places.
+
+    Other policies plug in as modules with the same ports: ``scheduler``
+    (ports Queuing, RuntimeInfo, Nodes, Selected) replaces batch
+    scheduling, ``allocation`` (ports Selected, Queuing, Nodes, Power,
+    RuntimeInfo, Running) replaces the one ``config.cap`` chooses."""
     net = Net(name, env={"busy_delta": config.power.busy_delta,
                          "remove_running": remove_running})
     net.place("Queuing", tuple, initial=[()])
@@ -100,12 +106,14 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str) -> Net:
     for place in dict.fromkeys((started, ended)):
         net.place(place, Job, timed=True)
 
-    net.substitution("Scheduler", batch_scheduling(config.scheduling), {
+    net.substitution("Scheduler", scheduler or batch_scheduling(config.scheduling), {
         "Queuing": "Queuing", "RuntimeInfo": "RuntimeInfo", "Nodes": "Nodes",
         "Selected": "Selected"})
     estimate = config.scheduling.estimate
     runtime = "job.rt" if started == ended else "0"
-    if isinstance(config.cap, CpuScaling):
+    if allocation is not None:
+        pass
+    elif isinstance(config.cap, CpuScaling):
         if started != ended:
             raise ValueError("CPU scaling cannot yet be combined with fault tolerance")
         allocation = cpu_scaling(config.power, config.cap, estimate)
