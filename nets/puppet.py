@@ -109,16 +109,8 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
     net.substitution("Scheduler", scheduler or batch_scheduling(config.scheduling), {
         "Queuing": "Queuing", "RuntimeInfo": "RuntimeInfo", "Nodes": "Nodes",
         "Selected": "Selected"})
-    estimate = config.scheduling.estimate
-    runtime = "job.rt" if started == ended else "0"
-    if allocation is not None:
-        pass
-    elif isinstance(config.cap, CpuScaling):
-        if started != ended:
-            raise ValueError("CPU scaling cannot yet be combined with fault tolerance")
-        allocation = cpu_scaling(config.power, config.cap, estimate)
-    else:
-        allocation = power_allocation(config.power, config.cap, estimate, runtime)
+    if allocation is None:
+        allocation = default_allocation(config, fault_tolerant=started != ended)
     net.substitution("Allocation", allocation, {
         "Selected": "Selected", "Queuing": "Queuing", "Nodes": "Nodes", "Power": "Power",
         "RuntimeInfo": "RuntimeInfo", "Running": started})
@@ -135,6 +127,19 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
     net.arc("Finish", "Trigger", "True")
     net.arc("Finish", "Finished", "(job, now)")
     return net
+
+
+def default_allocation(config: PuppetConfig, fault_tolerant: bool) -> Net:
+    """The allocation module ``config.cap`` asks for: power-aware (none,
+    BLOCK, WAIT) or CPU scaling.  Under fault tolerance a started job's
+    token is not delayed: that module decides when it ends."""
+    estimate = config.scheduling.estimate
+    if isinstance(config.cap, CpuScaling):
+        if fault_tolerant:
+            raise ValueError("CPU scaling cannot yet be combined with fault tolerance")
+        return cpu_scaling(config.power, config.cap, estimate)
+    return power_allocation(config.power, config.cap, estimate,
+                            runtime="0" if fault_tolerant else "job.rt")
 
 
 @dataclass
