@@ -85,9 +85,9 @@ class FaultTolerance:
 
     ``unit_nodes``: nodes per compute unit, the granularity of failures and
     of allocation (a 1,024-node rack on a Blue Gene/Q; 1 for a node).
-    ``unit_mttf``: a unit's mean time to failure; the default, 81.6 days per
-    rack, is Mira's: 1,176 clustered fatal RAS events on 48 racks over
-    2013-2018 (../shared/data/failures).  ``method``: "checkpoint" or
+    ``unit_mttf``: a unit's mean time to failure; the default, 92.9 days per
+    rack, is Mira's: 1,032 clustered fatal RAS events located on its 48
+    compute racks over 1,996 days of 2013-2018 (``failure_logs.py``).  ``method``: "checkpoint" or
     "replication" (which also checkpoints, eq. 4).  ``checkpoint_small`` /
     ``checkpoint_large``: O_c for jobs under / from ``large_job_nodes``
     nodes (600 s and 1,200 s; 16 racks); ``checkpoint_scale`` scales both
@@ -98,7 +98,7 @@ class FaultTolerance:
     """
 
     unit_nodes: int = 1024
-    unit_mttf: float = 81.6 * 86400
+    unit_mttf: float = 92.9 * 86400
     method: str = "checkpoint"
     checkpoint_small: float = 600.0
     checkpoint_large: float = 1200.0
