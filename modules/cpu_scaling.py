@@ -33,6 +33,7 @@ from .power_capping import requeue
 
 P_DISCARD = P_FINISH - 1  # superseded ends go before real ones
 P_RESCALE = P_LOW + 1  # once all events of an instant are in
+DVFS_LEVEL = "dvfs_level"  # fusion set of the level, for modules that follow it
 
 
 def even_levels(count: int = 6, lowest: float = 0.5) -> tuple[float, ...]:
@@ -130,8 +131,13 @@ class ScalingRules:
         return job.id not in running or progress[job.id][0].version != job.version
 
 
-def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str) -> Net:
-    """The DVFS allocation module; same ports as ``allocation.power_allocation``."""
+def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
+                retime_jobs: bool = True) -> Net:
+    """The DVFS allocation module; same ports as ``allocation.power_allocation``.
+
+    Without ``retime_jobs`` it only chooses the level and the power, and
+    starts jobs undelayed: a fault tolerance module, which owns the
+    executions, follows the level (the ``dvfs_level`` fusion place)."""
     rules = ScalingRules(power, scaling)
     planned = "job.wt" if estimate == "requested" else "job.rt"
     module = Net("CpuScaling", env={
@@ -143,7 +149,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str) -> Net:
     module.place("Power", float, port="inout")
     module.place("RuntimeInfo", dict, port="inout")
     module.place("Running", Job, timed=True, port="inout")
-    module.place("Level", float, initial=[scaling.levels[0]])
+    module.place("Level", float, initial=[scaling.levels[0]], fusion=DVFS_LEVEL)
     module.place("Progress", dict, initial=[{}])
 
     def arcs(name, inputs, outputs):
@@ -162,7 +168,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str) -> Net:
         "Selected": "sel[1:]", "Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
         "RuntimeInfo": f"{{**running, job.id: (now + duration({planned}, f), job.js)}}",
         "Progress": "{**progress, job.id: (job, job.rt, now)}", "Level": "f",
-        "Running": "job@+duration(job.rt, f)"})
+        "Running": "job@+duration(job.rt, f)" if retime_jobs else "job"})
 
     module.transition("Hold", priority=P_ALLOCATE,
                       guard="sel and not (sel[0].js <= free and "
@@ -178,7 +184,10 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str) -> Net:
     arcs("Rescale", {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
                      "Progress": "progress", "Level": "f"},
          {"Nodes": "free", "Power": "watts_now", "RuntimeInfo": "running_now",
-          "Progress": "progress_now", "Level": "new", "Running": "*moved"})
+          "Progress": "progress_now", "Level": "new",
+          **({"Running": "*moved"} if retime_jobs else {})})
+    if not retime_jobs:
+        return module
 
     module.transition("Discard", priority=P_DISCARD,
                       guard="rules.stale(job, progress, running)")

@@ -21,15 +21,18 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, NamedTuple, Sequence
 
-from cpn import Net
+from cpn import P_LOW, Delayed, Net
 
 from .batch_scheduling import P_ALLOCATE, P_FINISH
+from .cpu_scaling import DVFS_LEVEL
 from .job import Job
 from .resilience import (FaultTolerance, daly_interval, replica_counts,
                          replicated_failure_rate)
 
+P_DISCARD = P_FINISH - 3  # superseded tokens go first
 P_FAIL = P_FINISH - 2
 P_DONE = P_FINISH - 1
+P_RETIME = P_LOW + 2  # after CPU scaling has chosen the level of the instant
 
 
 class Plan(NamedTuple):
@@ -42,19 +45,22 @@ class Plan(NamedTuple):
 
 
 class Execution(NamedTuple):
-    """A running job's progress: ``work`` left from ``since`` on."""
+    """A running job's progress: ``work`` left from ``since`` on, done at
+    ``rate`` (compute seconds per second: ``f ** beta`` under DVFS)."""
 
     job: Job
     plan: Plan
     work: float
     since: float
     units: tuple[tuple[int, float], ...]  # (unit id, next failure time)
+    rate: float = 1.0
+    version: int = 0  # bumped when re-timed, so a superseded token is known
 
     def finish(self) -> float:
         """When it completes if nothing fails: work plus checkpoints (eq. 3)."""
         checkpoints = 0.0 if math.isinf(self.plan.interval) else \
             self.work / self.plan.interval * self.plan.overhead
-        return self.since + self.work + checkpoints
+        return self.since + self.work / self.rate + checkpoints
 
     def failure(self) -> float:
         """When it fails: the first process all of whose replicas failed."""
@@ -67,6 +73,17 @@ class Execution(NamedTuple):
     def next_event(self) -> float:
         return min(self.finish(), self.failure())
 
+    def progress(self, now: float) -> tuple[float, float]:
+        """Work saved by checkpoints, and work done, since ``since``."""
+        plan, elapsed = self.plan, max(now - self.since, 0.0)
+        if math.isinf(plan.interval):
+            return 0.0, min(elapsed * self.rate, self.work)
+        period = plan.interval / self.rate + plan.overhead
+        checkpoints = math.floor(elapsed / period)
+        saved = min(checkpoints * plan.interval, self.work)
+        partial = min(elapsed - checkpoints * period, plan.interval / self.rate) * self.rate
+        return saved, min(saved + partial, self.work)
+
 
 class FailureLog(NamedTuple):
     time: float
@@ -78,19 +95,20 @@ class FailureLog(NamedTuple):
 @dataclass
 class FailureSource:
     """Next failure times of units: exponential draws with the unit's MTTF
-    (times ``multiplier``), or a trace of (time, unit) failures."""
+    divided by ``multiplier`` (and by a ``boost`` while DVFS runs below
+    nominal frequency), or a trace of (time, unit) failures."""
 
     mttf: float
     multiplier: float = 1.0
     trace: Mapping[int, Sequence[float]] | None = None
     _sorted: dict = field(default_factory=dict, repr=False)
 
-    def next(self, unit: int, after: float, rng) -> float:
+    def next(self, unit: int, after: float, rng, boost: float = 1.0) -> float:
         if self.trace is not None:
             times = self._sorted.setdefault(unit, sorted(self.trace.get(unit, ())))
             k = bisect.bisect_right(times, after)
             return times[k] if k < len(times) else math.inf
-        return after + float(rng.exponential(self.mttf / self.multiplier))
+        return after + float(rng.exponential(self.mttf / (self.multiplier * boost)))
 
 
 def plan_job(job: Job, settings: FaultTolerance) -> tuple[Job, Plan]:
@@ -113,57 +131,88 @@ def plan_job(job: Job, settings: FaultTolerance) -> tuple[Job, Plan]:
 
 @dataclass(frozen=True)
 class FaultRules:
-    """The decisions of the module's transitions."""
+    """The decisions of the module's transitions.  ``beta`` turns a job's
+    frequency rate into its speed (``pf ** beta``); ``dvfs_boost``
+    multiplies the failure rate of units running below nominal frequency
+    (TOPPER Fig. 15: DVFS-double, DVFS-triple)."""
 
     plans: Mapping[int, Plan]
     failures: FailureSource
+    beta: float = 0.5
+    dvfs_boost: float = 1.0
+
+    def boost(self, frequency: float) -> float:
+        return self.dvfs_boost if frequency < 1.0 else 1.0
 
     def assign(self, job: Job, free_units: tuple, now: float, rng):
         """Give ``job`` its units (repairing those that failed while idle)."""
         count = sum(self.plans[job.id].replicas)
         if count > len(free_units):
             raise ValueError(f"job {job.id} needs {count} units, {len(free_units)} are free")
-        units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng))
+        boost = self.boost(job.pf)
+        units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng, boost))
                       for unit, ft in free_units[:count])
-        return Execution(job, self.plans[job.id], self.plans[job.id].work, now, units), \
+        plan = self.plans[job.id]
+        return Execution(job, plan, plan.work, now, units, job.pf ** self.beta), \
             free_units[count:]
 
     @staticmethod
     def failed(execution: Execution) -> bool:
         return execution.failure() < execution.finish()
 
+    @staticmethod
+    def stale(execution: Execution, current: Mapping[int, Execution]) -> bool:
+        """A token superseded by a re-timed one (or of a job already gone)."""
+        latest = current.get(execution.job.id)
+        return latest is None or latest.version != execution.version
+
     def rollback(self, execution: Execution, now: float, recovery: float, rng):
         """Back to the last checkpoint; failed units repaired; recovery paid."""
-        plan, elapsed = execution.plan, now - execution.since
-        if math.isinf(plan.interval):
-            saved, done = 0.0, min(elapsed, execution.work)
-        else:
-            period = plan.interval + plan.overhead
-            checkpoints = math.floor(elapsed / period)
-            saved = min(checkpoints * plan.interval, execution.work)
-            done = min(saved + min(elapsed - checkpoints * period, plan.interval),
-                       execution.work)
+        saved, done = execution.progress(now)
+        boost = self.boost(execution.job.pf)
         broken = tuple(unit for unit, ft in execution.units if ft <= now)
-        units = tuple((unit, self.failures.next(unit, now, rng) if ft <= now else ft)
+        units = tuple((unit, self.failures.next(unit, now, rng, boost) if ft <= now else ft)
                       for unit, ft in execution.units)
         log = FailureLog(now, execution.job.id, (done - saved) * execution.job.js, broken)
         return execution._replace(work=execution.work - saved, since=now + recovery,
-                                  units=units), log
+                                  units=units, version=execution.version + 1), log
+
+    def retime(self, current: Mapping[int, Execution], frequency: float, now: float, rng):
+        """Every execution to ``frequency``: the work done so far is kept
+        (checkpointing restarts its cycle now), units' failure times are
+        redrawn when the failure rate changes (memoryless).  Returns the new
+        executions and their tokens."""
+        executions, tokens = {}, []
+        for job_id, execution in current.items():
+            _, done = execution.progress(now)
+            units = execution.units
+            if self.boost(frequency) != self.boost(execution.job.pf):
+                units = tuple((unit, self.failures.next(unit, now, rng, self.boost(frequency)))
+                              for unit, _ in units)
+            moved = execution._replace(
+                job=execution.job._replace(pf=frequency), work=execution.work - done,
+                since=max(now, execution.since), units=units,
+                rate=frequency ** self.beta, version=execution.version + 1)
+            executions[job_id] = moved
+            tokens.append(Delayed(moved, moved.next_event() - now))
+        return executions, tokens
 
 
-def fault_tolerance(settings: FaultTolerance, plans: Mapping[int, Plan],
-                    failures: FailureSource, units: int) -> Net:
+def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
+                    scaled: bool = False) -> Net:
     """Ports Started (jobs whose resources were allocated), Running (their
-    executions) and Free (jobs that completed); the units and the failure
-    log are its own places."""
-    rules = FaultRules(plans, failures)
+    executions) and Free (jobs that completed); the units, the failure log
+    and *Current* (the latest execution of each running job) are its own.
+    With ``scaled``, *Retime* follows the DVFS level (fusion place
+    ``dvfs_level``) and re-times every running job when it changes."""
     module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery})
     module.place("Started", Job, timed=True, port="in")
     module.place("Free", Job, timed=True, port="out")
+    module.place("Running", Execution, timed=True, port="inout")
     # Units start with no failure time drawn (-inf): drawn when first
     # assigned, which is the same for memoryless exponential failures.
     module.place("Units", tuple, initial=[tuple((unit, -math.inf) for unit in range(units))])
-    module.place("Running", Execution, timed=True, port="inout")
+    module.place("Current", dict, initial=[{}])
     module.place("FailedJobs", Execution)
     module.place("Failures", FailureLog)
 
@@ -171,8 +220,15 @@ def fault_tolerance(settings: FaultTolerance, plans: Mapping[int, Plan],
                       code="execution, rest = rules.assign(job, free_units, now, rng)")
     module.arc("Started", "Assign", "job")
     module.arc("Units", "Assign", "free_units")
+    module.arc("Current", "Assign", "current")
     module.arc("Assign", "Units", "rest")
+    module.arc("Assign", "Current", "{**current, job.id: execution}")
     module.arc("Assign", "Running", "execution@+(execution.next_event() - now)")
+
+    module.transition("Discard", priority=P_DISCARD, guard="rules.stale(execution, current)")
+    module.arc("Running", "Discard", "execution")
+    module.arc("Current", "Discard", "current")
+    module.arc("Discard", "Current", "current")
 
     module.transition("Fail", priority=P_FAIL, guard="rules.failed(execution)")
     module.arc("Running", "Fail", "execution")
@@ -181,12 +237,29 @@ def fault_tolerance(settings: FaultTolerance, plans: Mapping[int, Plan],
     module.transition("Rollback", priority=P_FAIL,
                       code="resumed, log = rules.rollback(failed, now, recovery, rng)")
     module.arc("FailedJobs", "Rollback", "failed")
+    module.arc("Current", "Rollback", "current")
+    module.arc("Rollback", "Current", "{**current, failed.job.id: resumed}")
     module.arc("Rollback", "Running", "resumed@+(resumed.next_event() - now)")
     module.arc("Rollback", "Failures", "log")
 
     module.transition("Done", priority=P_DONE, guard="not rules.failed(execution)")
     module.arc("Running", "Done", "execution")
     module.arc("Units", "Done", "free_units")
+    module.arc("Current", "Done", "current")
     module.arc("Done", "Free", "execution.job")
     module.arc("Done", "Units", "free_units + execution.units")
+    module.arc("Done", "Current", "{k: v for k, v in current.items() if k != execution.job.id}")
+
+    if scaled:
+        module.place("Level", float, fusion=DVFS_LEVEL)  # marked by CPU scaling
+        module.place("Applied", float, initial=[1.0])
+        module.transition("Retime", priority=P_RETIME, guard="level != applied",
+                          code="retimed, moved = rules.retime(current, level, now, rng)")
+        module.arc("Level", "Retime", "level")
+        module.arc("Applied", "Retime", "applied")
+        module.arc("Current", "Retime", "current")
+        module.arc("Retime", "Level", "level")
+        module.arc("Retime", "Applied", "level")
+        module.arc("Retime", "Current", "retimed")
+        module.arc("Retime", "Running", "*moved")
     return module

@@ -135,9 +135,7 @@ def default_allocation(config: PuppetConfig, fault_tolerant: bool) -> Net:
     token is not delayed: that module decides when it ends."""
     estimate = config.scheduling.estimate
     if isinstance(config.cap, CpuScaling):
-        if fault_tolerant:
-            raise ValueError("CPU scaling cannot yet be combined with fault tolerance")
-        return cpu_scaling(config.power, config.cap, estimate)
+        return cpu_scaling(config.power, config.cap, estimate, retime_jobs=not fault_tolerant)
     return power_allocation(config.power, config.cap, estimate,
                             runtime="0" if fault_tolerant else "job.rt")
 

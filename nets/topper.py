@@ -22,7 +22,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
-from modules.fault_tolerance import Execution, FailureSource, fault_tolerance, plan_job
+from modules.cpu_scaling import CpuScaling
+from modules.fault_tolerance import (Execution, FailureSource, FaultRules, fault_tolerance,
+                                     plan_job)
 from modules.job import Job
 from modules.resilience import FaultTolerance
 
@@ -31,23 +33,25 @@ from .puppet import PuppetConfig, PuppetResult, compose, run_model
 
 @dataclass(frozen=True)
 class TopperConfig:
-    """A PuPPET configuration plus fault tolerance; ``failure_multiplier``
-    scales every unit's failure rate (the paper's DVFS-double/-triple
-    reliability cost, Fig. 15), ``failure_trace`` replays failures
-    (unit -> failure times) instead of drawing them."""
+    """A PuPPET configuration plus fault tolerance.  ``failure_multiplier``
+    scales every unit's failure rate; ``dvfs_failure_multiplier`` scales it
+    while DVFS runs a unit below nominal frequency (TOPPER Fig. 15:
+    "DVFS-double" is 2, "DVFS-triple" 3); ``failure_trace`` replays
+    failures (unit -> failure times) instead of drawing them."""
 
     puppet: PuppetConfig
     resilience: FaultTolerance = field(default_factory=FaultTolerance)
     failure_multiplier: float = 1.0
+    dvfs_failure_multiplier: float = 1.0
     failure_trace: Mapping[int, Sequence[float]] | None = None
 
     def __post_init__(self):
         if self.puppet.machine_nodes % self.resilience.unit_nodes:
             raise ValueError(f"the machine's {self.puppet.machine_nodes} nodes are not a "
                              f"whole number of {self.resilience.unit_nodes}-node units")
-        if not self.failure_multiplier > 0:
-            raise ValueError(f"failure multiplier must be positive, not "
-                             f"{self.failure_multiplier}")
+        if not (self.failure_multiplier > 0 and self.dvfs_failure_multiplier > 0):
+            raise ValueError("failure multipliers must be positive, not "
+                             f"{self.failure_multiplier}, {self.dvfs_failure_multiplier}")
 
     @property
     def units(self) -> int:
@@ -72,10 +76,16 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     plans = {job.id: plan for job, plan in planned}
     failures = FailureSource(config.resilience.unit_mttf, config.failure_multiplier,
                              config.failure_trace)
+    scaling = config.puppet.cap if isinstance(config.puppet.cap, CpuScaling) else None
+    if scaling is not None and scaling.latency:
+        raise ValueError("DVFS latency is not modelled under fault tolerance: use latency=0")
+    rules = FaultRules(plans, failures, beta=scaling.beta if scaling else 0.5,
+                       dvfs_boost=config.dvfs_failure_multiplier)
     net = compose("TOPPER", config.puppet, started="Started", ended="Free")
     net.place("Running", Execution, timed=True)
     net.substitution("FaultTolerance",
-                     fault_tolerance(config.resilience, plans, failures, config.units),
+                     fault_tolerance(config.resilience, rules, config.units,
+                                     scaled=scaling is not None),
                      {"Started": "Started", "Running": "Running", "Free": "Free"})
     result, sim = run_model(net, [job for job, _ in planned], config.puppet, seed, **options)
     log = sim.tokens("FaultTolerance/Failures")
@@ -88,5 +98,6 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     metrics["lost_node_hours"] = sum(entry.lost_node_seconds for entry in log) / 3600
     metrics["config"] = {**asdict(config.puppet),
                          "resilience": asdict(config.resilience),
-                         "failure_multiplier": config.failure_multiplier}
+                         "failure_multiplier": config.failure_multiplier,
+                         "dvfs_failure_multiplier": config.dvfs_failure_multiplier}
     return result

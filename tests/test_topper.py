@@ -146,3 +146,38 @@ def test_real_trace_invariants_under_failures():
     assert result.metrics["system_efficiency"] == pytest.approx(useful / span)
     runtime = dict(zip(frame["job_id"], frame["end"] - frame["start"]))
     assert all(runtime[job.id] >= job.rt - 1e-6 for job in jobs)
+
+
+def contended_jobs(count=150, seed=5):
+    draw = np.random.default_rng(seed)
+    jobs, t = [], 0.0
+    for i in range(count):
+        t += float(draw.integers(0, 3000))
+        nodes = int(draw.integers(1, 5)) * 1024
+        runtime = float(draw.integers(600, 40_000))
+        jobs.append(Job(i, t, runtime, nodes, runtime * 1.5,
+                        jp=nodes * float(draw.integers(40, 80))))
+    return jobs
+
+
+def test_with_dvfs_and_no_failures_topper_is_puppet_with_dvfs():
+    from modules.cpu_scaling import CpuScaling
+    jobs = contended_jobs()
+    machine = PuppetConfig(8192, node_watts=60, cap=CpuScaling(8192 * 60 * 0.7))
+    plain = puppet_simulate(jobs, machine)
+    resilient = simulate(jobs, TopperConfig(machine, FaultTolerance(unit_mttf=math.inf)))
+    assert np.allclose(resilient.jobs["end"], plain.jobs["end"])
+    assert resilient.metrics["energy_j"] == pytest.approx(plain.metrics["energy_j"])
+    with pytest.raises(ValueError, match="latency"):
+        simulate(jobs, TopperConfig(PuppetConfig(8192, cap=CpuScaling(1e6, latency=1)),
+                                    FaultTolerance()))
+
+
+def test_dvfs_failure_multiplier_means_more_failures_and_more_wait():
+    from modules.cpu_scaling import CpuScaling
+    jobs = contended_jobs()
+    machine = PuppetConfig(8192, node_watts=60, cap=CpuScaling(8192 * 60 * 0.7))
+    runs = [simulate(jobs, TopperConfig(machine, FaultTolerance(unit_mttf=30 * 86400),
+                                        dvfs_failure_multiplier=m)) for m in (1, 3)]
+    assert runs[1].metrics["failures"] > runs[0].metrics["failures"]
+    assert runs[1].metrics["makespan_s"] >= runs[0].metrics["makespan_s"]
