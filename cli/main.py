@@ -9,6 +9,7 @@ net interactively.  Everything here is also reachable from Python
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -136,17 +137,173 @@ def command_run(args) -> int:
     return 130 if result.interrupted else 0
 
 
+#: Keys of metrics.json that say how a run was set up, not how it went.
+INTERNAL_METRICS = frozenset({"config", "series_start_s", "series_end_s", "bsld_threshold_s",
+                              "energy_kwh", "machine_nodes", "trace"})
+
+
+def format_duration(seconds: float) -> str:
+    """``12.5 s``, ``4 min 05 s``, ``3 h 12 min``: a wait read at a glance."""
+    if seconds != seconds:  # NaN
+        return "n/a"
+    if abs(seconds) < 60:
+        return f"{seconds:.1f} s"
+    whole = int(round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours:,} h {minutes:02d} min"
+    return f"{minutes} min {secs:02d} s"
+
+
+def format_step(seconds: float) -> str:
+    """A fixed step as people say it: ``1 min``, ``15 min``, ``1 h``, ``90 s``."""
+    if seconds % 3600 == 0:
+        return f"{seconds / 3600:g} h"
+    if seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
+
+
+def _significant(value: float) -> str:
+    """Four significant digits, without scientific notation (``1,987``,
+    ``2.619``, ``0.4120``)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, 3 - int(math.floor(math.log10(abs(value)))))
+    return f"{value:,.{decimals}f}"
+
+
+def format_energy(joules: float) -> str:
+    """In MWh, the unit of a machine's daily energy; kWh or Wh for a small run."""
+    for scale, unit in ((3.6e9, "MWh"), (3.6e6, "kWh")):
+        if abs(joules) >= scale:
+            return f"{_significant(joules / scale)} {unit}"
+    return f"{_significant(joules / 3600)} Wh"
+
+
+def format_power(watts: float) -> str:
+    """In MW, the unit of a machine's power (and of a power cap); kW or W below."""
+    for scale, unit in ((1e6, "MW"), (1e3, "kW")):
+        if abs(watts) >= scale:
+            return f"{_significant(watts / scale)} {unit}"
+    return f"{_significant(watts)} W"
+
+
+def format_makespan(seconds: float) -> str:
+    """In days from a day up, else as a duration."""
+    return f"{seconds / 86_400:,.2f} days" if seconds >= 86_400 else format_duration(seconds)
+
+
+def format_relative(estimate: float, exact: float) -> str:
+    """The signed difference of ``estimate`` from ``exact`` in %."""
+    percent = 100 * (estimate - exact) / exact
+    if percent == 0:
+        return "0 %"
+    if abs(percent) < 0.01:
+        return f"{percent:+.1e} %"
+    return f"{percent:+.2f} %"
+
+
+def _step_seconds(key: str) -> float | None:
+    """``energy_step_900s_j`` -> 900.0; None for any other key."""
+    if key.startswith("energy_step_") and key.endswith("s_j"):
+        try:
+            return float(key[len("energy_step_"):-len("s_j")])
+        except ValueError:
+            return None
+    return None
+
+
+def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
+    """``(group, label, text)`` for each metric worth showing, with units.
+
+    metrics.json keeps raw SI units (seconds, joules, watts); this is only
+    how they are shown: utilization in %, waits in h/min/s, makespan in
+    days, energy in MWh and power in MW (kWh, kW... for a small run), EDP
+    in J·s (scientific), and the fixed-step energy estimates as their
+    relative difference from the exact energy.  Set-up
+    keys (:data:`INTERNAL_METRICS`) and nested values are left out; a key
+    this function does not know is shown under "other", by its unit suffix.
+    """
+    rows: list[tuple[str, str, str]] = []
+    known: set[str] = set(INTERNAL_METRICS)
+
+    def add(group: str, key: str, label: str, show) -> None:
+        known.add(key)
+        value = metrics.get(key)
+        if value is not None:
+            rows.append((group, label, show(value)))
+
+    add("jobs", "jobs", "finished", lambda v: f"{v:,}")
+    add("jobs", "rejected_jobs", "rejected (see rejected.csv)", lambda v: f"{v:,}")
+    add("scheduling", "utilization", "utilization", lambda v: f"{100 * v:.1f} %")
+    for key, label in (("wait_mean_s", "wait, mean"), ("wait_median_s", "wait, median"),
+                       ("wait_p90_s", "wait, 90th percentile"),
+                       ("wait_p99_s", "wait, 99th percentile"), ("wait_max_s", "wait, max")):
+        add("scheduling", key, label, format_duration)
+    threshold = metrics.get("bsld_threshold_s", 10.0)
+    add("scheduling", "bounded_slowdown_mean",
+        f"bounded slowdown, mean ({threshold:g} s)", lambda v: f"{v:,.2f}")
+    add("scheduling", "makespan_s", "makespan", format_makespan)
+    add("energy and power", "energy_j", "energy", format_energy)
+    add("energy and power", "power_mean_w", "power, mean", format_power)
+    add("energy and power", "power_peak_w", "power, peak", format_power)
+    add("energy and power", "edp_j_s", "EDP (energy × makespan)", lambda v: f"{v:.3e} J·s")
+
+    exact = metrics.get("energy_j")
+    steps = sorted((step, key) for key in metrics
+                   if (step := _step_seconds(key)) is not None)
+    for step, key in steps:
+        known.add(key)
+        estimate = metrics[key]
+        if exact:
+            text = format_relative(estimate, exact)
+        else:
+            text = format_energy(estimate)
+        rows.append(("fixed-step energy vs exact (PuPPET §4)",
+                     f"{format_step(step)} step", text))
+
+    for key, value in metrics.items():
+        if key in known or isinstance(value, (dict, list, tuple)) or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            text = str(value)
+        elif key.endswith("_s"):
+            text = format_duration(value)
+        elif key.endswith("_j"):
+            text = format_energy(value)
+        elif key.endswith("_w"):
+            text = format_power(value)
+        elif isinstance(value, int):
+            text = f"{value:,}"
+        else:
+            text = f"{value:,.4g}"
+        rows.append(("other", key, text))
+    return rows
+
+
 def print_metrics(console, metrics: dict) -> None:
+    """The metrics as a table grouped by topic, with units (see :func:`metric_rows`)."""
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title="PuPPET run")
+    title = "PuPPET run"
+    if metrics.get("trace"):
+        title += f": {Path(str(metrics['trace'])).name}"
+    if metrics.get("machine_nodes"):
+        title += f" on {metrics['machine_nodes']:,} nodes"
+    table = Table(title=escape(title))
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key, value in metrics.items():
-        if isinstance(value, dict):
-            continue
-        text = f"{value:,.4g}" if isinstance(value, float) else str(value)
-        table.add_row(key, text)
+    previous = None
+    for group, label, text in metric_rows(metrics):
+        if group != previous:
+            if previous is not None:
+                table.add_section()
+            table.add_row(f"[bold]{group}[/]", "")
+            previous = group
+        table.add_row(f"  {escape(label)}", escape(text))
     console.print(table)
 
 

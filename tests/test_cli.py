@@ -1,0 +1,216 @@
+"""The stable contract of ``cpn run``: the files it writes, their first
+columns and units, what it says about rejected jobs, how it fails on bad
+input (one line, exit code 2), and Ctrl-C keeping the finished jobs.
+
+Most tests call ``cli.main.main([...])`` in-process (fast); one goes through
+``python -m cli.main`` to prove the entry point works.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cli.main import format_duration, format_energy, format_power, main, metric_rows
+from modules.job import Job
+from nets.puppet import PuppetConfig, simulate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A 4-node machine.  Submit times start at 1000 so a shifted time would show.
+# Job 1 takes 2 nodes at 1000 until 1100; job 2 needs all 4 and waits for it;
+# job 3 (1 node, asks 40 s) backfills at 1020: it ends before job 2's shadow
+# time whether the scheduler plans with the requested (1200) or the actual
+# (1100) end of job 1.  Job 4 was cancelled before it ran, job 5 asks for
+# more processors than the machine has.
+SWF = """\
+; Computer: tiny test machine
+; MaxNodes: 4
+; MaxProcs: 4
+1 1000 -1 100 2 -1 -1 2 200 -1 1 1 1 1 1 -1 -1 -1
+2 1010 -1  50 4 -1 -1 4 100 -1 1 2 1 1 1 -1 -1 -1
+3 1020 -1  30 1 -1 -1 1  40 -1 1 3 1 1 1 -1 -1 -1
+4 1030 -1   0 -1 -1 -1 1 40 -1 5 3 1 1 1 -1 -1 -1
+5 1040 -1  30 8 -1 -1 8  40 -1 1 3 1 1 1 -1 -1 -1
+"""
+EXPECTED_STARTS = {1: 1000.0, 2: 1100.0, 3: 1020.0}
+
+
+@pytest.fixture
+def trace(tmp_path) -> Path:
+    path = tmp_path / "tiny.swf"
+    path.write_text(SWF)
+    return path
+
+
+def run_cli(*args) -> int:
+    return main(["run", *map(str, args)])
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "wfp"])
+@pytest.mark.parametrize("estimate", ["requested", "actual"])
+def test_run_writes_jobs_with_the_trace_times_and_metrics(trace, tmp_path, capsys,
+                                                          policy, estimate):
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, "--policy", policy, "--estimate", estimate,
+                   "--out", out, "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv")
+    assert list(jobs.columns[:5]) == ["job_id", "submit", "start", "end", "nodes"]
+    assert dict(zip(jobs["job_id"], jobs["submit"])) == {1: 1000, 2: 1010, 3: 1020}
+    assert dict(zip(jobs["job_id"], jobs["start"])) == EXPECTED_STARTS
+    assert dict(zip(jobs["job_id"], jobs["end"])) == {1: 1100, 2: 1150, 3: 1050}
+    assert dict(zip(jobs["job_id"], jobs["nodes"])) == {1: 2, 2: 4, 3: 1}
+
+    metrics = json.loads((out / "metrics.json").read_text())
+    for key in ("utilization", "wait_mean_s", "makespan_s", "energy_j", "edp_j_s"):
+        assert isinstance(metrics[key], (int, float)), key
+    assert metrics["makespan_s"] == 150  # first submit 1000, last end 1150
+    assert metrics["wait_mean_s"] == pytest.approx((0 + 90 + 0) / 3)
+    assert metrics["edp_j_s"] == pytest.approx(metrics["energy_j"] * 150)
+    assert metrics["rejected_jobs"] == 2
+
+
+def test_rejected_jobs_are_listed_with_their_reason_and_counted(trace, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, "--out", out, "--no-plots") == 0
+    rejected = pd.read_csv(out / "rejected.csv")
+    assert dict(zip(rejected["job_id"], rejected["reason"])) == {
+        4: "cancelled before start", 5: "size larger than the machine"}
+    assert list(rejected["line"]) == [7, 8]
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "5 jobs read, 3 accepted, 2 rejected" in printed
+    assert "cancelled before start: 1" in printed
+
+
+def test_the_printed_table_has_units_and_hides_set_up_keys(trace, tmp_path, capsys):
+    assert run_cli("--trace", trace, "--out", tmp_path / "out", "--no-plots",
+                   "--energy-steps", "60,900") == 0
+    printed = capsys.readouterr().out
+    for text in ("utilization", "%", "1 min 30 s", "2 min 30 s", "Wh", " W", "J·s",
+                 "1 min step", "15 min step"):
+        assert text in printed, text
+    for key in ("series_start_s", "config", "bsld_threshold_s", "energy_step_60s_j"):
+        assert key not in printed, key
+
+
+def test_metric_rows_format_with_units():
+    metrics = {"jobs": 3, "utilization": 0.7612, "wait_mean_s": 5940.0, "makespan_s": 2 * 86400,
+               "energy_j": 7.2e9, "power_peak_w": 2.5e6, "edp_j_s": 1.2345e15,
+               "energy_step_60s_j": 7.2e9 * 1.0384, "energy_step_3600s_j": 7.2e9,
+               "series_start_s": 0.0, "config": {"machine_nodes": 4}, "power_cap_w": 1.5e6}
+    rows = {label: text for _, label, text in metric_rows(metrics)}
+    assert rows["utilization"] == "76.1 %"
+    assert rows["wait, mean"] == "1 h 39 min"
+    assert rows["makespan"] == "2.00 days"
+    assert rows["energy"] == "2.000 MWh"
+    assert rows["power, peak"] == "2.500 MW"
+    assert rows["EDP (energy × makespan)"] == "1.234e+15 J·s"
+    assert rows["1 min step"] == "+3.84 %"
+    assert rows["1 h step"] == "0 %"
+    assert rows["power_cap_w"] == "1.500 MW"  # a key added later still shows, with its unit
+    assert "series_start_s" not in rows and "config" not in rows
+    assert [format_duration(s) for s in (12.34, 245, 7200)] == ["12.3 s", "4 min 05 s",
+                                                                "2 h 00 min"]
+    # MWh and MW for a machine; smaller units only when a run is tiny
+    assert [format_energy(j) for j in (7.155e12, 3.6e9, 3.6e6, 36.0)] == [
+        "1,988 MWh", "1.000 MWh", "1.000 kWh", "0.01000 Wh"]
+    assert [format_power(w) for w in (2.6187e6, 206.6)] == ["2.619 MW", "206.6 W"]
+
+
+def test_metrics_json_keeps_raw_si_units(trace, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, "--out", out, "--no-plots", "--energy-steps", "60") == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert 0 < metrics["utilization"] <= 1  # a fraction, not %
+    assert metrics["energy_kwh"] == pytest.approx(metrics["energy_j"] / 3.6e6)
+    assert "energy_step_60s_j" in metrics and "config" in metrics
+
+
+def test_plots_are_written_by_default_and_not_with_no_plots(trace, tmp_path, capsys):
+    plain, plotted = tmp_path / "plain", tmp_path / "plotted"
+    assert run_cli("--trace", trace, "--out", plain, "--no-plots") == 0
+    assert not list(plain.glob("*.png"))
+    assert run_cli("--trace", trace, "--out", plotted) == 0
+    assert sorted(p.name for p in plotted.glob("*.png")) == ["daily_energy.png", "power.png"]
+
+
+def error_of(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_malformed_line_names_the_file_line_and_field(trace, tmp_path, capsys):
+    bad = tmp_path / "bad.swf"
+    lines = SWF.splitlines()
+    lines[4] = lines[4].replace(" 50 ", " 5x ")  # line 5: job 2's run time
+    bad.write_text("\n".join(lines) + "\n")
+    assert run_cli("--trace", bad, "--out", tmp_path / "out") == 2
+    line = error_of(capsys)
+    assert line.startswith("cpn run: error:")
+    assert f"{bad}:5:" in line and "field 4 (run time)" in line and "'5x'" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_trace_is_a_one_line_error(tmp_path, capsys):
+    assert run_cli("--trace", tmp_path / "nowhere.swf", "--out", tmp_path / "out") == 2
+    assert "nowhere.swf" in error_of(capsys)
+
+
+def test_bad_energy_steps_are_a_one_line_error(trace, tmp_path, capsys):
+    assert run_cli("--trace", trace, "--out", tmp_path / "out", "--energy-steps", "1m") == 2
+    assert "--energy-steps" in error_of(capsys)
+
+
+@pytest.mark.parametrize("option, value", [("--idle-fraction", "-0.1"),
+                                           ("--idle-fraction", "1.5"),
+                                           ("--node-watts", "0"),
+                                           ("--policy", "sjf")])
+def test_argparse_refuses_bad_options(trace, tmp_path, capsys, option, value):
+    with pytest.raises(SystemExit) as exit_:
+        run_cli("--trace", trace, "--out", tmp_path / "out", option, value)
+    assert exit_.value.code == 2
+    assert option in capsys.readouterr().err
+
+
+def test_the_entry_point_runs_as_a_module(trace, tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "run", "--trace", str(trace), "--out", str(out),
+         "--no-plots"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "2 rejected" in done.stdout
+    assert list(pd.read_csv(out / "jobs.csv")["start"]) == list(EXPECTED_STARTS.values())
+    assert json.loads((out / "metrics.json").read_text())["jobs"] == 3
+
+    bad = subprocess.run([sys.executable, "-m", "cli.main", "run", "--idle-fraction", "-1"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--idle-fraction" in bad.stderr
+
+
+def test_ctrl_c_returns_the_jobs_finished_so_far():
+    # One job a day, each 100 s long: after the first day of simulated time
+    # only job 0 has finished, and the progress callback then raises.
+    jobs = [Job(day, day * 86_400.0 + 10, 100.0, 1, 100.0, jp=50.0) for day in range(5)]
+    calls = []
+
+    def progress(now, finished):
+        calls.append((now, finished))
+        raise KeyboardInterrupt
+
+    result = simulate(jobs, PuppetConfig(machine_nodes=2, node_watts=100.0),
+                      progress=progress, chunk=86_400.0)
+    assert result.interrupted
+    assert calls == [(86_400.0, 1)]
+    assert list(result.jobs["job_id"]) == [0]
+    assert list(result.jobs["end"]) == [110.0]
+    assert result.metrics["jobs"] == 1
+
+    complete = simulate(jobs, PuppetConfig(machine_nodes=2, node_watts=100.0))
+    assert not complete.interrupted and len(complete.jobs) == 5
