@@ -148,11 +148,18 @@ class Net:
 
     def transition(self, name: str, guard: str | None = None,
                    delay: str | float | None = None, priority: int = P_NORMAL,
-                   code: str | None = None) -> Transition:
+                   code: str | None = None, inputs: dict[str, str] | None = None,
+                   outputs: dict[str, str] | None = None) -> Transition:
+        """A transition; ``inputs`` / ``outputs`` (place -> inscription)
+        declare its arcs at once, as :meth:`arc` would one by one."""
         self._check_new_name(name)
         transition = Transition(name, guard, None if delay is None else str(delay),
                                 int(priority), code)
         self.transitions[name] = transition
+        for place, inscription in (inputs or {}).items():
+            self.arc(place, name, inscription)
+        for place, inscription in (outputs or {}).items():
+            self.arc(name, place, inscription)
         return transition
 
     def arc(self, source: str, target: str, inscription: str | int | float) -> None:

@@ -50,44 +50,39 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
     module.place("WaitQueue", tuple, initial=[()])
 
     planned = "job.wt" if estimate == "requested" else "job.rt"
-    state = ("free", "watts", "running")
+    resources = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
     started = {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
                "RuntimeInfo": f"{{**running, job.id: (now + {planned}, job.js)}}",
                "Running": f"job._replace(et=now)@+{runtime}"}
-    unchanged = dict(zip(("Nodes", "Power", "RuntimeInfo"), state))
-
-    def transition(name, priority, guard, code, inputs, outputs):
-        module.transition(name, guard=guard, code=code, priority=priority)
-        for place, variable in inputs.items():
-            module.arc(place, name, variable)
-        for place, inscription in outputs.items():
-            module.arc(name, place, inscription)
-
-    resources = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
     if math.isinf(cap.cap_watts):  # nothing can wait or be held: leave them out
-        transition("Allocate", P_ALLOCATE, "sel", "job = sel[0]",
-                   {"Selected": "sel", **resources}, {"Selected": "sel[1:]", **started})
+        module.transition("Allocate", priority=P_ALLOCATE, guard="sel", code="job = sel[0]",
+                          inputs={"Selected": "sel", **resources},
+                          outputs={"Selected": "sel[1:]", **started})
         return module
-    transition("Allocate", P_ALLOCATE,
-               "sel and not blocked(waiting, now) and sel[0].js <= free "
-               "and fits(sel[0], watts, running)", "job = sel[0]",
-               {"Selected": "sel", "WaitQueue": "waiting", **resources},
-               {"Selected": "sel[1:]", "WaitQueue": "waiting", **started})
-    transition("Wait", P_ALLOCATE,
-               "sel and not blocked(waiting, now) and sel[0].js <= free "
-               "and not fits(sel[0], watts, running) and len(waiting) < wait_room", None,
-               {"Selected": "sel", "WaitQueue": "waiting", **resources},
-               {"Selected": "sel[1:]", "WaitQueue": "waiting + (sel[0]._replace(et=now),)",
-                **unchanged})
-    transition("Hold", P_ALLOCATE,
-               "sel and (blocked(waiting, now) or sel[0].js > free or "
-               "(not fits(sel[0], watts, running) and len(waiting) >= wait_room))", None,
-               {"Selected": "sel", "WaitQueue": "waiting", "Queuing": "queue", **resources},
-               {"Selected": "()", "WaitQueue": "waiting", "Queuing": "requeue(queue, sel)",
-                **unchanged})
-    transition("AllocateW", P_ALLOCATE_WAITING,
-               "pick_waiting(waiting, free, watts, running, now) is not None",
-               "slot = pick_waiting(waiting, free, watts, running, now)\njob = waiting[slot]",
-               {"WaitQueue": "waiting", **resources},
-               {"WaitQueue": "waiting[:slot] + waiting[slot + 1:]", **started})
+    head = {"Selected": "sel", "WaitQueue": "waiting", **resources}
+    module.transition(
+        "Allocate", priority=P_ALLOCATE, code="job = sel[0]",
+        guard="sel and not blocked(waiting, now) and sel[0].js <= free "
+              "and fits(sel[0], watts, running)",
+        inputs=head, outputs={"Selected": "sel[1:]", "WaitQueue": "waiting", **started})
+    module.transition(
+        "Wait", priority=P_ALLOCATE,
+        guard="sel and not blocked(waiting, now) and sel[0].js <= free "
+              "and not fits(sel[0], watts, running) and len(waiting) < wait_room",
+        inputs=head, outputs={"Selected": "sel[1:]",
+                              "WaitQueue": "waiting + (sel[0]._replace(et=now),)",
+                              **resources})
+    module.transition(
+        "Hold", priority=P_ALLOCATE,
+        guard="sel and (blocked(waiting, now) or sel[0].js > free or "
+              "(not fits(sel[0], watts, running) and len(waiting) >= wait_room))",
+        inputs={**head, "Queuing": "queue"},
+        outputs={"Selected": "()", "WaitQueue": "waiting", "Queuing": "requeue(queue, sel)",
+                 **resources})
+    module.transition(
+        "AllocateW", priority=P_ALLOCATE_WAITING,
+        guard="pick_waiting(waiting, free, watts, running, now) is not None",
+        code="slot = pick_waiting(waiting, free, watts, running, now)\njob = waiting[slot]",
+        inputs={"WaitQueue": "waiting", **resources},
+        outputs={"WaitQueue": "waiting[:slot] + waiting[slot + 1:]", **started})
     return module

@@ -62,23 +62,14 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig()) -> Net:
     module.place("Nodes", int, port="inout")
     module.place("Selected", tuple, port="inout")
 
-    module.transition("Submit", priority=P_SUBMIT)
-    module.arc("User", "Submit", "job")
-    module.arc("Queuing", "Submit", "queue")
-    module.arc("Trigger", "Submit", "signal")
-    module.arc("Submit", "Queuing", "queue + (job,)")
-    module.arc("Submit", "Trigger", "True")
-
-    module.transition("Schedule", priority=P_SCHEDULE[config.trigger],
-                      code="started, waiting = schedule(queue, running, free, now)")
-    module.arc("Trigger", "Schedule", "True")
-    module.arc("Queuing", "Schedule", "queue")
-    module.arc("RuntimeInfo", "Schedule", "running")
-    module.arc("Nodes", "Schedule", "free")
-    module.arc("Selected", "Schedule", "()")
-    module.arc("Schedule", "Trigger", "False")
-    module.arc("Schedule", "Queuing", "waiting")
-    module.arc("Schedule", "RuntimeInfo", "running")
-    module.arc("Schedule", "Nodes", "free")
-    module.arc("Schedule", "Selected", "tuple(started)")
+    module.transition("Submit", priority=P_SUBMIT,
+                      inputs={"User": "job", "Queuing": "queue", "Trigger": "signal"},
+                      outputs={"Queuing": "queue + (job,)", "Trigger": "True"})
+    module.transition(
+        "Schedule", priority=P_SCHEDULE[config.trigger],
+        code="started, waiting = schedule(queue, running, free, now)",
+        inputs={"Trigger": "True", "Queuing": "queue", "RuntimeInfo": "running",
+                "Nodes": "free", "Selected": "()"},
+        outputs={"Trigger": "False", "Queuing": "waiting", "RuntimeInfo": "running",
+                 "Nodes": "free", "Selected": "tuple(started)"})
     return module

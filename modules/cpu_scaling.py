@@ -152,42 +152,39 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
     module.place("Level", float, initial=[scaling.levels[0]], fusion=DVFS_LEVEL)
     module.place("Progress", dict, initial=[{}])
 
-    def arcs(name, inputs, outputs):
-        for place, variable in inputs.items():
-            module.arc(place, name, variable)
-        for place, inscription in outputs.items():
-            module.arc(name, place, inscription)
-
     state = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
              "Progress": "progress", "Level": "f"}
-    module.transition("Allocate", priority=P_ALLOCATE,
-                      guard="sel and sel[0].js <= free and "
-                            "rules.admits(sel[0], progress, running, free)",
-                      code="job = sel[0]._replace(et=now, pf=f)")
-    arcs("Allocate", {"Selected": "sel", **state}, {
-        "Selected": "sel[1:]", "Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
-        "RuntimeInfo": f"{{**running, job.id: (now + duration({planned}, f), job.js)}}",
-        "Progress": "{**progress, job.id: (job, job.rt, now)}", "Level": "f",
-        "Running": "job@+duration(job.rt, f)" if retime_jobs else "job"})
-
-    module.transition("Hold", priority=P_ALLOCATE,
-                      guard="sel and not (sel[0].js <= free and "
-                            "rules.admits(sel[0], progress, running, free))")
-    arcs("Hold", {"Selected": "sel", "Queuing": "queue", **state},
-         {"Selected": "()", "Queuing": "requeue(queue, sel)", **state})
-
-    module.transition("Rescale", priority=P_RESCALE,
-                      guard="rules.level(progress, running, free) != f",
-                      code="new = rules.level(progress, running, free)\n"
-                           "watts_now, progress_now, running_now, moved = rules.rescale("
-                           "progress, running, free, f, new, now, estimate)")
-    arcs("Rescale", {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
-                     "Progress": "progress", "Level": "f"},
-         {"Nodes": "free", "Power": "watts_now", "RuntimeInfo": "running_now",
-          "Progress": "progress_now", "Level": "new",
-          **({"Running": "*moved"} if retime_jobs else {})})
-    if not retime_jobs:
-        return module
+    module.transition(
+        "Allocate", priority=P_ALLOCATE, code="job = sel[0]._replace(et=now, pf=f)",
+        guard="sel and sel[0].js <= free and rules.admits(sel[0], progress, running, free)",
+        inputs={"Selected": "sel", **state},
+        outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
+                 "Power": "watts + busy_delta(job)",
+                 "RuntimeInfo": f"{{**running, job.id: (now + duration({planned}, f), job.js)}}",
+                 "Progress": "{**progress, job.id: (job, job.rt, now)}", "Level": "f",
+                 "Running": "job@+duration(job.rt, f)" if retime_jobs else "job"})
+    module.transition(
+        "Hold", priority=P_ALLOCATE,
+        guard="sel and not (sel[0].js <= free and "
+              "rules.admits(sel[0], progress, running, free))",
+        inputs={"Selected": "sel", "Queuing": "queue", **state},
+        outputs={"Selected": "()", "Queuing": "requeue(queue, sel)", **state})
+    module.transition(
+        "Rescale", priority=P_RESCALE, guard="rules.level(progress, running, free) != f",
+        code="new = rules.level(progress, running, free)\n"
+             "watts_now, progress_now, running_now, moved = rules.rescale("
+             "progress, running, free, f, new, now, estimate)",
+        inputs=state,
+        outputs={"Nodes": "free", "Power": "watts_now", "RuntimeInfo": "running_now",
+                 "Progress": "progress_now", "Level": "new",
+                 **({"Running": "*moved"} if retime_jobs else {})})
+    if retime_jobs:
+        module.transition("Discard", priority=P_DISCARD,
+                          guard="rules.stale(job, progress, running)",
+                          inputs={"Running": "job", "Progress": "progress",
+                                  "RuntimeInfo": "running"},
+                          outputs={"Progress": "progress", "RuntimeInfo": "running"})
+    return module
 
     module.transition("Discard", priority=P_DISCARD,
                       guard="rules.stale(job, progress, running)")

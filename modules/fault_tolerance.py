@@ -216,50 +216,37 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     module.place("FailedJobs", Execution)
     module.place("Failures", FailureLog)
 
-    module.transition("Assign", priority=P_ALLOCATE,
-                      code="execution, rest = rules.assign(job, free_units, now, rng)")
-    module.arc("Started", "Assign", "job")
-    module.arc("Units", "Assign", "free_units")
-    module.arc("Current", "Assign", "current")
-    module.arc("Assign", "Units", "rest")
-    module.arc("Assign", "Current", "{**current, job.id: execution}")
-    module.arc("Assign", "Running", "execution@+(execution.next_event() - now)")
-
-    module.transition("Discard", priority=P_DISCARD, guard="rules.stale(execution, current)")
-    module.arc("Running", "Discard", "execution")
-    module.arc("Current", "Discard", "current")
-    module.arc("Discard", "Current", "current")
-
-    module.transition("Fail", priority=P_FAIL, guard="rules.failed(execution)")
-    module.arc("Running", "Fail", "execution")
-    module.arc("Fail", "FailedJobs", "execution")
-
-    module.transition("Rollback", priority=P_FAIL,
-                      code="resumed, log = rules.rollback(failed, now, recovery, rng)")
-    module.arc("FailedJobs", "Rollback", "failed")
-    module.arc("Current", "Rollback", "current")
-    module.arc("Rollback", "Current", "{**current, failed.job.id: resumed}")
-    module.arc("Rollback", "Running", "resumed@+(resumed.next_event() - now)")
-    module.arc("Rollback", "Failures", "log")
-
-    module.transition("Done", priority=P_DONE, guard="not rules.failed(execution)")
-    module.arc("Running", "Done", "execution")
-    module.arc("Units", "Done", "free_units")
-    module.arc("Current", "Done", "current")
-    module.arc("Done", "Free", "execution.job")
-    module.arc("Done", "Units", "free_units + execution.units")
-    module.arc("Done", "Current", "{k: v for k, v in current.items() if k != execution.job.id}")
-
+    module.transition(
+        "Assign", priority=P_ALLOCATE,
+        code="execution, rest = rules.assign(job, free_units, now, rng)",
+        inputs={"Started": "job", "Units": "free_units", "Current": "current"},
+        outputs={"Units": "rest", "Current": "{**current, job.id: execution}",
+                 "Running": "execution@+(execution.next_event() - now)"})
+    module.transition(
+        "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
+        inputs={"Running": "execution", "Current": "current"},
+        outputs={"Current": "current"})
+    module.transition(
+        "Fail", priority=P_FAIL, guard="rules.failed(execution)",
+        inputs={"Running": "execution"}, outputs={"FailedJobs": "execution"})
+    module.transition(
+        "Rollback", priority=P_FAIL,
+        code="resumed, log = rules.rollback(failed, now, recovery, rng)",
+        inputs={"FailedJobs": "failed", "Current": "current"},
+        outputs={"Current": "{**current, failed.job.id: resumed}",
+                 "Running": "resumed@+(resumed.next_event() - now)", "Failures": "log"})
+    module.transition(
+        "Done", priority=P_DONE, guard="not rules.failed(execution)",
+        inputs={"Running": "execution", "Units": "free_units", "Current": "current"},
+        outputs={"Free": "execution.job", "Units": "free_units + execution.units",
+                 "Current": "{k: v for k, v in current.items() if k != execution.job.id}"})
     if scaled:
         module.place("Level", float, fusion=DVFS_LEVEL)  # marked by CPU scaling
         module.place("Applied", float, initial=[1.0])
-        module.transition("Retime", priority=P_RETIME, guard="level != applied",
-                          code="retimed, moved = rules.retime(current, level, now, rng)")
-        module.arc("Level", "Retime", "level")
-        module.arc("Applied", "Retime", "applied")
-        module.arc("Current", "Retime", "current")
-        module.arc("Retime", "Level", "level")
-        module.arc("Retime", "Applied", "level")
-        module.arc("Retime", "Current", "retimed")
-        module.arc("Retime", "Running", "*moved")
+        module.transition(
+            "Retime", priority=P_RETIME, guard="level != applied",
+            code="retimed, moved = rules.retime(current, level, now, rng)",
+            inputs={"Level": "level", "Applied": "applied", "Current": "current"},
+            outputs={"Level": "level", "Applied": "level", "Current": "retimed",
+                     "Running": "*moved"})
     return module

@@ -115,17 +115,12 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
         "Selected": "Selected", "Queuing": "Queuing", "Nodes": "Nodes", "Power": "Power",
         "RuntimeInfo": "RuntimeInfo", "Running": started})
 
-    net.transition("Finish", priority=P_FINISH)
-    net.arc(ended, "Finish", "job")
-    net.arc("Nodes", "Finish", "free")
-    net.arc("Power", "Finish", "watts")
-    net.arc("RuntimeInfo", "Finish", "running")
-    net.arc("Trigger", "Finish", "signal")
-    net.arc("Finish", "Nodes", "free + job.js")
-    net.arc("Finish", "Power", "watts - busy_delta(job)")
-    net.arc("Finish", "RuntimeInfo", "remove_running(running, job.id)")
-    net.arc("Finish", "Trigger", "True")
-    net.arc("Finish", "Finished", "(job, now)")
+    net.transition("Finish", priority=P_FINISH,
+                   inputs={ended: "job", "Nodes": "free", "Power": "watts",
+                           "RuntimeInfo": "running", "Trigger": "signal"},
+                   outputs={"Nodes": "free + job.js", "Power": "watts - busy_delta(job)",
+                            "RuntimeInfo": "remove_running(running, job.id)",
+                            "Trigger": "True", "Finished": "(job, now)"})
     return net
 
 

@@ -450,3 +450,14 @@ def test_delayed_elements_of_a_splat_get_their_own_timestamps():
     sim.run(until_time=0)
     assert sorted(sim.marking.timed("Q"), key=lambda t: (t[1], t[0])) == [
         (0, 11.0), (1, 11.0), (2, 12.0), (3, 13.0)]
+
+
+def test_transition_declares_its_arcs_at_once():
+    net = Net("compact")
+    net.place("P", int, initial=[2])
+    net.place("Q", int)
+    net.transition("T", inputs={"P": "x"}, outputs={"Q": "x * 10", "P": "x - 1"},
+                   guard="x > 0")
+    sim = Simulator(net)
+    sim.run()
+    assert sim.marking["Q"] == [20, 10] and sim.marking["P"] == [0]
