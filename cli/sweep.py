@@ -1,0 +1,170 @@
+"""``cpn sweep``: run a grid of PuPPET experiments, resumably, in parallel.
+
+A thin shell over :mod:`nets.sweep`: the grid comes from comma lists
+(``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 0.8,0.6,0.4``)
+or a JSON file (``--grid FILE``, see :func:`nets.sweep.grid_from_json`);
+each run is stored as ``OUT/<key>.json`` and the whole as
+``OUT/results.csv``.  ``cpn sweep --collect OUT`` only rebuilds the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from modules.easy import ESTIMATES, POLICIES
+from nets.sweep import parse_months
+
+
+def _list(convert):
+    def parse(text: str):
+        try:
+            return [convert(item.strip()) for item in text.split(",") if item.strip()]
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
+def _choices(allowed):
+    def check(item: str) -> str:
+        if item not in allowed:
+            raise ValueError(f"{item!r} is not one of {', '.join(allowed)}")
+        return item
+    return check
+
+
+def add_sweep_parser(subparsers) -> None:
+    from nets.experiment import CAPPINGS, POWER_OPTIONS
+
+    sweep = subparsers.add_parser(
+        "sweep", help="run a grid of experiments (policy x capping x cap x alpha x ...)",
+        description="Run every combination of the given values on the PuPPET model, on local "
+                    "processes or a Dask cluster; store each run as OUT/<key>.json (a "
+                    "restarted sweep skips those) and all of them as OUT/results.csv, with "
+                    "metrics normalised to the uncapped run of the same policy (*_norm).",
+        epilog="Lists are comma-separated.  Example: cpn sweep --trace "
+               "../shared/data/swf/LLNL-Atlas-2006-2.1-cln.swf --month 0-3 --policy fcfs,wfp "
+               "--capping block,wait --cap 0.7 --out runs")
+    sweep.add_argument("--out", type=Path, default=Path("sweep"), help="results directory")
+    sweep.add_argument("--collect", type=Path, metavar="DIR",
+                       help="only gather DIR's results into DIR/results.csv")
+    sweep.add_argument("--grid", type=Path, metavar="FILE",
+                       help="JSON grid ({base, grid, experiments}); list options below "
+                            "are then ignored")
+    workload = sweep.add_argument_group("workload")
+    workload.add_argument("--trace", default="synthetic",
+                          help="SWF trace, or 'synthetic' (default)")
+    workload.add_argument("--month", type=parse_months, default="none",
+                          help="30-day windows of the trace: a list (0,1,2 or 0-3), 'all', "
+                               "or 'none' for the whole trace (default)")
+    workload.add_argument("--procs-per-node", type=int)
+    workload.add_argument("--allocation-unit", type=int, default=1)
+    workload.add_argument("--machine-nodes", type=int)
+    workload.add_argument("--power", type=_list(_choices(POWER_OPTIONS)), default=["drawn"])
+    workload.add_argument("--seed", type=_list(int), default=[0])
+    model = sweep.add_argument_group("model (comma lists)")
+    model.add_argument("--policy", type=_list(_choices(POLICIES)), default=["fcfs"])
+    model.add_argument("--estimate", type=_list(_choices(ESTIMATES)), default=["requested"])
+    model.add_argument("--capping", type=_list(_choices(CAPPINGS)), default=["none"])
+    model.add_argument("--cap", type=_list(float), metavar="FRACTIONS",
+                       help="caps as fractions of the uncapped run's peak (default 0.7)")
+    model.add_argument("--cap-watts", type=_list(float), metavar="WATTS",
+                       help="caps in watts (instead of --cap)")
+    model.add_argument("--cap-month", type=int,
+                       help="take the peak of this month's uncapped run as the reference "
+                            "of --cap for every month (the paper: January)")
+    model.add_argument("--l", type=_list(int), default=[10], help="WAIT: wait queue length")
+    model.add_argument("--w", type=_list(float), default=[500.0],
+                       help="WAIT: maximum wait, minutes")
+    model.add_argument("--alpha", type=_list(float), default=[2.0], help="DVFS: P ~ f^alpha")
+    model.add_argument("--beta", type=_list(float), default=[0.5], help="DVFS: t ~ 1/f^beta")
+    model.add_argument("--idle-fraction", type=_list(float), default=[0.3])
+    run = sweep.add_argument_group("execution")
+    run.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="run on this Dask scheduler (tcp://host:8786) instead")
+    run.add_argument("--dry-run", action="store_true", help="list the runs and stop")
+    run.add_argument("--no-progress", action="store_true")
+    sweep.set_defaults(func=command_sweep)
+
+
+def experiments_from_args(args):
+    from nets.experiment import Experiment, trace_months
+    from nets.sweep import grid, grid_from_json
+
+    if args.grid is not None:
+        return grid_from_json(args.grid)
+    if args.cap is not None and args.cap_watts is not None:
+        raise ValueError("give --cap (fractions) or --cap-watts, not both")
+    base = Experiment(trace=args.trace, procs_per_node=args.procs_per_node,
+                      allocation_unit=args.allocation_unit, machine_nodes=args.machine_nodes)
+    months = args.month
+    if months == "all":
+        months = list(range(trace_months(args.trace, args.procs_per_node,
+                                         args.allocation_unit, args.machine_nodes)))
+    elif months == "none":
+        months = [None]
+    axes = {"month": months, "policy": args.policy, "estimate": args.estimate,
+            "capping": args.capping, "l": args.l, "w_minutes": args.w, "alpha": args.alpha,
+            "beta": args.beta, "idle_fraction": args.idle_fraction, "power": args.power,
+            "seed": args.seed}
+    if args.cap_watts is not None:
+        axes["cap_watts"] = args.cap_watts
+    else:
+        axes["cap_fraction"] = args.cap or [0.7]
+        axes["cap_month"] = [args.cap_month]
+    return grid(base, **axes)
+
+
+def command_sweep(args) -> int:
+    from rich.console import Console
+
+    from nets.sweep import collect, plan, run_sweep
+
+    console = Console()
+    if args.collect is not None:
+        frame = collect(args.collect)
+        if frame.empty:
+            raise ValueError(f"no results in {args.collect}")
+        console.print(f"{len(frame)} results gathered in {args.collect / 'results.csv'}")
+        return 0
+    if args.trace != "synthetic" and not Path(args.trace).exists() and args.grid is None:
+        raise ValueError(f"no trace at {args.trace}")
+    experiments = experiments_from_args(args)
+    runs = plan(experiments)
+    console.print(f"{len(experiments)} experiments, {len(runs)} runs with their uncapped "
+                  f"twins; results in {args.out}/")
+    if args.dry_run:
+        for exp in runs:
+            console.print(f"  {exp.key()}  {exp.label()}")
+        return 0
+    client = None
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ValueError("--scheduler needs Dask: pip install 'cpn[sweep]'") from None
+        client = Client(args.scheduler)
+    try:
+        summary = run_sweep(experiments, args.out, workers=args.workers, client=client,
+                            progress=not args.no_progress)
+    finally:
+        if client is not None:
+            client.close()
+    console.print(f"{len(summary.ran)} runs done, {len(summary.skipped)} already there, "
+                  f"{len(summary.failed)} failed")
+    for key, error in summary.failed.items():
+        console.print(f"[red]  {key}: {error}[/]")
+    if summary.results_csv is not None:
+        console.print(f"table: {summary.results_csv}")
+    if summary.interrupted:
+        console.print("[yellow]interrupted: finished runs are kept; run the same command "
+                      "again to do the rest[/]")
+        return 130
+    return 1 if summary.failed else 0
+
+
+def main(argv=None) -> int:  # pragma: no cover - convenience
+    from .main import main as cpn_main
+    return cpn_main(["sweep", *(argv if argv is not None else sys.argv[1:])])

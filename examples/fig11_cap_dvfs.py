@@ -1,0 +1,23 @@
+"""Fig. 11: power capping by DVFS under caps from 80 % to 40 % of the uncapped peak
+(with WAIT at the same caps, to compare DVFS with power-aware allocation).
+
+PuPPET paper, section 5.  One command::
+
+    python examples/fig11_cap_dvfs.py                       # Atlas from ../shared/data, else synthetic
+    python examples/fig11_cap_dvfs.py --trace FILE.swf --months 0-3 --out DIR
+
+writes DIR/fig11.csv and DIR/fig11.png (normalised to the uncapped run with
+the same policy) and prints the paper's findings as PASS/DIFFERS checks.
+Runs are kept in --results (default out/runs), shared with the other
+studies; see ``nets/studies.py``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from nets.studies import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main("fig11"))

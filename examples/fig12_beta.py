@@ -1,0 +1,22 @@
+"""Fig. 12: power capping by DVFS under beta = 0.5 ... 2 (t ~ 1/f^beta, eq. 3).
+
+PuPPET paper, section 5.  One command::
+
+    python examples/fig12_beta.py                       # Atlas from ../shared/data, else synthetic
+    python examples/fig12_beta.py --trace FILE.swf --months 0-3 --out DIR
+
+writes DIR/fig12.csv and DIR/fig12.png (normalised to the uncapped run with
+the same policy) and prints the paper's findings as PASS/DIFFERS checks.
+Runs are kept in --results (default out/runs), shared with the other
+studies; see ``nets/studies.py``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from nets.studies import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main("fig12"))

@@ -1,0 +1,23 @@
+"""Fig. 16: average daily power curve (power against the hour of the day, averaged over
+months) under WFP-EASY without capping, with WAIT and with DVFS, and the cap line.
+
+PuPPET paper, section 5.  One command::
+
+    python examples/fig16_daily_power.py                       # Atlas from ../shared/data, else synthetic
+    python examples/fig16_daily_power.py --trace FILE.swf --months 0-3 --out DIR
+
+writes DIR/fig16.csv and DIR/fig16.png (normalised to the uncapped run with
+the same policy) and prints the paper's findings as PASS/DIFFERS checks.
+Runs are kept in --results (default out/runs), shared with the other
+studies; see ``nets/studies.py``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from nets.studies import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main("fig16"))

@@ -1,0 +1,553 @@
+"""One PuPPET run, declared as data: an :class:`Experiment`.
+
+A power capping study (PuPPET section 5) is a grid of runs that differ in a
+few parameters: the batch scheduling policy, the capping method, the cap,
+alpha, beta, the idle power, the month of the trace.  An ``Experiment``
+names one such run completely, as a frozen dataclass of plain values, so
+that it is hashable, JSON-serialisable, and has a stable short id
+(:meth:`Experiment.key`, a hash of its canonical JSON) under which a sweep
+stores its result and recognises it when restarted.
+
+Fields that cannot change a run are set to ``None`` (alpha and beta act
+only under DVFS, ``l`` and ``w`` only under WAIT, the cap only when there
+is capping), so that two declarations of the same run share one key; a
+relevant field left ``None`` takes the paper's default.
+
+The cap is either absolute (``cap_watts``) or, as in the paper (45,720 kW
+is 70 % of the peak of the uncapped January run), a fraction
+(``cap_fraction``) of the peak power of the *uncapped twin*: the same run
+with ``capping="none"``, on the same window of the trace, with the same
+policy, machine and power options (``cap_month`` chooses another window of
+the trace as the reference: the paper took January's peak for every
+month).  :func:`run_experiment` runs that twin once and keeps its result as
+``<key>.json`` in the results directory, where a sweep finds it again; the
+twin is also the baseline that studies normalise by (``baseline_key``).
+
+>>> exp = Experiment(capping="wait", cap_fraction=0.7, policy="wfp")
+>>> exp.alpha is None and exp.l == 10
+True
+>>> exp.uncapped().capping, exp.uncapped().cap_fraction
+('none', None)
+>>> Experiment(alpha=3.0).key() == Experiment().key()   # alpha cannot act uncapped
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, fields, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from modules.batch_scheduling import P_SCHEDULE, SchedulingConfig
+from modules.cpu_scaling import CpuScaling
+from modules.easy import ESTIMATES, POLICIES
+from modules.job import Job
+from modules.power_capping import PowerCap
+
+#: Capping methods: none, power-aware allocation (BLOCK, WAIT; section 3.2),
+#: CPU scaling (DVFS; section 3.3).
+CAPPINGS = ("none", "block", "wait", "dvfs")
+POWER_OPTIONS = ("drawn", "constant")
+SYNTHETIC = "synthetic"
+#: Length of a "month" of a trace: a window of submit times.
+MONTH_SECONDS = 30 * 86_400.0
+#: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
+#: beta 0.5, idle power 30 %; WAIT with l = 10 and w = 500 minutes.
+DEFAULT_CAP_FRACTION = 0.7
+MIRA_NODE_WATTS = 65_760 / 1024
+
+_FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
+           "idle_fraction", "node_watts", "core_share")
+_INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_month", "l",
+         "seed")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One PuPPET run.  Times in the trace's seconds, power in watts.
+
+    ``trace``: an SWF file, or ``"synthetic"`` for the built-in Mira-like
+    month (:func:`modules.synthetic.synthetic_month`; its month ``m > 0`` is
+    another seeded draw, so a synthetic study has "months" too).
+    ``month``: index of a 30-day window of submit times, counted from the
+    first submit (jobs of the window run to completion), or ``None`` for
+    the whole trace.  ``procs_per_node``, ``allocation_unit`` and
+    ``machine_nodes`` are passed to :func:`modules.swf.read_swf`.
+
+    ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
+    ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
+    ``latency``); the cap is ``cap_watts``, or ``cap_fraction`` of the
+    uncapped twin's peak (of window ``cap_month`` if given).
+
+    ``power``: job power ``"drawn"`` per owner from Mira's per-rack
+    distribution (seeded by ``seed``) or ``"constant"`` (``node_watts`` per
+    node); idle nodes draw ``idle_fraction`` of ``node_watts``.  ``seed``
+    also seeds the synthetic workload and the simulator's tie-breaking.
+    """
+
+    trace: str = SYNTHETIC
+    month: int | None = None
+    procs_per_node: int | None = None
+    allocation_unit: int = 1
+    machine_nodes: int | None = None
+    policy: str = "fcfs"
+    estimate: str = "requested"
+    trigger: str = "event"
+    backfill: bool = True
+    capping: str = "none"
+    cap_fraction: float | None = None
+    cap_watts: float | None = None
+    cap_month: int | None = None
+    l: int | None = 10  # noqa: E741 (the paper's name)
+    w_minutes: float | None = 500.0
+    alpha: float | None = 2.0
+    beta: float | None = 0.5
+    levels: tuple[float, ...] | None = None  # None: CpuScaling's default levels
+    latency: float | None = 0.0
+    core_share: float | None = 0.65
+    idle_fraction: float = 0.3
+    node_watts: float = MIRA_NODE_WATTS
+    power: str = "drawn"
+    seed: int = 0
+
+    def __post_init__(self):
+        put = functools.partial(object.__setattr__, self)
+        put("trace", os.fspath(self.trace))
+        for name in _FLOATS:
+            value = getattr(self, name)
+            if value is not None:
+                put(name, float(value))
+        for name in _INTS:
+            value = getattr(self, name)
+            if value is not None:
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError(f"{name} must be a whole number, not {value}")
+                put(name, int(value))
+        put("backfill", bool(self.backfill))
+        self._check_choices()
+        defaults = {f.name: f.default for f in fields(self)}
+
+        def relevant(name: str, applies: bool) -> None:
+            if not applies:
+                put(name, None)
+            elif getattr(self, name) is None:
+                put(name, defaults[name])
+
+        capped = self.capping != "none"
+        dvfs = self.capping == "dvfs"
+        for name in ("l", "w_minutes"):
+            relevant(name, self.capping == "wait")
+        for name in ("alpha", "beta", "latency", "core_share"):
+            relevant(name, dvfs)
+        if self.levels is not None:
+            put("levels", tuple(sorted((float(f) for f in self.levels), reverse=True)))
+        if not dvfs:
+            put("levels", None)
+        if not capped:
+            put("cap_fraction", None)
+            put("cap_watts", None)
+            put("cap_month", None)
+        elif self.cap_watts is not None:
+            if self.cap_fraction is not None:
+                raise ValueError("give the cap either in watts or as a fraction, not both "
+                                 f"({self.cap_watts} W, {self.cap_fraction})")
+            put("cap_month", None)
+        elif self.cap_fraction is None:
+            put("cap_fraction", DEFAULT_CAP_FRACTION)
+        self._check_values()
+
+    def _check_choices(self) -> None:
+        for name, allowed in (("policy", POLICIES), ("estimate", ESTIMATES),
+                              ("trigger", tuple(P_SCHEDULE)), ("capping", CAPPINGS),
+                              ("power", POWER_OPTIONS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
+
+    def _check_values(self) -> None:
+        if self.trace == SYNTHETIC and (self.procs_per_node is not None
+                                        or self.machine_nodes is not None
+                                        or self.allocation_unit != 1):
+            raise ValueError("the synthetic workload has its own machine: procs_per_node, "
+                             "machine_nodes and allocation_unit apply to SWF traces only")
+        for name in ("month", "cap_month"):
+            if getattr(self, name) is not None and getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+        for name in ("procs_per_node", "allocation_unit", "machine_nodes"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.cap_fraction is not None and not 0 < self.cap_fraction <= 1:
+            raise ValueError(f"cap_fraction must lie in (0, 1], not {self.cap_fraction}")
+        if self.cap_watts is not None and not (self.cap_watts > 0 and math.isfinite(self.cap_watts)):
+            raise ValueError(f"cap_watts must be positive and finite, not {self.cap_watts}")
+        if not 0 <= self.idle_fraction <= 1:
+            raise ValueError(f"idle_fraction must lie in [0, 1], not {self.idle_fraction}")
+        if self.node_watts <= 0:
+            raise ValueError(f"node_watts must be positive, not {self.node_watts}")
+        if self.l is not None and self.l < 0:
+            raise ValueError(f"the wait queue length l must be >= 0, not {self.l}")
+        if self.w_minutes is not None and self.w_minutes < 0:
+            raise ValueError(f"the maximum wait w must be >= 0 minutes, not {self.w_minutes}")
+        if self.alpha is not None and self.alpha <= 0:
+            raise ValueError(f"alpha must be positive, not {self.alpha}")
+        if self.capping == "dvfs":
+            CpuScaling(1.0, **({"levels": self.levels} if self.levels else {}),
+                       beta=self.beta, latency=self.latency)  # validates
+
+    # -- identity -----------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values (``levels`` as a list)."""
+        data = asdict(self)
+        if data["levels"] is not None:
+            data["levels"] = list(data["levels"])
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Experiment":
+        """An experiment from :meth:`to_dict` or from a result row (other
+        keys are ignored; ``levels`` may be a list or ``"1;0.9;..."``)."""
+        names = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        for name, value in list(values.items()):
+            if isinstance(value, float) and math.isnan(value):  # empty CSV cell
+                values[name] = None
+        levels = values.get("levels")
+        if isinstance(levels, str):
+            values["levels"] = tuple(float(f) for f in levels.split(";") if f)
+        unknown = set(data) - names
+        if unknown and "key" not in data:  # a result row carries metrics too
+            raise ValueError(f"unknown experiment fields: {sorted(unknown)}")
+        return cls(**values)
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    def key(self) -> str:
+        """A stable short id: 16 hex digits of the SHA-256 of the canonical JSON."""
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+
+    # -- related runs -------------------------------------------------------
+
+    def uncapped(self) -> "Experiment":
+        """The uncapped twin: the baseline of normalised results."""
+        return replace(self, capping="none")
+
+    def cap_reference(self) -> "Experiment | None":
+        """The uncapped run whose peak ``cap_fraction`` refers to, if any."""
+        if self.cap_fraction is None:
+            return None
+        twin = self.uncapped()
+        return twin if self.cap_month is None else replace(twin, month=self.cap_month)
+
+    def label(self) -> str:
+        """A short human-readable description."""
+        name = Path(self.trace).name
+        for suffix in (".gz", ".swf"):
+            name = name.removesuffix(suffix)
+        parts = [name]
+        if self.month is not None:
+            parts.append(f"month {self.month}")
+        parts.append(self.policy)
+        if self.capping != "none":
+            cap = (f"{self.cap_watts:,.0f} W" if self.cap_watts is not None
+                   else f"{self.cap_fraction:.0%}")
+            parts.append(f"{self.capping} {cap}")
+        if self.capping == "dvfs":
+            parts.append(f"alpha {self.alpha:g} beta {self.beta:g}")
+        if self.idle_fraction != 0.3:
+            parts.append(f"idle {self.idle_fraction:.0%}")
+        return ", ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Workloads
+
+
+@dataclass(frozen=True)
+class PreparedWorkload:
+    """Jobs ready for ``simulate`` (times from 0 at the window's start), the
+    machine size, and the local time of day (seconds) at simulation time 0."""
+
+    jobs: tuple[Job, ...]
+    machine_nodes: int
+    day_offset: float
+    months: int  # windows in the whole trace (0 for the synthetic workload)
+
+
+def _window_seed(seed: int, month: int | None) -> int:
+    if not month:
+        return seed
+    return int(np.random.SeedSequence([seed, month]).generate_state(1)[0])
+
+
+@functools.lru_cache(maxsize=8)
+def _read_trace(trace: str, procs_per_node, allocation_unit, machine_nodes):
+    from modules.swf import read_swf
+    return read_swf(trace, procs_per_node=procs_per_node, allocation_unit=allocation_unit,
+                    machine_nodes=machine_nodes)
+
+
+@functools.lru_cache(maxsize=8)
+def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, power: str,
+                node_watts: float, seed: int):
+    """The whole trace with job powers (drawn over the whole trace, so a
+    job's power does not depend on the window it is simulated in)."""
+    from modules.power_profile import assign_constant_power, assign_rack_power
+    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes)
+    if power == "constant":
+        jobs = assign_constant_power(workload.jobs, node_watts)
+    else:
+        jobs = assign_rack_power(workload.jobs, seed=seed)
+    return tuple(jobs), workload
+
+
+def _local_day_offset(header: Mapping[str, str], trace_seconds: float) -> float:
+    """Local time of day (s) of the trace time ``trace_seconds`` (SWF times
+    count from the header's ``UnixStartTime``, in ``TimeZoneString``)."""
+    try:
+        epoch = float(header.get("UnixStartTime", "0").split()[0])
+    except (ValueError, IndexError):
+        epoch = 0.0
+    moment = datetime.fromtimestamp(epoch + trace_seconds, tz=timezone.utc)
+    zone = header.get("TimeZoneString", "").strip()
+    if zone:
+        try:
+            from zoneinfo import ZoneInfo
+            moment = moment.astimezone(ZoneInfo(zone))
+        except Exception:  # unknown zone or no tz database: keep UTC
+            pass
+    midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    return (moment - midnight) / timedelta(seconds=1)
+
+
+def prepare_workload(exp: Experiment) -> PreparedWorkload:
+    """The jobs of ``exp``'s trace window, with power, shifted to start at 0."""
+    if exp.trace == SYNTHETIC:
+        from modules.power_profile import assign_constant_power
+        from modules.synthetic import synthetic_month
+        workload = synthetic_month(_window_seed(exp.seed, exp.month))
+        jobs = workload.jobs
+        if exp.power == "constant":
+            jobs = assign_constant_power(jobs, exp.node_watts)
+        return PreparedWorkload(tuple(jobs), workload.machine_nodes, 0.0, 0)
+    jobs, workload = _trace_jobs(exp.trace, exp.procs_per_node, exp.allocation_unit,
+                                 exp.machine_nodes, exp.power, exp.node_watts, exp.seed)
+    last = max((job.st for job in jobs), default=0.0)
+    months = int(last // MONTH_SECONDS) + 1
+    start = 0.0
+    if exp.month is not None:
+        if exp.month >= months:
+            raise ValueError(f"{exp.trace} has {months} windows of 30 days (months 0 to "
+                             f"{months - 1}), not month {exp.month}")
+        start = exp.month * MONTH_SECONDS
+        jobs = tuple(job._replace(st=job.st - start) for job in jobs
+                     if start <= job.st < start + MONTH_SECONDS)
+    day_offset = _local_day_offset(workload.header, workload.time_offset + start)
+    return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months)
+
+
+def trace_months(trace: str, procs_per_node: int | None = None, allocation_unit: int = 1,
+                 machine_nodes: int | None = None) -> int:
+    """How many 30-day windows the trace's submit times span."""
+    if os.fspath(trace) == SYNTHETIC:
+        raise ValueError("the synthetic workload has as many months as you ask for: "
+                         "give them (e.g. 0,1,2,3)")
+    return prepare_workload(Experiment(trace=os.fspath(trace), procs_per_node=procs_per_node,
+                                       allocation_unit=allocation_unit,
+                                       machine_nodes=machine_nodes)).months
+
+
+# ---------------------------------------------------------------------------
+# Running
+
+
+class RunInterrupted(RuntimeError):
+    """A run stopped by Ctrl-C: its partial result must never be stored."""
+
+
+def power_config(exp: Experiment, machine_nodes: int, cap_watts: float | None):
+    """The ``PuppetConfig`` of ``exp`` with the cap resolved to watts."""
+    from nets.puppet import PuppetConfig
+    if exp.capping == "none":
+        cap: Any = PowerCap()
+    elif exp.capping == "block":
+        cap = PowerCap.block(cap_watts)
+    elif exp.capping == "wait":
+        cap = PowerCap.wait(cap_watts, l=exp.l, w_minutes=exp.w_minutes)
+    else:
+        cap = CpuScaling(cap_watts, **({"levels": exp.levels} if exp.levels else {}),
+                         beta=exp.beta, latency=exp.latency)
+    options = {} if exp.capping != "dvfs" else {"alpha": exp.alpha, "core_share": exp.core_share}
+    return PuppetConfig(
+        machine_nodes=machine_nodes, node_watts=exp.node_watts,
+        idle_fraction=exp.idle_fraction, cap=cap,
+        scheduling=SchedulingConfig(exp.policy, exp.estimate, exp.trigger, exp.backfill),
+        **options)
+
+
+def hourly_profile(times, watts, end: float, day_offset: float = 0.0,
+                   until: float | None = None) -> np.ndarray:
+    """Mean power in each hour of the (local) day, over ``[times[0], until)``.
+
+    ``day_offset`` is the time of day (s) at simulation time 0.  An hour
+    that the span never covers is NaN.  This is Fig. 16's curve for one run.
+    """
+    t = np.asarray(times, dtype=float)
+    w = np.asarray(watts, dtype=float)
+    until = end if until is None else min(until, end)
+    keep = t < until
+    t, w = t[keep], w[keep]
+    if t.size == 0:
+        return np.full(24, np.nan)
+    durations = np.diff(t, append=until)
+    cumulative = np.concatenate(([0.0], np.cumsum(w * durations)))
+
+    def energy(x):
+        i = np.clip(np.searchsorted(t, x, side="right") - 1, 0, t.size - 1)
+        return cumulative[i] + w[i] * (x - t[i])
+
+    first = t[0] - ((t[0] + day_offset) % 3600.0)
+    edges = np.arange(first, until + 3600.0, 3600.0)
+    edges = np.clip(edges, t[0], until)
+    joules = np.diff(energy(edges))
+    seconds = np.diff(edges)
+    hours = (((edges[:-1] + day_offset) // 3600.0) % 24).astype(int)
+    hour_joules = np.bincount(hours, joules, minlength=24)
+    hour_seconds = np.bincount(hours, seconds, minlength=24)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(hour_seconds > 0, hour_joules / hour_seconds, np.nan)
+
+
+def cap_excess(times, watts, end: float, cap_watts: float | None) -> tuple[float, float]:
+    """Seconds the power series spends above the cap, and by how much at most (W)."""
+    if cap_watts is None or not math.isfinite(cap_watts):
+        return 0.0, 0.0
+    t = np.asarray(times, dtype=float)
+    w = np.asarray(watts, dtype=float)
+    durations = np.diff(np.minimum(t, end), append=end)
+    over = (w > cap_watts * (1 + 1e-9)) & (durations > 0)
+    return float(durations[over].sum()), float((w[over] - cap_watts).max(initial=0.0))
+
+
+def result_path(results_dir, key: str) -> Path:
+    return Path(results_dir) / f"{key}.json"
+
+
+def read_result(results_dir, key: str) -> dict | None:
+    """A stored result, or None when there is none (or it cannot be read)."""
+    try:
+        with open(result_path(results_dir, key)) as stream:
+            return json.load(stream)
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_json_atomically(path, data) -> Path:
+    """Write ``data`` as JSON to ``path`` through a temporary file in the same
+    directory and ``os.replace``: a reader (or a restarted sweep) sees the
+    whole file or none of it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
+                                             suffix=".tmp")
+    try:
+        os.fchmod(descriptor, 0o644)  # mkstemp's 0600 would hide results from others
+        with os.fdopen(descriptor, "w") as stream:
+            json.dump(_plain(data), stream, indent=1, sort_keys=True, allow_nan=False)
+            stream.write("\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def uncapped_peak(exp: Experiment, results_dir=None) -> float | None:
+    """The peak power of ``exp``'s cap reference (``None`` for a cap in
+    watts): read from ``results_dir`` if there, else run and stored there."""
+    reference = exp.cap_reference()
+    if reference is None:
+        return None
+    stored = read_result(results_dir, reference.key()) if results_dir is not None else None
+    if stored is None:
+        stored = run_experiment(reference)
+        if results_dir is not None:
+            write_json_atomically(result_path(results_dir, reference.key()), stored)
+    return float(stored["power_peak_w"])
+
+
+def run_experiment(exp: Experiment, results_dir=None,
+                   uncapped_peak_w: float | None = None) -> dict[str, Any]:
+    """Run ``exp`` through :func:`nets.puppet.simulate`; return one flat
+    record: ``key``, the experiment's fields, the run's metrics
+    (``utilization``, ``wait_mean_s``, ``edp_j_s``, ...), the cap in watts
+    (``cap_w``), ``uncapped_peak_w``, ``baseline_key`` (the uncapped twin),
+    time above the cap (``cap_exceeded_s``, ``cap_excess_max_w``), the mean
+    power in each local hour of the day (``power_hour_00_w`` ...) and the
+    wall-clock time (``elapsed_s``).
+
+    A fractional cap needs the twin's peak: give it (``uncapped_peak_w``, as
+    a sweep does), or it is read from ``results_dir``, or the twin is run
+    (and stored in ``results_dir`` if given).
+    """
+    from nets.puppet import simulate
+
+    started = time.perf_counter()
+    workload = prepare_workload(exp)
+    if exp.cap_fraction is not None:
+        if uncapped_peak_w is None:
+            uncapped_peak_w = uncapped_peak(exp, results_dir)
+        cap_w = exp.cap_fraction * uncapped_peak_w
+    else:
+        cap_w = exp.cap_watts
+    config = power_config(exp, workload.machine_nodes, cap_w)
+    result = simulate(list(workload.jobs), config, seed=exp.seed)
+    if result.interrupted:
+        raise RunInterrupted(f"run {exp.key()} ({exp.label()}) was interrupted")
+    metrics = {k: v for k, v in result.metrics.items() if not isinstance(v, dict)}
+    metrics["simulated_nodes"] = metrics.pop("machine_nodes", workload.machine_nodes)
+    exceeded_s, excess_w = (cap_excess(result.power_times, result.power_watts, result.end, cap_w)
+                            if len(result.jobs) else (0.0, 0.0))
+    until = MONTH_SECONDS if exp.month is not None else None
+    profile = (hourly_profile(result.power_times, result.power_watts, result.end,
+                              workload.day_offset, until)
+               if len(result.power_times) else np.full(24, np.nan))
+    record: dict[str, Any] = {"key": exp.key(), **exp.to_dict(), **metrics}
+    record.update({
+        "cap_w": cap_w,
+        "uncapped_peak_w": uncapped_peak_w,
+        "baseline_key": exp.uncapped().key(),
+        "cap_exceeded_s": exceeded_s,
+        "cap_excess_max_w": excess_w,
+        **{f"power_hour_{hour:02d}_w": float(value) for hour, value in enumerate(profile)},
+        "label": exp.label(),
+        "elapsed_s": time.perf_counter() - started,
+    })
+    return record

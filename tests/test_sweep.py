@@ -1,0 +1,218 @@
+"""Experiments and sweeps: stable keys, atomic resumable results, the Dask
+path, and caps as fractions of the uncapped peak."""
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cli.main import main as cpn
+from modules.batch_scheduling import SchedulingConfig
+from modules.power_profile import assign_rack_power
+from modules.swf import read_swf
+from nets.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
+                             prepare_workload, read_result, run_experiment)
+from nets.puppet import PuppetConfig, simulate
+from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory) -> Path:
+    """A hand-made 8-node SWF: 40 jobs in month 0, 8 in month 1."""
+    rng = np.random.default_rng(7)
+    lines = ["; MaxNodes: 8", "; MaxProcs: 16", "; UnixStartTime: 0",
+             "; TimeZoneString: UTC"]
+    submits = [0] + list(np.cumsum(rng.integers(60, 900, 39))) + \
+        [MONTH_SECONDS + 3600 * k for k in range(8)]
+    for job_id, submit in enumerate(submits, start=1):
+        procs = int(rng.integers(1, 17))
+        runtime = int(rng.integers(300, 4000))
+        fields = [job_id, int(submit), -1, runtime, procs, -1, -1, procs,
+                  int(runtime * 1.5), -1, 1, int(rng.integers(1, 6)), 1, 1, 1, 1, -1, -1]
+        lines.append(" ".join(str(f) for f in fields))
+    path = tmp_path_factory.mktemp("swf") / "tiny.swf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def comparable(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "elapsed_s"}
+
+
+# -- experiments --------------------------------------------------------------
+
+
+def test_keys_are_stable_across_spellings_and_processes():
+    # Changing this value invalidates every stored result: do it on purpose.
+    assert Experiment().key() == Experiment.from_dict(json.loads(Experiment().canonical_json())).key()
+    exp = Experiment(trace="a.swf", month=2, policy="wfp", capping="dvfs", cap_fraction=0.7,
+                     alpha=2, beta=0.5)
+    assert exp.key() == Experiment(trace=Path("a.swf"), month=2.0, policy="wfp",
+                                   capping="dvfs", alpha=2.0).key()
+    assert len(exp.key()) == 16 and int(exp.key(), 16) >= 0
+    assert Experiment.from_dict(exp.to_dict()) == exp
+    assert hash(exp) == hash(Experiment.from_dict(exp.to_dict()))
+    assert Experiment().key() == "2f361ef4bf4ba104"  # the same in every process
+
+
+def test_keys_are_distinct_when_the_run_differs_and_equal_when_it_cannot():
+    runs = grid(Experiment(trace="a.swf"), policy=["fcfs", "wfp"],
+                capping=["none", "block", "wait", "dvfs"], cap_fraction=[0.8, 0.4],
+                alpha=[1, 3], month=[0, 1])
+    # none: 2 policies x 2 months; block, wait: x 2 caps; dvfs: x 2 caps x 2 alphas
+    assert len(runs) == 4 + 4 * 2 + 4 * 2 + 4 * 2 * 2
+    assert len({exp.key() for exp in runs}) == len(runs)
+    # fields a run cannot feel are cleared
+    assert Experiment(capping="block", alpha=3, l=4).key() == Experiment(capping="block").key()
+    assert Experiment(capping="wait", beta=2).key() == Experiment(capping="wait").key()
+    assert Experiment(capping="wait", l=4).key() != Experiment(capping="wait").key()
+    assert Experiment(capping="none", cap_fraction=0.4).cap_fraction is None
+
+
+def test_experiments_are_validated_up_front():
+    with pytest.raises(ValueError, match="capping"):
+        Experiment(capping="throttle")
+    with pytest.raises(ValueError, match="not both"):
+        Experiment(capping="block", cap_fraction=0.5, cap_watts=1e6)
+    with pytest.raises(ValueError, match="cap_fraction"):
+        Experiment(capping="block", cap_fraction=1.5)
+    with pytest.raises(ValueError, match="synthetic"):
+        Experiment(machine_nodes=100)
+    with pytest.raises(ValueError, match="unknown"):
+        grid(Experiment(), gamma=[1])
+
+
+def test_grid_from_json():
+    spec = {"base": {"policy": "wfp"}, "grid": {"capping": ["block", "wait"],
+                                                "cap_fraction": [0.8, 0.6]},
+            "experiments": [{"capping": "dvfs", "alpha": 3}]}
+    runs = grid_from_json(spec)
+    assert len(runs) == 5 and all(exp.policy == "wfp" for exp in runs)
+    assert runs[-1].alpha == 3.0
+
+
+def test_month_windows_split_the_trace(trace):
+    month_0 = prepare_workload(Experiment(trace=str(trace), month=0))
+    month_1 = prepare_workload(Experiment(trace=str(trace), month=1))
+    whole = prepare_workload(Experiment(trace=str(trace)))
+    assert (len(month_0.jobs), len(month_1.jobs), len(whole.jobs)) == (40, 8, 48)
+    assert month_1.jobs[0].st == 0 and month_0.months == 2
+    assert month_0.machine_nodes == 8  # 16 procs / 8 nodes: 2 per node
+    # powers are drawn over the whole trace: a job's power does not depend on its window
+    assert month_1.jobs[0].jp == whole.jobs[40].jp
+    with pytest.raises(ValueError, match="2 windows"):
+        prepare_workload(Experiment(trace=str(trace), month=2))
+
+
+def test_hourly_profile_and_cap_excess():
+    # 100 W for the first two hours, 400 W for one, then 100 W to 24 h.
+    times, watts = [0, 7200, 10800], [100.0, 400.0, 100.0]
+    profile = hourly_profile(times, watts, end=86400)
+    assert profile[2] == 400 and profile[0] == profile[23] == 100
+    shifted = hourly_profile(times, watts, end=86400, day_offset=3600 * 5.5)
+    assert shifted[7] == pytest.approx(250) and shifted[8] == pytest.approx(250)
+    assert cap_excess(times, watts, 86400, 300.0) == (3600.0, 100.0)
+    assert cap_excess(times, watts, 86400, None) == (0.0, 0.0)
+
+
+def test_a_fractional_cap_is_that_fraction_of_the_uncapped_peak(trace, tmp_path):
+    exp = Experiment(trace=str(trace), month=0, policy="wfp", capping="wait", cap_fraction=0.6)
+    record = run_experiment(exp, results_dir=tmp_path)
+    workload = read_swf(trace)
+    jobs = [job for job in assign_rack_power(workload.jobs, seed=0) if job.st < MONTH_SECONDS]
+    uncapped = simulate(jobs, PuppetConfig(machine_nodes=8,
+                                           scheduling=SchedulingConfig(policy="wfp")))
+    peak = uncapped.metrics["power_peak_w"]
+    assert record["uncapped_peak_w"] == pytest.approx(peak)
+    assert record["cap_w"] == pytest.approx(0.6 * peak)
+    assert record["power_peak_w"] <= record["cap_w"] * (1 + 1e-9) or record["cap_exceeded_s"] > 0
+    # the uncapped twin was stored beside, and is the baseline
+    twin = read_result(tmp_path, exp.uncapped().key())
+    assert twin is not None and twin["power_peak_w"] == pytest.approx(peak)
+    assert record["baseline_key"] == exp.uncapped().key()
+    # an absolute cap needs no twin
+    absolute = run_experiment(Experiment(trace=str(trace), month=0, capping="dvfs",
+                                         cap_watts=0.6 * peak))
+    assert absolute["cap_w"] == 0.6 * peak and absolute["uncapped_peak_w"] is None
+    assert absolute["cap_exceeded_s"] == 0  # DVFS holds the cap
+
+
+# -- sweeps ---------------------------------------------------------------------
+
+
+def tiny_grid(trace):
+    return grid(Experiment(trace=str(trace), month=0), policy=["fcfs", "wfp"],
+                capping=["block", "wait", "dvfs"], cap_fraction=[0.6])
+
+
+def test_a_sweep_stores_each_run_atomically_and_a_restart_skips_them(trace, tmp_path):
+    experiments = tiny_grid(trace)
+    assert len(plan(experiments)) == 8  # 6 capped runs and 2 uncapped twins
+    summary = run_sweep(experiments, tmp_path, workers=2, progress=False)
+    assert summary.complete and len(summary.ran) == 8 and not summary.skipped
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == sorted([f"{key}.json" for key in summary.ran] + ["results.csv"])
+    mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.json")}
+
+    again = run_sweep(experiments, tmp_path, workers=2, progress=False)
+    assert again.ran == [] and len(again.skipped) == 8
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.json")} == mtimes
+
+    lost = experiments[0].key()
+    (tmp_path / f"{lost}.json").unlink()
+    assert run_sweep(experiments, tmp_path, workers=1, progress=False).ran == [lost]
+
+    table = collect(tmp_path)
+    assert len(table) == 8 and (tmp_path / "results.csv").exists()
+    uncapped = table[table.capping == "none"]
+    assert (uncapped.utilization_norm == 1).all()
+    row = table[table.key == lost].iloc[0]
+    twin = table[table.key == row.baseline_key].iloc[0]
+    assert row.edp_j_s_norm == pytest.approx(row.edp_j_s / twin.edp_j_s)
+
+
+def test_ctrl_c_stops_the_sweep_and_keeps_finished_results(trace, tmp_path):
+    seen = []
+
+    def interrupt(record):
+        seen.append(record["key"])
+        raise KeyboardInterrupt
+
+    summary = run_sweep(tiny_grid(trace), tmp_path, workers=2, progress=False,
+                        on_result=interrupt)
+    assert summary.interrupted and summary.ran == seen
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == [f"{seen[0]}.json"]
+    assert not list(tmp_path.glob(".*"))  # no temporary file left
+    rest = run_sweep(tiny_grid(trace), tmp_path, workers=2, progress=False)
+    assert rest.skipped == seen and len(rest.ran) == 7
+
+
+def test_the_dask_path_gives_the_same_results_as_local_processes(trace, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    experiments = tiny_grid(trace)[:3]
+    local = run_sweep(experiments, tmp_path / "local", workers=1, progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = run_sweep(experiments, tmp_path / "dask", client=client, progress=False)
+    assert sorted(remote.ran) == sorted(local.ran)
+    for key in local.ran:
+        assert comparable(read_result(tmp_path / "dask", key)) == \
+            comparable(read_result(tmp_path / "local", key))
+
+
+def test_cpn_sweep_command(trace, tmp_path, capsys):
+    out = tmp_path / "runs"
+    argv = ["sweep", "--trace", str(trace), "--month", "all", "--policy", "fcfs",
+            "--capping", "none,wait", "--cap", "0.5", "--out", str(out), "--workers", "1",
+            "--no-progress"]
+    assert cpn(argv) == 0
+    assert len(list(out.glob("*.json"))) == 4  # 2 months x (none, wait)
+    assert cpn(argv) == 0 and "0 runs done, 4 already there" in capsys.readouterr().out
+    os.unlink(out / "results.csv")
+    assert cpn(["sweep", "--collect", str(out)]) == 0
+    assert (out / "results.csv").read_text().count("\n") == 5
+    assert cpn(["sweep", "--trace", str(tmp_path / "missing.swf"), "--out", str(out)]) == 2
