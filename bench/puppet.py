@@ -77,7 +77,7 @@ def profile(jobs, machine_nodes: int, policy: str, estimate: str, top: int) -> N
     profiler = cProfile.Profile()
     profiler.runcall(simulate, jobs, config)
     stats = pstats.Stats(profiler, stream=sys.stdout).strip_dirs()
-    print(f"\n# cProfile, {policy}-EASY on {len(jobs):,} jobs (cProfile slows the run ~2x)")
+    print(f"\n# cProfile, {policy}-EASY on {len(jobs):,} jobs (cProfile slows the run 3-4x; compare shares, not seconds)")
     stats.sort_stats("tottime").print_stats(top)
     stats.sort_stats("cumulative").print_stats(top)
 
