@@ -63,7 +63,7 @@ def main(argv=None) -> int:
         if args.dask:
             from distributed import Client, LocalCluster
             with LocalCluster(n_workers=workers, threads_per_worker=1,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
+                              dashboard_address=":0") as cluster, Client(cluster) as client:
                 runs, elapsed = measure(experiments, workers, client)
             print(f"sweep dask workers={workers} runs={runs} "
                   f"runs_per_min={runs / elapsed * 60:.1f}", flush=True)

@@ -171,8 +171,10 @@ def _each_row(finding: str, table: pd.DataFrame, column: str, holds: Callable[[f
         case = (row["policy"], row["month"], row["capping"], row["value"])
         values[case] = row[column]
         results[case] = None if pd.isna(row[column]) else bool(holds(row[column]))
-    return _count(finding, results, lambda case: (
-        f"{_case(case[:2])} {CAPPING_NAMES[case[2]]} {case[3]}: {values[case]:.3g}{unit}"))
+    def describe(case) -> str:
+        value = "" if case[3] == case[2] else f" {case[3]:g}"
+        return f"{_case(case[:2])} {CAPPING_NAMES[case[2]]}{value}: {values[case]:.3g}{unit}"
+    return _count(finding, results, describe)
 
 
 def _ends(finding: str, wide: pd.DataFrame, first, last, direction: str, name: str) -> Check:

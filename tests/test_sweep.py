@@ -195,7 +195,7 @@ def test_the_dask_path_gives_the_same_results_as_local_processes(trace, tmp_path
     experiments = tiny_grid(trace)[:3]
     local = run_sweep(experiments, tmp_path / "local", workers=1, progress=False)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         remote = run_sweep(experiments, tmp_path / "dask", client=client, progress=False)
     assert sorted(remote.ran) == sorted(local.ran)
@@ -216,3 +216,25 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
     assert cpn(["sweep", "--collect", str(out)]) == 0
     assert (out / "results.csv").read_text().count("\n") == 5
     assert cpn(["sweep", "--trace", str(tmp_path / "missing.swf"), "--out", str(out)]) == 2
+
+
+# -- studies ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["fig13", "fig16"])
+def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
+    from nets.studies import STUDIES, run_study
+
+    base = Experiment(trace=str(trace), capping="wait", cap_fraction=0.6)
+    outcome = run_study(name, base, months=[0, 1], out=tmp_path, workers=1, progress=False)
+    assert outcome.csv.exists() and outcome.png.stat().st_size > 10_000
+    study = STUDIES[name]
+    policies = len(study.policies)
+    assert len(outcome.table) == policies * 2 * len(study.values)
+    assert outcome.checks and all(check.verdict in ("PASS", "DIFFERS", "N/A")
+                                  for check in outcome.checks)
+    none = outcome.table[outcome.table.capping == "none"]
+    assert (none.get("utilization_norm", 1) == 1).all()
+    if name == "fig16":  # DVFS holds the cap; the check says so
+        dvfs = [c for c in outcome.checks if c.finding.startswith("DVFS keeps")]
+        assert dvfs and dvfs[0].passed
