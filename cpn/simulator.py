@@ -83,6 +83,10 @@ class Simulator:
         self.steps = 0
         self.history = history
         self._undo: list[tuple] = []
+        # Every change of state gets a version never used before, so a
+        # restored checkpoint can take back its own version and the
+        # bindings listed there become valid again, and only those.
+        self._new_version = itertools.count(1).__next__
         self._version = 0
         places = self.net.places
         self._R: list[list] = [[] for _ in places]
@@ -207,16 +211,19 @@ class Simulator:
                 found[t] = binding
         self._dirty.clear()
 
-    def enabled(self, all_priorities: bool = False) -> list[Binding]:
+    def enabled(self, all_priorities: bool = False,
+                transition: str | None = None) -> list[Binding]:
         """Every binding that may fire now (only the highest priority, as in
-        CPN Tools, unless ``all_priorities``), equal bindings listed once."""
+        CPN Tools, unless ``all_priorities``), equal bindings listed once;
+        with ``transition``, only that transition's."""
         self._refresh()
         if not self._found:
             return []
         best = min(self._priority[t] for t in self._found)
+        only = None if transition is None else self.transition_index(transition)
         result: list[Binding] = []
         for t in sorted(self._found):
-            if not all_priorities and self._priority[t] != best:
+            if not all_priorities and self._priority[t] != best or only not in (None, t):
                 continue
             raw: list = []
             self._search[t](self.now, raw)
@@ -233,9 +240,10 @@ class Simulator:
         return Binding(self.transitions[t].path, dict(zip(names, values)), t, picks,
                        values, self._version)
 
-    def fire(self, binding: Binding | None = None) -> Binding:
+    def fire(self, binding: Binding | None = None, undoable: bool = True) -> Binding:
         """Fire one binding from :meth:`enabled` (or the one the automatic
-        run would choose); it can be undone with :meth:`undo`."""
+        run would choose); it can be undone with :meth:`undo` unless
+        ``undoable`` is False (long replays need no undo history)."""
         self._refresh()
         if binding is None:
             if not self._found:
@@ -245,7 +253,8 @@ class Simulator:
         elif binding.version != self._version:
             raise BindingError(f"binding {binding} is stale: the marking changed since "
                                "it was listed; call enabled() again")
-        self._snapshot()
+        if undoable:
+            self._snapshot()
         self._fire_one(binding.index, binding.picks, binding.raw)
         return binding
 
@@ -275,7 +284,7 @@ class Simulator:
                                f"{error!r}") from error
         self._found.pop(t, None)
         self._dirty.update(self._affected[t])
-        self._version += 1
+        self._version = self._new_version()
         self.steps += 1
         self._last = (t, picks, values)
         stop = False
@@ -301,15 +310,22 @@ class Simulator:
             R[place].append(token)
             S[place].append(when)
             dirty.update(consumers[place])
-        dirty.update(self._timed_transitions)
         return None
 
     def _set_clock(self, new: float) -> None:
+        """Guards and inscriptions that read the clock must be re-searched
+        whenever it moves, whether or not a token became available."""
         old, self.now = self.now, new
         if new != old:
-            self._version += 1
+            self._version = self._new_version()
+            self._dirty.update(self._timed_transitions)
             for monitor in self._monitors:
                 monitor.advanced(self, old, new)
+
+    def advance(self, until_time: float | None = None) -> bool:
+        """Move the clock to the next token timestamp without firing (to
+        ``until_time`` at most); False when nothing lies ahead."""
+        return self._advance(until_time) is None
 
     def next_event_time(self) -> float | None:
         """When the next timed token becomes available (None if never)."""
@@ -365,7 +381,7 @@ class Simulator:
                 last = (t, picks, values)
                 if hooks[t] or stop_when is not None:
                     self.steps, self._last = steps, last
-                    self._version += 1
+                    self._version = self._new_version()
                     if any([monitor.fired(self, t, values) for monitor in hooks[t]]):
                         reason = StopReason.BREAKPOINT
                         break
@@ -388,7 +404,7 @@ class Simulator:
                                f"arcs failed: {error!r}") from error
         finally:
             if steps != self.steps:
-                self._version += 1
+                self._version = self._new_version()
             self.steps, self._last = steps, last
         return self._result(reason)
 
@@ -396,11 +412,19 @@ class Simulator:
         return RunResult(reason, self.now, self.steps)
 
     # -- undo ----------------------------------------------------------------
+    def checkpoint(self) -> tuple:
+        """A copy of everything a firing or a clock advance changes, for
+        :meth:`restore` (monitors are not rolled back)."""
+        return self._state()
+
+    def restore(self, state: tuple) -> None:
+        """Go back to a :meth:`checkpoint`."""
+        self._restore(state)
+
     def _state(self) -> tuple:
-        """A copy of everything a firing or a clock advance changes."""
         return (self.now, self.steps, [list(r) for r in self._R],
                 [None if s is None else list(s) for s in self._S],
-                list(self._heap), self._last)
+                list(self._heap), self._last, self._version)
 
     def _snapshot(self) -> None:
         self._undo.append(self._state())
@@ -414,7 +438,7 @@ class Simulator:
         return True
 
     def _restore(self, state: tuple) -> None:
-        self.now, self.steps, R, S, heap, self._last = state
+        self.now, self.steps, R, S, heap, self._last, self._version = state
         for mine, saved in zip(self._R, R):
             mine[:] = saved
         for mine, saved in zip(self._S, S):
@@ -423,7 +447,6 @@ class Simulator:
         self._heap[:] = heap
         self._found.clear()
         self._dirty.update(range(len(self.transitions)))
-        self._version += 1
 
 
 def _compiled(net: FlatNet) -> list[CompiledTransition]:

@@ -57,27 +57,27 @@ def state_space(net: Net, max_states: int = 10_000, timed: bool = False,
         return index[key], True
 
     start, _ = visit(sim)
-    frontier = deque([(start, sim._state())])
+    frontier = deque([(start, sim.checkpoint())])
     complete = True
     while frontier:
         node, state = frontier.popleft()
-        sim._restore(state)
+        sim.restore(state)
         bindings = sim.enabled()
         moves = [(str(b), b) for b in bindings]
         if not bindings and timed and sim.next_event_time() is not None:
             moves = [(TIME_ADVANCE, None)]
         graph.nodes[node]["dead"] = not moves
         for label, binding in moves:
-            sim._restore(state)
+            sim.restore(state)
             if binding is None:
-                sim._advance(None)
+                sim.advance()
             else:
-                sim._fire_one(binding.index, binding.picks, binding.raw)
+                sim.fire(binding, undoable=False)
             if len(index) >= max_states and sim.marking.freeze(with_time=timed) not in index:
                 complete = False
                 continue
             successor, new = visit(sim)
             graph.add_edge(node, successor, label=label)
             if new:
-                frontier.append((successor, sim._state()))
+                frontier.append((successor, sim.checkpoint()))
     return StateSpace(graph, complete)

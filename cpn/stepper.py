@@ -250,12 +250,12 @@ class Stepper:
         go back to before it so the session stays usable."""
         sim = self.simulator
         before = sim.marking if self.show_diff else None
-        state, trace_length = sim._state(), len(self.recorder.trace)
+        state, trace_length = sim.checkpoint(), len(self.recorder.trace)
         self.recorder.hit.clear()
         try:
             message = action()
         except BaseException:  # a failure of the net, or Ctrl-C during a long run
-            sim._restore(state)
+            sim.restore(state)
             del self.recorder.trace[trace_length:]
             raise
         self._undo.append((state, trace_length))
@@ -338,8 +338,7 @@ class Stepper:
             raise _Hint(self._why_nothing_enabled())
 
         def advance() -> str:
-            # The simulator has no public "advance the clock only" call yet.
-            sim._advance(None)
+            sim.advance()
             return f"clock advanced to {sim.now:g}"
 
         self._change(advance)
@@ -348,7 +347,7 @@ class Stepper:
         if not self._undo:
             raise _Hint("nothing to undo")
         state, trace_length = self._undo.pop()
-        self.simulator._restore(state)
+        self.simulator.restore(state)
         del self.recorder.trace[trace_length:]
         self.console.print(Text(f"undone; back at time {self.simulator.now:g}, "
                                 f"step {self.simulator.steps}"))

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 from .errors import BindingError, ColourError
 from .flatten import FlatNet
 from .net import Net
-from .simulator import Simulator, StopReason
+from .simulator import Simulator
 
 TRACE_FORMAT = "cpn-trace/1"
 
@@ -134,7 +134,7 @@ def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
                 try:
                     # Not fire(): it keeps an undo state per firing, which a
                     # long trace cannot afford; a replay is not undone.
-                    sim._fire_one(binding.index, binding.picks, binding.raw)
+                    sim.fire(binding, undoable=False)
                 except (BindingError, ColourError) as error:
                     raise ReplayError(f"step {step}: firing {described} failed: "
                                       f"{error}") from error
@@ -151,11 +151,9 @@ def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
 
 def _advance_to(sim: Simulator, when: float) -> None:
     """Move the clock to ``when`` (not past it), making the tokens due by
-    then available, as the session's runs and clock advances did.  The
-    simulator has no public call for this yet."""
-    while sim.now < when:
-        if sim._advance(when) is StopReason.DEAD:
-            break
+    then available, as the session's runs and clock advances did."""
+    while sim.now < when and sim.advance(when):
+        pass
 
 
 def _encoded(values) -> dict[str, str]:

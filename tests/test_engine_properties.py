@@ -588,16 +588,10 @@ def test_run_until_time_stops_at_the_horizon(spec, horizons):
     check_runs_until_horizons(spec, horizons)
 
 
-NOW_GUARD_BUG_REASON = (
-    "engine bug: when run(until_time=...) (or advance(until_time=...)) stops the "
-    "clock at the horizon, Simulator._advance's TIME branch does not mark the "
-    "transitions that read `now` dirty, so enabled() and later runs miss "
-    "bindings whose guards became true at the new clock")
-
-# The minimal case of the bug, pinned so that the strict xfail is
-# deterministic: an untimed token, a guard ``now >= 1`` and a timed token
-# far in the future.  run(until_time=2) stops the clock at 2, where the
-# guard holds, but the transition is not re-examined.
+# A regression the property test once found: stopping the clock at a
+# horizon must re-examine transitions that read ``now``.  An untimed token,
+# a guard ``now >= 1`` and a timed token far in the future: run(until_time=2)
+# stops the clock at 2, where the guard holds.
 NOW_GUARD_BUG = NetSpec(
     [PlaceSpec("P0", False, False, [(0, None)]),
      PlaceSpec("P1", False, True, [(0, 5.0)])],
@@ -605,7 +599,6 @@ NOW_GUARD_BUG = NetSpec(
                     guard="now >= 1")])
 
 
-@pytest.mark.xfail(strict=True, reason=NOW_GUARD_BUG_REASON)
 @settings(SETTINGS, max_examples=30)
 @example(spec=NOW_GUARD_BUG, horizons=[2.0])
 @given(spec=RANDOM_NETS, horizons=HORIZONS)
@@ -613,15 +606,13 @@ def test_run_until_time_stops_at_the_horizon_with_clock_guards(spec, horizons):
     check_runs_until_horizons(spec, horizons)
 
 
-@pytest.mark.xfail(strict=True, reason=NOW_GUARD_BUG_REASON)
 def test_clock_guard_is_seen_after_stopping_at_a_horizon():
-    """The same bug without the property machinery."""
+    """The same case without the property machinery."""
     sim = Simulator(NOW_GUARD_BUG.build())
     assert sim.run(until_time=2).reason == StopReason.TIME and sim.now == 2
     assert [b.transition for b in sim.enabled()] == ["T0"]  # now >= 1 holds at 2
 
 
-@pytest.mark.xfail(strict=True, reason=NOW_GUARD_BUG_REASON)
 def test_clock_guard_fires_in_the_next_run():
     sim = Simulator(NOW_GUARD_BUG.build())
     sim.run(until_time=2)
