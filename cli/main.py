@@ -17,6 +17,8 @@ from pathlib import Path
 from modules.batch_scheduling import SchedulingConfig
 from modules.easy import ESTIMATES, POLICIES
 
+from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
+
 
 def _positive_float(text: str) -> float:
     value = float(text)
@@ -66,6 +68,7 @@ def add_run_parser(subparsers) -> None:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--out", type=Path, default=Path("out"), help="output directory")
     run.add_argument("--no-plots", action="store_true")
+    add_capping_arguments(run)
     run.set_defaults(func=command_run)
 
 
@@ -90,11 +93,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def command_run(args) -> int:
+    from dataclasses import replace
+
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from modules.metrics import write_results
-    from nets.puppet import PuppetConfig, simulate
+    from nets.puppet import PuppetConfig
 
     from .workload import load_workload
 
@@ -111,17 +115,27 @@ def command_run(args) -> int:
         idle_fraction=args.idle_fraction,
         scheduling=SchedulingConfig(args.policy, args.estimate, args.trigger,
                                     not args.no_backfill))
-    horizon = max((job.st + job.rt for job in workload.jobs), default=1.0)
-    columns = (TextColumn("simulated"), BarColumn(), TextColumn("day {task.fields[day]:.1f}"),
-               TextColumn("{task.fields[done]} jobs done"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("run", total=horizon, day=0.0, done=0)
-
-        def progress(now: float, done: int) -> None:
-            bar.update(task, completed=min(now, horizon), day=now / 86400, done=done)
-
-        result = simulate(workload.jobs, config, seed=args.seed, energy_steps=steps,
-                          time_offset=workload.time_offset, progress=progress)
+    method, spec = capping_method(args), cap_spec(args)
+    capping: dict = {}
+    if spec is not None:
+        peak = None
+        if spec.fraction is not None:
+            uncapped = _simulate(console, "uncapped run (for the cap)", workload, config, args)
+            if uncapped.interrupted:
+                console.print("[yellow]interrupted before the capped run started[/]")
+                return 130
+            peak = uncapped.metrics["power_peak_w"]
+        cap_watts = spec.resolve(peak)
+        config = replace(config, cap=build_cap(args, cap_watts),
+                         **({"alpha": args.alpha} if method == "dvfs" else {}))
+        capping = {"capping": method, "cap_w": cap_watts, "uncapped_peak_w": peak}
+        console.print(f"capping: {method} at {format_power(cap_watts)}"
+                      + (f" ({spec} of the uncapped peak {format_power(peak)})"
+                         if peak is not None else ""))
+    result = _simulate(console, "simulated", workload, config, args, steps)
+    if capping and len(result.jobs):
+        capping.update(over_cap_summary(config, workload.jobs, result))
+    result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = len(workload.rejected)
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
@@ -132,7 +146,8 @@ def command_run(args) -> int:
         from modules.plots import plot_daily_energy, plot_power
         plot_daily_energy(daily_energy(result.power_times, result.power_watts, result.end),
                           args.out / "daily_energy.png")
-        plot_power(result.power_times, result.power_watts, args.out / "power.png")
+        plot_power(result.power_times, result.power_watts, args.out / "power.png",
+                   cap=capping.get("cap_w"))
     print_metrics(console, result.metrics)
     if result.interrupted:
         console.print(f"[yellow]interrupted: {len(result.jobs)} finished jobs written[/]")
@@ -140,8 +155,40 @@ def command_run(args) -> int:
     return 130 if result.interrupted else 0
 
 
+def over_cap_summary(config, jobs, result) -> dict:
+    """How far the cap was kept.  A job whose power alone (with the rest of
+    the machine idle) exceeds the cap runs when nothing else does, rather
+    than stalling the queue forever; these are the only times above it."""
+    from modules.metrics import time_above
+
+    floor = config.power.idle_system(config.machine_nodes)
+    alone = sum(floor + config.power.busy_delta(job) > config.cap_watts for job in jobs)
+    return {"jobs_over_cap_alone": alone,
+            "time_above_cap_s": time_above(result.power_times, result.power_watts,
+                                           result.end, config.cap_watts * (1 + 1e-9))}
+
+
+def _simulate(console, label: str, workload, config, args, steps=()):
+    """One run of the PuPPET net with a progress bar (simulated days)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from nets.puppet import simulate
+
+    horizon = max((job.st + job.rt for job in workload.jobs), default=1.0)
+    columns = (TextColumn(label), BarColumn(), TextColumn("day {task.fields[day]:.1f}"),
+               TextColumn("{task.fields[done]} jobs done"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("run", total=horizon, day=0.0, done=0)
+
+        def progress(now: float, done: int) -> None:
+            bar.update(task, completed=min(now, horizon), day=now / 86400, done=done)
+
+        return simulate(workload.jobs, config, seed=args.seed, energy_steps=steps,
+                        time_offset=workload.time_offset, progress=progress)
+
+
 #: Keys of metrics.json that say how a run was set up, not how it went.
-INTERNAL_METRICS = frozenset({"config", "series_start_s", "series_end_s", "bsld_threshold_s",
+INTERNAL_METRICS = frozenset({"config", "capping", "series_start_s", "series_end_s", "bsld_threshold_s",
                               "energy_kwh", "machine_nodes", "trace"})
 
 
@@ -252,6 +299,12 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
     add("energy and power", "energy_j", "energy", format_energy)
     add("energy and power", "power_mean_w", "power, mean", format_power)
     add("energy and power", "power_peak_w", "power, peak", format_power)
+    add("energy and power", "cap_w", f"power cap ({metrics.get('capping', 'none')})",
+        format_power)
+    add("energy and power", "uncapped_peak_w", "peak of the uncapped run", format_power)
+    add("energy and power", "jobs_over_cap_alone", "jobs over the cap alone (ran alone)",
+        lambda v: f"{v:,}")
+    add("energy and power", "time_above_cap_s", "time above the cap", format_duration)
     add("energy and power", "edp_j_s", "EDP (energy × makespan)", lambda v: f"{v:.3e} J·s")
 
     exact = metrics.get("energy_j")

@@ -155,6 +155,17 @@ def energy_exact(times, watts, end) -> float:
     return float(np.dot(w, _durations(t, end)))
 
 
+def time_above(times, watts, end, threshold: float) -> float:
+    """Seconds during which power exceeds ``threshold`` (a cap): what an
+    operator checks first, and non-zero only when a job alone needs more.
+
+    >>> time_above([0, 10, 30], [100.0, 300.0, 200.0], end=60, threshold=250)
+    20.0
+    """
+    t, w, end = _step_series(times, watts, end)
+    return float(_durations(t, end)[w > threshold].sum())
+
+
 def sample_fixed_step(times, watts, end, step) -> tuple[np.ndarray, np.ndarray]:
     """The series as a fixed-step simulation sees it: sampled at ``t_k = t0 + k*step < end``.
 

@@ -214,3 +214,75 @@ def test_ctrl_c_returns_the_jobs_finished_so_far():
 
     complete = simulate(jobs, PuppetConfig(machine_nodes=2, node_watts=100.0))
     assert not complete.interrupted and len(complete.jobs) == 5
+
+
+# Power capping from the command line.  Constant power: a node draws 100 W
+# busy and 50 W idle, so the idle machine draws 200 W and a job adds 50 W
+# per node.  Under a 300 W cap job 1 (2 nodes: 300 W) fits; job 3 (1 node)
+# would make 350 W beside it; job 2 (4 nodes: 400 W) is over the cap even
+# alone, so it runs only when nothing else runs.
+CAPPED_SWF = """\
+; MaxNodes: 4
+; MaxProcs: 4
+1 1000 -1 100 2 -1 -1 2 200 -1 1 1 1 1 1 -1 -1 -1
+2 1010 -1  50 4 -1 -1 4 100 -1 1 2 1 1 1 -1 -1 -1
+3 1020 -1  30 1 -1 -1 1  40 -1 1 3 1 1 1 -1 -1 -1
+"""
+CONSTANT_POWER = ("--power", "constant", "--node-watts", "100", "--idle-fraction", "0.5")
+
+
+@pytest.mark.parametrize("capping, starts", [
+    # BLOCK: job 3 cannot pass the head; job 2 runs alone at 1100, then job 3.
+    ("block", {1: 1000.0, 2: 1100.0, 3: 1150.0}),
+    # WAIT: job 3 waits for power and, allocated first at the power change
+    # of 1100, delays job 2 (which needs the machine to itself) to 1130.
+    ("wait", {1: 1000.0, 2: 1130.0, 3: 1100.0}),
+])
+def test_capping_options_give_the_hand_checked_schedule(tmp_path, capsys, capping, starts):
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--capping", capping, "--cap", "300W",
+                   "--out", out, "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv")
+    assert dict(zip(jobs["job_id"], jobs["start"])) == starts
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["capping"] == capping and metrics["cap_w"] == 300
+    # Only job 2, alone, goes above the cap: for its 50 s.
+    assert metrics["jobs_over_cap_alone"] == 1 and metrics["time_above_cap_s"] == 50
+    assert "power cap (" + capping + ")" in capsys.readouterr().out
+
+
+def test_a_share_cap_is_taken_of_the_uncapped_runs_peak(tmp_path, capsys):
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--cap", "75%", "--out", out,
+                   "--no-plots") == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    # Uncapped, job 2 runs alone at 400 W (the peak); 75 % of it is 300 W,
+    # and a cap without a method means WAIT.
+    assert metrics["uncapped_peak_w"] == 400 and metrics["cap_w"] == 300
+    assert metrics["capping"] == "wait"
+    assert "75 % of the uncapped peak" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cap, watts", [("40MW", 4e7), ("45720kW", 4.572e7), ("4.5e7", 4.5e7),
+                                         ("300 W", 300.0)])
+def test_caps_read_with_their_units(cap, watts):
+    from cli.capping import parse_cap
+    assert parse_cap(cap).watts == pytest.approx(watts)
+
+
+@pytest.mark.parametrize("cap, message", [
+    ("-5MW", "must be positive"), ("150%", "(0, 100]"), ("lots", "is not a cap")])
+def test_bad_caps_are_refused_with_a_hint(trace, tmp_path, capsys, cap, message):
+    with pytest.raises(SystemExit) as exit_:
+        run_cli("--trace", trace, f"--cap={cap}", "--out", tmp_path / "out")
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_cap_without_a_capping_method_is_a_one_line_error(trace, tmp_path, capsys):
+    assert run_cli("--trace", trace, "--capping", "none", "--cap", "50%",
+                   "--out", tmp_path / "out") == 2
+    assert "choose block, wait or dvfs" in capsys.readouterr().err
