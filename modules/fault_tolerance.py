@@ -5,10 +5,15 @@ job starts, *Assign* gives it its units (``r`` times as many with
 replication), plans its checkpoints with Daly's interval, and puts it in
 *Running* until its next event: its completion, or the failure of one of
 its units (with replication: of every replica of one process).  *Fail*
-rolls it back to its last checkpoint (the work since is lost), repairs the
-failed units (new failure times), adds the recovery overhead and puts it
-back; *Done* hands a completed job to *Free*, where the enclosing net
-releases its nodes and power, and returns its units.
+rolls it back to its last checkpoint (the work since is lost) and repairs
+the failed units (new failure times); then, as ``on_failure`` says, either
+*Rollback* adds the recovery overhead and puts it back on its units, or
+*Requeue* returns its units, keeps its checkpoint (*Checkpoints*) and hands
+the job to *Requeued*, where the enclosing net releases its nodes and power
+and puts it back in the queue; when it is assigned again it resumes from
+that checkpoint after the recovery.  *Done* hands a completed job to
+*Free*, where the enclosing net releases its nodes and power, and returns
+its units.
 
 Failure times are exponential draws from the model's seeded ``rng``
 (Poisson failures of each unit), or the next entry of a failure trace.
@@ -85,11 +90,21 @@ class Execution(NamedTuple):
         return saved, min(saved + partial, self.work)
 
 
+class Checkpoint(NamedTuple):
+    """What a requeued job keeps while it waits: the work left after its
+    last checkpoint, and the version of its last execution (versions only
+    grow, so a token of the old run can never pass for the new one)."""
+
+    work: float
+    version: int
+
+
 class FailureLog(NamedTuple):
     time: float
     job_id: int
     lost_node_seconds: float  # compute since the last checkpoint, times nodes
     units: tuple[int, ...]  # units that failed
+    started: float  # when the failed run started (its latest assignment)
 
 
 @dataclass
@@ -144,8 +159,10 @@ class FaultRules:
     def boost(self, frequency: float) -> float:
         return self.dvfs_boost if frequency < 1.0 else 1.0
 
-    def assign(self, job: Job, free_units: tuple, now: float, rng):
-        """Give ``job`` its units (repairing those that failed while idle)."""
+    def assign(self, job: Job, free_units: tuple, now: float, rng,
+               checkpoints: Mapping[int, Checkpoint], recovery: float):
+        """Give ``job`` its units (repairing those that failed while idle).
+        A requeued job resumes from its checkpoint after the ``recovery``."""
         count = sum(self.plans[job.id].replicas)
         if count > len(free_units):
             raise ValueError(f"job {job.id} needs {count} units, {len(free_units)} are free")
@@ -153,8 +170,12 @@ class FaultRules:
         units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng, boost))
                       for unit, ft in free_units[:count])
         plan = self.plans[job.id]
-        return Execution(job, plan, plan.work, now, units, job.pf ** self.beta), \
-            free_units[count:]
+        execution = Execution(job, plan, plan.work, now, units, job.pf ** self.beta)
+        saved = checkpoints.get(job.id)
+        if saved is not None:
+            execution = execution._replace(work=saved.work, since=now + recovery,
+                                           version=saved.version + 1)
+        return execution, free_units[count:]
 
     @staticmethod
     def failed(execution: Execution) -> bool:
@@ -173,9 +194,16 @@ class FaultRules:
         broken = tuple(unit for unit, ft in execution.units if ft <= now)
         units = tuple((unit, self.failures.next(unit, now, rng, boost) if ft <= now else ft)
                       for unit, ft in execution.units)
-        log = FailureLog(now, execution.job.id, (done - saved) * execution.job.js, broken)
+        log = FailureLog(now, execution.job.id, (done - saved) * execution.job.js, broken,
+                         execution.job.et)
         return execution._replace(work=execution.work - saved, since=now + recovery,
                                   units=units, version=execution.version + 1), log
+
+    def requeue(self, execution: Execution, now: float, rng):
+        """Back to the last checkpoint, failed units repaired, and out: the
+        checkpoint to resume from, the units to return, the failure's log."""
+        rolled, log = self.rollback(execution, now, 0.0, rng)
+        return Checkpoint(rolled.work, rolled.version), rolled.units, log
 
     def retime(self, current: Mapping[int, Execution], frequency: float, now: float, rng):
         """Every execution to ``frequency``: the work done so far is kept
@@ -201,10 +229,13 @@ class FaultRules:
 def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
                     scaled: bool = False) -> Net:
     """Ports Started (jobs whose resources were allocated), Running (their
-    executions) and Free (jobs that completed); the units, the failure log
-    and *Current* (the latest execution of each running job) are its own.
+    executions), Free (jobs that completed) and, when failed jobs are
+    requeued, Requeued (failed jobs to put back in the queue); the units,
+    the failure log, *Current* (the latest execution of each running job)
+    and *Checkpoints* (the saved work of requeued jobs) are its own.
     With ``scaled``, *Retime* follows the DVFS level (fusion place
     ``dvfs_level``) and re-times every running job when it changes."""
+    requeue = settings.on_failure == "requeue"
     module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery})
     module.place("Started", Job, timed=True, port="in")
     module.place("Free", Job, timed=True, port="out")
@@ -213,14 +244,18 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     # assigned, which is the same for memoryless exponential failures.
     module.place("Units", tuple, initial=[tuple((unit, -math.inf) for unit in range(units))])
     module.place("Current", dict, initial=[{}])
+    module.place("Checkpoints", dict, initial=[{}])
     module.place("FailedJobs", Execution)
     module.place("Failures", FailureLog)
 
     module.transition(
         "Assign", priority=P_ALLOCATE,
-        code="execution, rest = rules.assign(job, free_units, now, rng)",
-        inputs={"Started": "job", "Units": "free_units", "Current": "current"},
+        code="execution, rest = rules.assign(job, free_units, now, rng, saved, recovery)",
+        inputs={"Started": "job", "Units": "free_units", "Current": "current",
+                "Checkpoints": "saved"},
         outputs={"Units": "rest", "Current": "{**current, job.id: execution}",
+                 "Checkpoints": "{k: v for k, v in saved.items() if k != job.id}"
+                                if requeue else "saved",
                  "Running": "execution@+(execution.next_event() - now)"})
     module.transition(
         "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
@@ -229,12 +264,23 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     module.transition(
         "Fail", priority=P_FAIL, guard="rules.failed(execution)",
         inputs={"Running": "execution"}, outputs={"FailedJobs": "execution"})
-    module.transition(
-        "Rollback", priority=P_FAIL,
-        code="resumed, log = rules.rollback(failed, now, recovery, rng)",
-        inputs={"FailedJobs": "failed", "Current": "current"},
-        outputs={"Current": "{**current, failed.job.id: resumed}",
-                 "Running": "resumed@+(resumed.next_event() - now)", "Failures": "log"})
+    if requeue:
+        module.place("Requeued", Job, port="out")
+        module.transition(
+            "Requeue", priority=P_FAIL,
+            code="checkpoint, returned, log = rules.requeue(failed, now, rng)",
+            inputs={"FailedJobs": "failed", "Current": "current", "Units": "free_units",
+                    "Checkpoints": "saved"},
+            outputs={"Requeued": "failed.job", "Units": "free_units + returned",
+                     "Current": "{k: v for k, v in current.items() if k != failed.job.id}",
+                     "Checkpoints": "{**saved, failed.job.id: checkpoint}", "Failures": "log"})
+    else:
+        module.transition(
+            "Rollback", priority=P_FAIL,
+            code="resumed, log = rules.rollback(failed, now, recovery, rng)",
+            inputs={"FailedJobs": "failed", "Current": "current"},
+            outputs={"Current": "{**current, failed.job.id: resumed}",
+                     "Running": "resumed@+(resumed.next_event() - now)", "Failures": "log"})
     module.transition(
         "Done", priority=P_DONE, guard="not rules.failed(execution)",
         inputs={"Running": "execution", "Units": "free_units", "Current": "current"},

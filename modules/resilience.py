@@ -79,6 +79,12 @@ def replicated_failure_rate(time: float, unit_rate: float, replicas: Sequence[in
         1 for m in replicas if m == 1)
 
 
+METHODS = ("checkpoint", "replication")
+#: What a failed job does: keep its units and roll back in place, or
+#: release them and go back to the queue.
+ON_FAILURE = ("keep", "requeue")
+
+
 @dataclass(frozen=True)
 class FaultTolerance:
     """TOPPER's resilience settings (section 5 defaults).
@@ -93,8 +99,14 @@ class FaultTolerance:
     nodes (600 s and 1,200 s; 16 racks); ``checkpoint_scale`` scales both
     (Fig. 12).  ``recovery``: restart cost after a failure (780 s).
     ``redundancy`` r and ``communication`` gamma for replication.
-    A failed job keeps its units, rolls back to its last checkpoint, pays
-    the recovery and goes on (TOPPER's *Failed Jobs* place).
+
+    ``on_failure`` says what a failed job does.  ``"keep"`` (the default,
+    TOPPER's *Failed Jobs* place): it keeps its units, rolls back to its
+    last checkpoint, pays the recovery and goes on at once.  ``"requeue"``
+    (what a batch system does when it requeues a job): it releases its
+    nodes, units and power, goes back to the queue at its original submit
+    order, and when it starts again resumes from its last checkpoint after
+    paying the recovery.
     """
 
     unit_nodes: int = 1024
@@ -107,14 +119,24 @@ class FaultTolerance:
     recovery: float = 780.0
     redundancy: float = 2.0
     communication: float = 0.3
+    on_failure: str = "keep"
 
     def __post_init__(self):
-        if self.method not in ("checkpoint", "replication"):
-            raise ValueError(f"method must be 'checkpoint' or 'replication', not {self.method!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, not {self.method!r}")
+        if self.on_failure not in ON_FAILURE:
+            raise ValueError(f"on_failure must be one of {ON_FAILURE}, not {self.on_failure!r}")
         if self.unit_nodes < 1 or not self.unit_mttf > 0:
-            raise ValueError("unit_nodes must be >= 1 and unit_mttf positive")
-        if self.redundancy < 1 or not 0 <= self.communication:
-            raise ValueError("redundancy must be >= 1 and communication >= 0")
+            raise ValueError(f"unit_nodes must be >= 1 and unit_mttf positive, not "
+                             f"{self.unit_nodes} and {self.unit_mttf}")
+        if not self.redundancy >= 1:
+            raise ValueError(f"the redundancy degree r must be >= 1, not {self.redundancy}")
+        if not self.communication >= 0:
+            raise ValueError(f"the communication ratio gamma must be >= 0, not "
+                             f"{self.communication}")
+        for name in ("checkpoint_small", "checkpoint_large", "checkpoint_scale", "recovery"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
 
     @property
     def degree(self) -> float:

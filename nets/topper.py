@@ -8,6 +8,15 @@ power.  Jobs occupy whole compute units (racks by default), replicas
 included; the scheduler plans with their walltime stretched by the
 expected overheads.
 
+A failed job keeps its units and resumes in place (``on_failure="keep"``,
+the paper's model), or, with ``on_failure="requeue"``, reaches *Requeued*,
+where *Resubmit* releases its nodes and power like *Finish* and puts it back
+in *Queuing* at its original submit order (``power_capping.requeue``), with
+its requested walltime unchanged; it resumes from its last checkpoint when
+it starts again.  Its record's ``start`` is then the start of the run that
+completed (the time lost before counts as waiting); ``first_start`` and
+``requeues`` say when it first ran and how often it went back.
+
 >>> from modules.job import Job
 >>> from modules.resilience import FaultTolerance
 >>> jobs = [Job(1, 0, 3600, 1024, 3600), Job(2, 10, 3600, 2048, 3600)]
@@ -22,10 +31,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
+from modules.batch_scheduling import P_FINISH
 from modules.cpu_scaling import CpuScaling
 from modules.fault_tolerance import (Execution, FailureSource, FaultRules, fault_tolerance,
                                      plan_job)
 from modules.job import Job
+from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
 
 from .puppet import PuppetConfig, PuppetResult, compose, run_model
@@ -83,10 +94,14 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
                        dvfs_boost=config.dvfs_failure_multiplier)
     net = compose("TOPPER", config.puppet, started="Started", ended="Free")
     net.place("Running", Execution, timed=True)
+    sockets = {"Started": "Started", "Running": "Running", "Free": "Free"}
+    requeuing = config.resilience.on_failure == "requeue"
+    if requeuing:
+        add_requeue(net)
+        sockets["Requeued"] = "Requeued"
     net.substitution("FaultTolerance",
                      fault_tolerance(config.resilience, rules, config.units,
-                                     scaled=scaling is not None),
-                     {"Started": "Started", "Running": "Running", "Free": "Free"})
+                                     scaled=scaling is not None), sockets)
     result, sim = run_model(net, [job for job, _ in planned], config.puppet, seed, **options)
     log = sim.tokens("FaultTolerance/Failures")
     useful = {job.id: job.js * job.rt for job in jobs}
@@ -94,6 +109,9 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     if len(frame):
         span = metrics["makespan_s"] * config.puppet.machine_nodes
         metrics["system_efficiency"] = sum(useful[i] for i in frame["job_id"]) / span
+    if requeuing:
+        describe_requeues(frame, metrics, log, {job.id: job.js for job, _ in planned},
+                          config.puppet.machine_nodes, options.get("time_offset", 0.0))
     metrics["failures"] = len(log)
     metrics["lost_node_hours"] = sum(entry.lost_node_seconds for entry in log) / 3600
     metrics["config"] = {**asdict(config.puppet),
@@ -101,3 +119,37 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
                          "failure_multiplier": config.failure_multiplier,
                          "dvfs_failure_multiplier": config.dvfs_failure_multiplier}
     return result
+
+
+def add_requeue(net) -> None:
+    """*Resubmit*: a failed job that the fault tolerance module requeued releases
+    its nodes, power and runtime entry as *Finish* would, and goes back to
+    *Queuing* at its original submit order; scheduling is triggered."""
+    net.env["requeue"] = requeue
+    net.place("Requeued", Job)
+    net.transition("Resubmit", priority=P_FINISH,
+                   inputs={"Requeued": "job", "Nodes": "free", "Power": "watts",
+                           "RuntimeInfo": "running", "Queuing": "queue",
+                           "Trigger": "signal"},
+                   outputs={"Nodes": "free + job.js", "Power": "watts - busy_delta(job)",
+                            "RuntimeInfo": "remove_running(running, job.id)",
+                            "Queuing": "requeue(queue, (job,))", "Trigger": "True"})
+
+
+def describe_requeues(frame, metrics: dict, log, nodes: Mapping[int, int],
+                      machine_nodes: int, time_offset: float) -> None:
+    """Per job, ``requeues`` and ``first_start``; in the metrics,
+    ``requeues``, and utilization counting the nodes the failed runs held."""
+    counts: dict[int, int] = {}
+    first: dict[int, float] = {}
+    held = 0.0
+    for entry in log:
+        counts[entry.job_id] = counts.get(entry.job_id, 0) + 1
+        first[entry.job_id] = min(first.get(entry.job_id, entry.started), entry.started)
+        held += nodes[entry.job_id] * (entry.time - entry.started)
+    frame["requeues"] = [counts.get(i, 0) for i in frame["job_id"]]
+    frame["first_start"] = [first[i] + time_offset if i in first else start
+                            for i, start in zip(frame["job_id"], frame["start"])]
+    metrics["requeues"] = len(log)
+    if len(frame) and metrics["makespan_s"] > 0:
+        metrics["utilization"] += held / (machine_nodes * metrics["makespan_s"])
