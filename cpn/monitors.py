@@ -143,10 +143,10 @@ class PlaceIntegral(Monitor):
     def attach(self, sim):
         super().attach(sim)
         self.start = sim.now
-        sim.place_index(self.place)  # fail now on an unknown place
+        self._index = sim.place_index(self.place)  # fails now on an unknown place
 
     def current(self) -> float:
-        return float(self.value_of(self.sim.tokens(self.place)))
+        return float(self.value_of(self.sim._tokens_of(self._index)))
 
     def advanced(self, sim, old, new):
         level = self.current()

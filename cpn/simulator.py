@@ -187,7 +187,14 @@ class Simulator:
 
     def tokens(self, path: str) -> list:
         """The tokens of a place (available or not), oldest first."""
-        return [value for value, _ in self._timed_tokens(self.place_index(path))]
+        return list(self._tokens_of(self.place_index(path)))
+
+    def _tokens_of(self, place: int) -> list:
+        """The tokens of a place by index, for monitors read at every clock
+        move: an untimed place's own list (not a copy: do not change it)."""
+        if self._S[place] is None:
+            return self._R[place]
+        return [value for value, _ in self._timed_tokens(place)]
 
     def _timed_tokens(self, place: int) -> list[tuple[Any, float | None]]:
         stamps = self._S[place]
