@@ -249,7 +249,8 @@ class Simulator:
 
     def fire(self, binding: Binding | None = None, undoable: bool = True) -> Binding:
         """Fire one binding from :meth:`enabled` (or the one the automatic
-        run would choose); it can be undone with :meth:`undo` unless
+        run would choose; a binding pre-empted by a higher priority is
+        refused, as in CPN Tools); it can be undone with :meth:`undo` unless
         ``undoable`` is False (long replays need no undo history)."""
         self._refresh()
         if binding is None:
@@ -260,6 +261,11 @@ class Simulator:
         elif binding.version != self._version:
             raise BindingError(f"binding {binding} is stale: the marking changed since "
                                "it was listed; call enabled() again")
+        elif self._priority[binding.index] > min(self._priority[t] for t in self._found):
+            # Listed by enabled(all_priorities=True), but CPN Tools semantics
+            # let only the highest priority fire.
+            raise BindingError(f"binding {binding} is not enabled: a transition of higher "
+                               "priority is enabled now")
         if undoable:
             self._snapshot()
         self._fire_one(binding.index, binding.picks, binding.raw)

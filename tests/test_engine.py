@@ -94,7 +94,11 @@ def test_only_the_highest_priority_fires():
     net.arc("H", "High", "x")
     sim = Simulator(net)
     assert [str(b) for b in sim.enabled()] == ["H<x=2>"]
-    assert {str(b) for b in sim.enabled(all_priorities=True)} == {"H<x=2>", "L<x=1>", "L<x=2>"}
+    everything = sim.enabled(all_priorities=True)
+    assert {str(b) for b in everything} == {"H<x=2>", "L<x=1>", "L<x=2>"}
+    low = next(b for b in everything if str(b) == "L<x=1>")
+    with pytest.raises(BindingError, match="higher priority"):
+        sim.fire(low)  # listed, but pre-empted by H
     sim.run()
     assert sim.marking["High"] == [2] and sim.marking["Low"] == [1]
 
