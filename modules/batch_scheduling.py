@@ -16,6 +16,7 @@ submissions).  At equal times, finishes come before submissions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from functools import partial
 
 from cpn import P_LOW, Net
@@ -50,11 +51,18 @@ class SchedulingConfig:
                 raise ValueError(f"scheduling {name} must be one of {allowed}, not {value!r}")
 
 
-def batch_scheduling(config: SchedulingConfig = SchedulingConfig()) -> Net:
-    """The module; ports Queuing, Runtime Info, Nodes (read) and Selected."""
-    schedule = partial(easy_pass, policy=config.policy, estimate=config.estimate,
-                       backfill=config.backfill)
-    module = Net("BatchScheduling", env={"schedule": schedule})
+def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
+                     schedule: Callable | None = None, name: str = "BatchScheduling") -> Net:
+    """The module; ports Queuing, Runtime Info, Nodes (read) and Selected.
+
+    ``schedule(queue, running, free, now) -> (started, waiting)`` is the
+    policy *Schedule* runs: by default EASY as ``config`` says; another
+    paper's policy (FIFO per queue, EASY with booting nodes...) plugs in
+    here and keeps Submit, Trigger and the ports."""
+    if schedule is None:
+        schedule = partial(easy_pass, policy=config.policy, estimate=config.estimate,
+                           backfill=config.backfill)
+    module = Net(name, env={"schedule": schedule})
     module.place("User", Job, timed=True)
     module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("Queuing", tuple, port="inout")

@@ -571,11 +571,8 @@ def fifo_scheduling(config: FifoQueues = FifoQueues()) -> Net:
     """A scheduler module for ``compose(scheduler=...)``: PuPPET's batch
     scheduling net (*Submit*, *Trigger*, *Schedule*) running
     :func:`fifo_per_queue` instead of EASY."""
-    module = batch_scheduling(config.scheduling)
-    _check_policy_hook(module)
-    module.env["schedule"] = partial(fifo_per_queue, queue_of=QUEUE_KEYS[config.queue])
-    module.name = "FifoQueues"
-    return module
+    return batch_scheduling(config.scheduling, name="FifoQueues",
+                            schedule=partial(fifo_per_queue, queue_of=QUEUE_KEYS[config.queue]))
 
 
 BOOTING = "booting nodes"  # the key of the phantom entry in Runtime Info
@@ -611,18 +608,9 @@ def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: flo
     planning with booting nodes (:func:`easy_with_sleeping_nodes`)."""
     if isinstance(scheduling, FifoQueues):
         return fifo_scheduling(scheduling)
-    module = batch_scheduling(scheduling)
-    _check_policy_hook(module)
-    module.env["schedule"] = partial(easy_with_sleeping_nodes, boot_delay=boot_delay,
-                                     policy=scheduling.policy, estimate=scheduling.estimate,
-                                     backfill=scheduling.backfill)
-    return module
-
-
-def _check_policy_hook(module: Net) -> None:
-    if "schedule" not in module.env:  # the net's policy hook (see the report)
-        raise RuntimeError("batch_scheduling() no longer takes its policy from "
-                           "env['schedule']: modules/energy_saving.py needs updating")
+    return batch_scheduling(scheduling, schedule=partial(
+        easy_with_sleeping_nodes, boot_delay=boot_delay, policy=scheduling.policy,
+        estimate=scheduling.estimate, backfill=scheduling.backfill))
 
 
 # -- naming the nodes ----------------------------------------------------------
