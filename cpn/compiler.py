@@ -162,7 +162,7 @@ class _TransitionCompiler:
         return steps, bound
 
     def search_source(self, steps, variables) -> str:
-        lines = [f"def _cpn_search(now, _cpn_out):"]
+        lines = ["def _cpn_search(now, _cpn_out):"]
         used: dict[int, list[str]] = {}
         depth, indent = 0, "    "
         picks: list[str] = []

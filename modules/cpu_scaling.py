@@ -185,9 +185,3 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
                                   "RuntimeInfo": "running"},
                           outputs={"Progress": "progress", "RuntimeInfo": "running"})
     return module
-
-    module.transition("Discard", priority=P_DISCARD,
-                      guard="rules.stale(job, progress, running)")
-    arcs("Discard", {"Running": "job", "Progress": "progress", "RuntimeInfo": "running"},
-         {"Progress": "progress", "RuntimeInfo": "running"})
-    return module
