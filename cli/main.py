@@ -18,6 +18,7 @@ from modules.batch_scheduling import SchedulingConfig
 from modules.easy import ESTIMATES, POLICIES
 
 from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
+from .resilience import add_resilience_arguments, topper_config
 
 
 def _positive_float(text: str) -> float:
@@ -36,10 +37,12 @@ def _fraction(text: str) -> float:
 
 def add_run_parser(subparsers) -> None:
     run = subparsers.add_parser(
-        "run", help="simulate a workload on the PuPPET model",
+        "run", help="simulate a workload on the PuPPET model (TOPPER with --resilience)",
         description="Simulate a workload (an SWF trace, or by default a seeded synthetic "
-                    "month on a Mira-like machine) on the PuPPET net; print the metrics and "
-                    "write DIR/jobs.csv, DIR/metrics.json, DIR/power.csv and plots.")
+                    "month on a Mira-like machine) on the PuPPET net, optionally under a "
+                    "power cap and, with --resilience, with failures (TOPPER); print the "
+                    "metrics and write DIR/jobs.csv, DIR/metrics.json, DIR/power.csv and "
+                    "plots.")
     run.add_argument("--trace", type=Path, help="SWF trace (.swf or .swf.gz); default: "
                      "the built-in synthetic Mira month")
     run.add_argument("--machine-nodes", type=int, help="machine size in nodes "
@@ -69,6 +72,7 @@ def add_run_parser(subparsers) -> None:
     run.add_argument("--out", type=Path, default=Path("out"), help="output directory")
     run.add_argument("--no-plots", action="store_true")
     add_capping_arguments(run)
+    add_resilience_arguments(run)
     run.set_defaults(func=command_run)
 
 
@@ -116,11 +120,13 @@ def command_run(args) -> int:
         scheduling=SchedulingConfig(args.policy, args.estimate, args.trigger,
                                     not args.no_backfill))
     method, spec = capping_method(args), cap_spec(args)
+    model = topper_config(args, config, workload.time_offset)
     capping: dict = {}
     if spec is not None:
         peak = None
         if spec.fraction is not None:
-            uncapped = _simulate(console, "uncapped run (for the cap)", workload, config, args)
+            uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
+                                 model, args)
             if uncapped.interrupted:
                 console.print("[yellow]interrupted before the capped run started[/]")
                 return 130
@@ -132,7 +138,7 @@ def command_run(args) -> int:
         console.print(f"capping: {method} at {format_power(cap_watts)}"
                       + (f" ({spec} of the uncapped peak {format_power(peak)})"
                          if peak is not None else ""))
-    result = _simulate(console, "simulated", workload, config, args, steps)
+    result = _simulate(console, "simulated", workload, config, model, args, steps)
     if capping and len(result.jobs):
         capping.update(over_cap_summary(config, workload.jobs, result))
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
@@ -168,11 +174,12 @@ def over_cap_summary(config, jobs, result) -> dict:
                                            result.end, config.cap_watts * (1 + 1e-9))}
 
 
-def _simulate(console, label: str, workload, config, args, steps=()):
-    """One run of the PuPPET net with a progress bar (simulated days)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+def _simulate(console, label: str, workload, config, model, args, steps=()):
+    """One run with a progress bar (simulated days): of the PuPPET net for
+    ``config``, or of TOPPER when ``model`` (its TopperConfig) is given."""
+    from dataclasses import replace
 
-    from nets.puppet import simulate
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     horizon = max((job.st + job.rt for job in workload.jobs), default=1.0)
     columns = (TextColumn(label), BarColumn(), TextColumn("day {task.fields[day]:.1f}"),
@@ -183,8 +190,13 @@ def _simulate(console, label: str, workload, config, args, steps=()):
         def progress(now: float, done: int) -> None:
             bar.update(task, completed=min(now, horizon), day=now / 86400, done=done)
 
-        return simulate(workload.jobs, config, seed=args.seed, energy_steps=steps,
-                        time_offset=workload.time_offset, progress=progress)
+        options = dict(seed=args.seed, energy_steps=steps,
+                       time_offset=workload.time_offset, progress=progress)
+        if model is None:
+            from nets.puppet import simulate
+            return simulate(workload.jobs, config, **options)
+        from nets.topper import simulate
+        return simulate(workload.jobs, replace(model, puppet=config), **options)
 
 
 #: Keys of metrics.json that say how a run was set up, not how it went.
@@ -306,6 +318,10 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
         lambda v: f"{v:,}")
     add("energy and power", "time_above_cap_s", "time above the cap", format_duration)
     add("energy and power", "edp_j_s", "EDP (energy × makespan)", lambda v: f"{v:.3e} J·s")
+    add("failures (TOPPER)", "failures", "failures", lambda v: f"{v:,}")
+    add("failures (TOPPER)", "lost_node_hours", "lost node-hours", _significant)
+    add("failures (TOPPER)", "system_efficiency", "system efficiency",
+        lambda v: f"{100 * v:.1f} %")
 
     exact = metrics.get("energy_j")
     steps = sorted((step, key) for key in metrics
@@ -344,7 +360,7 @@ def print_metrics(console, metrics: dict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    title = "PuPPET run"
+    title = "TOPPER run" if "failures" in metrics else "PuPPET run"
     if metrics.get("trace"):
         title += f": {Path(str(metrics['trace'])).name}"
     if metrics.get("machine_nodes"):

@@ -286,3 +286,42 @@ def test_a_cap_without_a_capping_method_is_a_one_line_error(trace, tmp_path, cap
     assert run_cli("--trace", trace, "--capping", "none", "--cap", "50%",
                    "--out", tmp_path / "out") == 2
     assert "choose block, wait or dvfs" in capsys.readouterr().err
+
+
+# Failures from the command line (TOPPER).  On the capped trace's machine,
+# with 1-node units and no cap, unit 0 (one of job 1's two nodes) fails at
+# 1050 on the trace's clock, 50 s into job 1, before its first checkpoint:
+# job 1 loses those 50 s and pays the 780 s recovery.
+def test_a_replayed_failure_rolls_the_job_back(tmp_path, capsys):
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    failures = tmp_path / "failures.csv"
+    failures.write_text("time,unit\n1050,0\n")
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--resilience", "checkpoint",
+                   "--unit-nodes", 1, "--failure-trace", failures, "--out", out,
+                   "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["failures"] == 1
+    assert metrics["lost_node_hours"] == pytest.approx(2 * 50 / 3600)
+    # The checkpoint overhead stretches job 1 a little beyond its 100 s.
+    stretched = jobs.loc[1, "requested"] / 200 * 100
+    assert jobs.loc[1, "end"] == pytest.approx(1000 + stretched + 50 + 780, abs=1e-6)
+    assert jobs.loc[2, "start"] == jobs.loc[1, "end"]
+    assert "TOPPER run" in capsys.readouterr().out
+
+
+def test_without_failures_topper_runs_as_puppet(trace, tmp_path, capsys):
+    assert run_cli("--trace", trace, "--out", tmp_path / "puppet", "--no-plots") == 0
+    assert run_cli("--trace", trace, "--resilience", "restart", "--unit-nodes", 1,
+                   "--mttf-days", "1e15", "--out", tmp_path / "topper", "--no-plots") == 0
+    puppet = pd.read_csv(tmp_path / "puppet" / "jobs.csv")
+    topper = pd.read_csv(tmp_path / "topper" / "jobs.csv")
+    assert puppet[["job_id", "start", "end"]].equals(topper[["job_id", "start", "end"]])
+
+
+def test_units_that_do_not_divide_the_machine_are_a_one_line_error(trace, tmp_path, capsys):
+    assert run_cli("--trace", trace, "--resilience", "checkpoint",
+                   "--out", tmp_path / "out") == 2
+    assert "pass --unit-nodes" in capsys.readouterr().err
