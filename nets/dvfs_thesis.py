@@ -1,0 +1,171 @@
+"""The DVFS thesis' policies on the PuPPET net (Etinski, chapters 3-5).
+
+Every policy is a scheduler module plus the gear allocation module
+(``modules/dvfs_thesis/scheduler_net.py``) plugged into
+:func:`nets.puppet.compose`: the same states (Queuing, Running, Power,
+Runtime Info, Nodes) and *Finish* as PuPPET, so a run compares directly
+with PuPPET's capping on the same trace.  A "node" of the PuPPET net is a
+CPU here; its *Power* place holds the CPUs' power (busy CPUs at their
+job's eq. 3.12 power, idle CPUs per the idle scenario).
+
+>>> from modules.job import Job
+>>> jobs = [Job(1, 0, 1000, 2, 1000), Job(2, 0, 1000, 2, 1000)]
+>>> profiles = {1: JobProfile(1.0, 1.0), 2: JobProfile(1.0, 1.0)}
+>>> result = simulate(jobs, ThesisConfig(2), profiles)
+>>> list(result.jobs["start"]), list(result.jobs["frequency_ghz"])
+([0.0, 1000.0], [2.3, 2.3])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from cpn import Net
+from modules.dvfs_thesis.bsld_driven import BsldDrivenConfig
+from modules.dvfs_thesis.easy import EasyConfig
+from modules.dvfs_thesis.gears import CpuPowerModel
+from modules.dvfs_thesis.max_job_perf import MaxJobPerfConfig
+from modules.dvfs_thesis.metrics import thesis_metrics
+from modules.dvfs_thesis.pb_guided import PbGuidedConfig
+from modules.dvfs_thesis.plan import Planner
+from modules.dvfs_thesis.profiles import JobProfile
+from modules.dvfs_thesis.scheduler_net import gear_allocation, thesis_scheduling
+from modules.dvfs_thesis.upas import UpasConfig
+from modules.job import Job
+from modules.swf import read_swf
+
+from .puppet import PuppetConfig, compose, run_model
+
+__all__ = ["ThesisConfig", "ThesisResult", "PolicyConfig", "EasyConfig", "UpasConfig",
+           "BsldDrivenConfig", "PbGuidedConfig", "MaxJobPerfConfig", "CpuPowerModel",
+           "JobProfile", "build_net", "simulate", "job_records", "busy_power", "thesis_portion"]
+
+PolicyConfig = Union[EasyConfig, UpasConfig, BsldDrivenConfig, PbGuidedConfig,
+                     MaxJobPerfConfig]
+
+
+@dataclass(frozen=True)
+class ThesisConfig:
+    """A machine of ``machine_cpus`` CPUs, a policy and the power model.
+    The power budget, for the policies of chapter 5, is the policy's
+    ``budget_fraction`` of every CPU at the nominal gear running
+    sequential code."""
+
+    machine_cpus: int
+    policy: PolicyConfig = field(default_factory=EasyConfig)
+    power: CpuPowerModel = field(default_factory=CpuPowerModel)
+
+    def __post_init__(self):
+        if self.machine_cpus <= 0:
+            raise ValueError(f"the machine needs CPUs, not {self.machine_cpus}")
+
+    @property
+    def budget_watts(self) -> float:
+        fraction = getattr(self.policy, "budget_fraction", None)
+        if fraction is None:
+            return math.inf
+        return fraction * self.machine_cpus * self.power.nominal_cpu_watts
+
+    @property
+    def puppet(self) -> PuppetConfig:
+        """The shared states' configuration: a CPU is a node; its power
+        does not scale with ``pf`` there (``core_share=0``): the job's
+        ``jp`` already holds its power at its gear."""
+        power = self.power
+        return PuppetConfig(machine_nodes=self.machine_cpus, node_watts=power.nominal_cpu_watts,
+                            idle_fraction=power.idle_cpu_watts / power.nominal_cpu_watts,
+                            core_share=0.0)
+
+    def planner(self, profiles: Mapping[int, JobProfile]) -> Planner:
+        return Planner(self.power, profiles, self.policy.beta, self.budget_watts,
+                       getattr(self.policy, "oversized", "unchecked"))
+
+
+def build_net(config: ThesisConfig, profiles: Mapping[int, JobProfile],
+              jobs: Sequence[Job] = ()) -> Net:
+    """The net of ``config``; jobs go in ``Scheduler/User``.  ``jobs`` are
+    checked against the policy's limits when it has any."""
+    planner = config.planner(profiles)
+    policy = config.policy.build(planner, config.machine_cpus)
+    if hasattr(policy, "check"):
+        policy.check(jobs)
+    return compose("DvfsThesis", config.puppet, started="Running", ended="Running",
+                   scheduler=thesis_scheduling(policy),
+                   allocation=gear_allocation(planner, config.puppet.power))
+
+
+@dataclass
+class ThesisResult:
+    jobs: pd.DataFrame  # job_id, submit, start, end, cpus, requested, runtime_nominal, ...
+    metrics: dict
+    power_times: list[float]
+    power_watts: list[float]
+
+
+def simulate(jobs: Sequence[Job], config: ThesisConfig, profiles: Mapping[int, JobProfile],
+             seed: int = 0) -> ThesisResult:
+    """Run ``config`` over ``jobs`` (``js`` in CPUs) until all have ended."""
+    missing = [job.id for job in jobs if job.id not in profiles]
+    if missing:
+        raise ValueError(f"{len(missing)} jobs have no DVFS profile (first: {missing[:5]})")
+    run, sim = run_model(build_net(config, profiles, jobs), jobs, config.puppet, seed)
+    frame = job_records(sim.tokens("Finished"), config.power, profiles)
+    metrics = thesis_metrics(frame, config.machine_cpus, config.power) if len(frame) else {}
+    times, watts = busy_power(frame)
+    budget = config.budget_watts
+    metrics.update({"unfinished_jobs": len(jobs) - len(frame), "budget_w": budget,
+                    "busy_power_peak_w": float(watts.max()) if len(watts) else 0.0,
+                    "budget_exceeded_s": float((np.diff(times)[watts[:-1] > budget + 1e-6])
+                                               .sum()) if len(times) else 0.0,
+                    "energy_system_j": run.metrics.get("energy_j")})
+    return ThesisResult(frame, metrics, run.power_times, run.power_watts)
+
+
+def job_records(finished, power: CpuPowerModel,
+                profiles: Mapping[int, JobProfile]) -> pd.DataFrame:
+    """One row per ended job: its times, CPUs, gear and power."""
+    rows = []
+    for job, end in finished:
+        gear = power.gear_of(job.pf)
+        rows.append((job.id, job.st, job.et, end, job.js, job.wt, job.rt, end - job.et,
+                     power.gears[gear].frequency_ghz, gear, profiles[job.id].beta, job.jp))
+    frame = pd.DataFrame(rows, columns=["job_id", "submit", "start", "end", "cpus",
+                                        "requested", "runtime_nominal", "runtime",
+                                        "frequency_ghz", "gear", "beta", "watts"])
+    return frame.sort_values("job_id", kind="stable").reset_index(drop=True)
+
+
+def busy_power(jobs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The busy CPUs' power as a step series: ``watts[i]`` holds from
+    ``times[i]`` to ``times[i + 1]`` (ends before starts at equal times)."""
+    if not len(jobs):
+        return np.array([]), np.array([])
+    events = pd.concat([pd.DataFrame({"time": jobs["end"], "order": 0, "delta": -jobs["watts"]}),
+                        pd.DataFrame({"time": jobs["start"], "order": 1,
+                                      "delta": jobs["watts"]})])
+    events = events.sort_values(["time", "order"], kind="stable")
+    times = events["time"].to_numpy(float)
+    watts = np.cumsum(events["delta"].to_numpy(float))
+    last = np.r_[times[1:] != times[:-1], True]  # the value once an instant is over
+    return times[last], np.maximum(watts[last], 0.0)
+
+
+def thesis_portion(path, machine_cpus: int, first: int = 10_001,
+                   last: int = 15_000) -> list[Job]:
+    """Jobs numbered ``first``..``last`` of an SWF trace on a machine of
+    ``machine_cpus`` processors, sizes in processors (the thesis simulated
+    5,000-job portions, Table 3.4; Atlas: 10K-15K on 9,216 CPUs), submit
+    times from 0.  Jobs the reader rejects (cancelled before start, no
+    runtime) are left out."""
+    workload = read_swf(path, procs_per_node=1, machine_nodes=machine_cpus,
+                        shift_to_zero=False)
+    jobs = [job for job in workload.jobs if first <= job.id <= last]
+    if not jobs:
+        raise ValueError(f"{path}: no job numbered {first}..{last}")
+    origin = min(job.st for job in jobs)
+    return [job._replace(st=job.st - origin) for job in jobs]
