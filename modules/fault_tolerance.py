@@ -126,17 +126,24 @@ class FailureSource:
         return after + float(rng.exponential(self.mttf / (self.multiplier * boost)))
 
 
-def plan_job(job: Job, settings: FaultTolerance) -> tuple[Job, Plan]:
+def plan_job(job: Job, settings: FaultTolerance,
+             machine_units: int | None = None) -> tuple[Job, Plan]:
     """The job as the scheduler sees it (whole units, replicas included,
-    walltime stretched by the expected overheads) and its plan."""
+    walltime stretched by the expected overheads) and its plan.  A job too
+    large to be replicated ``r`` times on the machine's ``machine_units``
+    gets the replicas that fit (partial replication, eq. 4 with that degree)."""
     processes = settings.units_for(job.js)
-    replicas = tuple(replica_counts(processes, settings.degree))
-    stretch = 1.0 + settings.communication * (settings.degree - 1)
+    degree = settings.degree
+    if machine_units is not None and processes <= machine_units:
+        degree = min(degree, machine_units / processes)
+    replicas = tuple(replica_counts(processes, degree))
+    degree = sum(replicas) / processes
+    stretch = 1.0 + settings.communication * (degree - 1)
     work = job.rt * stretch
     unit_rate = 1.0 / settings.unit_mttf
     rate = replicated_failure_rate(work, unit_rate, replicas)
     overhead = settings.checkpoint_cost(job.js)
-    interval = daly_interval(overhead, rate)
+    interval = daly_interval(overhead, rate) if settings.checkpoints else math.inf
     nodes = sum(replicas) * settings.unit_nodes
     expected = (lambda t: t * stretch + (0.0 if math.isinf(interval)
                                          else t * stretch / interval * overhead))

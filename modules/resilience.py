@@ -79,7 +79,9 @@ def replicated_failure_rate(time: float, unit_rate: float, replicas: Sequence[in
         1 for m in replicas if m == 1)
 
 
-METHODS = ("checkpoint", "replication")
+#: Resilience methods: none (a failed job restarts from its beginning),
+#: checkpoint/restart, replication (which also checkpoints, eq. 4).
+METHODS = ("none", "checkpoint", "replication")
 #: What a failed job does: keep its units and roll back in place, or
 #: release them and go back to the queue.
 ON_FAILURE = ("keep", "requeue")
@@ -93,8 +95,10 @@ class FaultTolerance:
     of allocation (a 1,024-node rack on a Blue Gene/Q; 1 for a node).
     ``unit_mttf``: a unit's mean time to failure; the default, 92.9 days per
     rack, is Mira's: 1,032 clustered fatal RAS events located on its 48
-    compute racks over 1,996 days of 2013-2018 (``failure_logs.py``).  ``method``: "checkpoint" or
-    "replication" (which also checkpoints, eq. 4).  ``checkpoint_small`` /
+    compute racks over 1,996 days of 2013-2018 (``failure_logs.py``).
+    ``method``: "checkpoint", "replication" (which also checkpoints, eq. 4)
+    or "none" (no checkpoints: a failure loses all the work since the job
+    started).  ``checkpoint_small`` /
     ``checkpoint_large``: O_c for jobs under / from ``large_job_nodes``
     nodes (600 s and 1,200 s; 16 racks); ``checkpoint_scale`` scales both
     (Fig. 12).  ``recovery``: restart cost after a failure (780 s).
@@ -137,6 +141,10 @@ class FaultTolerance:
         for name in ("checkpoint_small", "checkpoint_large", "checkpoint_scale", "recovery"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+
+    @property
+    def checkpoints(self) -> bool:
+        return self.method != "none"
 
     @property
     def degree(self) -> float:

@@ -1,4 +1,4 @@
-"""One PuPPET run, declared as data: an :class:`Experiment`.
+"""One PuPPET or TOPPER run, declared as data: an :class:`Experiment`.
 
 A power capping study (PuPPET section 5) is a grid of runs that differ in a
 few parameters: the batch scheduling policy, the capping method, the cap,
@@ -23,12 +23,25 @@ month).  :func:`run_experiment` runs that twin once and keeps its result as
 ``<key>.json`` in the results directory, where a sweep finds it again; the
 twin is also the baseline that studies normalise by (``baseline_key``).
 
+A ``resilience`` method makes the run a TOPPER one (failures, and
+checkpoint/restart or replication; TOPPER section 3.2): the fields of
+failures and their handling then take the paper's defaults, and a PuPPET
+experiment, which leaves them ``None``, keeps its canonical JSON and key
+(fields that are ``None`` there are left out of it).  ``walltime_scale``
+and ``size_scale`` stretch the workload (TOPPER Figs. 16-17) under either
+model.
+
 >>> exp = Experiment(capping="wait", cap_fraction=0.7, policy="wfp")
 >>> exp.alpha is None and exp.l == 10
 True
 >>> exp.uncapped().capping, exp.uncapped().cap_fraction
 ('none', None)
 >>> Experiment(alpha=3.0).key() == Experiment().key()   # alpha cannot act uncapped
+True
+>>> topper = Experiment(resilience="replication")
+>>> topper.redundancy, topper.gamma, topper.on_failure, topper.system_mttf_hours
+(2.0, 0.3, 'keep', 46.45)
+>>> Experiment(walltime_scale=1.0).key() == Experiment().key()
 True
 """
 
@@ -53,6 +66,7 @@ from modules.cpu_scaling import CpuScaling
 from modules.easy import ESTIMATES, POLICIES
 from modules.job import Job
 from modules.power_capping import PowerCap
+from modules.resilience import METHODS, ON_FAILURE
 
 #: Capping methods: none, power-aware allocation (BLOCK, WAIT; section 3.2),
 #: CPU scaling (DVFS; section 3.3).
@@ -65,11 +79,29 @@ MONTH_SECONDS = 30 * 86_400.0
 #: beta 0.5, idle power 30 %; WAIT with l = 10 and w = 500 minutes.
 DEFAULT_CAP_FRACTION = 0.7
 MIRA_NODE_WATTS = 65_760 / 1024
+#: Mira's whole-machine MTTF: a rack's 92.9 days (``FaultTolerance``) over
+#: its 48 racks.  TOPPER runs on other machines fail as often by default.
+MIRA_SYSTEM_MTTF_HOURS = 46.45  # 92.9 * 24 / 48
+#: TOPPER's defaults (section 5) for the fields of a run with failures;
+#: each applies only where its comment says.
+TOPPER_DEFAULTS = {
+    "on_failure": "keep",
+    "system_mttf_hours": MIRA_SYSTEM_MTTF_HOURS,
+    "checkpoint_scale": 1.0,  # with checkpoints (checkpoint, replication)
+    "redundancy": 2.0,  # replication
+    "gamma": 0.3,  # replication
+    "dvfs_failure_multiplier": 1.0,  # DVFS capping
+}
+#: Fields left out of the canonical JSON when None, so that experiments
+#: declared before they existed keep their keys.
+_OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
-           "idle_fraction", "node_watts", "core_share")
+           "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
+           "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
+           "walltime_scale", "size_scale")
 _INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_month", "l",
-         "seed")
+         "seed", "unit_nodes")
 
 
 @dataclass(frozen=True)
@@ -92,7 +124,21 @@ class Experiment:
     ``power``: job power ``"drawn"`` per owner from Mira's per-rack
     distribution (seeded by ``seed``) or ``"constant"`` (``node_watts`` per
     node); idle nodes draw ``idle_fraction`` of ``node_watts``.  ``seed``
-    also seeds the synthetic workload and the simulator's tie-breaking.
+    also seeds the synthetic workload and the simulator's tie-breaking
+    (and, in TOPPER, the failures).
+
+    ``resilience`` (``None``: PuPPET, no failures): ``"checkpoint"``,
+    ``"replication"`` (with ``redundancy`` r and ``gamma``, eq. 4) or
+    ``"none"`` (failed jobs restart from scratch).  Compute units of
+    ``unit_nodes`` nodes (default: 1,024-node racks on a machine made of
+    them, else single nodes) fail as Poisson processes so that the whole
+    machine fails every ``system_mttf_hours`` on average (Mira's 46.45 h by
+    default).  ``checkpoint_scale`` scales O_c (Fig. 12);
+    ``dvfs_failure_multiplier`` multiplies failure rates below nominal
+    frequency under DVFS (Fig. 15); ``on_failure``: a failed job ``"keep"``s
+    its units or ``"requeue"``s.  ``walltime_scale`` multiplies every job's
+    runtime and requested walltime, ``size_scale`` its nodes (at least 1, at
+    most the machine) and its power with them (Figs. 16-17).
     """
 
     trace: str = SYNTHETIC
@@ -119,6 +165,16 @@ class Experiment:
     node_watts: float = MIRA_NODE_WATTS
     power: str = "drawn"
     seed: int = 0
+    resilience: str | None = None
+    on_failure: str | None = None
+    unit_nodes: int | None = None
+    system_mttf_hours: float | None = None
+    checkpoint_scale: float | None = None
+    redundancy: float | None = None
+    gamma: float | None = None
+    dvfs_failure_multiplier: float | None = None
+    walltime_scale: float | None = None
+    size_scale: float | None = None
 
     def __post_init__(self):
         put = functools.partial(object.__setattr__, self)
@@ -164,7 +220,31 @@ class Experiment:
             put("cap_month", None)
         elif self.cap_fraction is None:
             put("cap_fraction", DEFAULT_CAP_FRACTION)
+        self._settle_resilience(put)
+        for name in ("walltime_scale", "size_scale"):
+            if getattr(self, name) == 1.0:
+                put(name, None)
         self._check_values()
+
+    def _settle_resilience(self, put) -> None:
+        """TOPPER fields: cleared without failures or where they cannot act,
+        the paper's defaults where they can and were not given."""
+        method = self.resilience
+        applies = {
+            "on_failure": method is not None,
+            "system_mttf_hours": method is not None,
+            "checkpoint_scale": method in ("checkpoint", "replication"),
+            "redundancy": method == "replication",
+            "gamma": method == "replication",
+            "dvfs_failure_multiplier": method is not None and self.capping == "dvfs",
+        }
+        for name, default in TOPPER_DEFAULTS.items():
+            if not applies[name]:
+                put(name, None)
+            elif getattr(self, name) is None:
+                put(name, default)
+        if method is None:
+            put("unit_nodes", None)
 
     def _check_choices(self) -> None:
         for name, allowed in (("policy", POLICIES), ("estimate", ESTIMATES),
@@ -172,6 +252,10 @@ class Experiment:
                               ("power", POWER_OPTIONS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
+        for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE)):
+            value = getattr(self, name)
+            if value is not None and value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
 
     def _check_values(self) -> None:
         if self.trace == SYNTHETIC and (self.procs_per_node is not None
@@ -202,6 +286,28 @@ class Experiment:
         if self.capping == "dvfs":
             CpuScaling(1.0, **({"levels": self.levels} if self.levels else {}),
                        beta=self.beta, latency=self.latency)  # validates
+        self._check_resilience()
+
+    def _check_resilience(self) -> None:
+        if self.redundancy is not None and not self.redundancy >= 1:
+            raise ValueError(f"the redundancy degree r must be >= 1, not {self.redundancy}")
+        if self.gamma is not None and not self.gamma >= 0:
+            raise ValueError(f"gamma (communication/computation) must be >= 0, not {self.gamma}")
+        if self.checkpoint_scale is not None and not self.checkpoint_scale >= 0:
+            raise ValueError(f"checkpoint_scale must be >= 0, not {self.checkpoint_scale}")
+        if self.system_mttf_hours is not None and not (
+                self.system_mttf_hours > 0 and math.isfinite(self.system_mttf_hours)):
+            raise ValueError(f"system_mttf_hours must be positive and finite (no failures: "
+                             f"resilience=None), not {self.system_mttf_hours}")
+        if self.dvfs_failure_multiplier is not None and not self.dvfs_failure_multiplier > 0:
+            raise ValueError(f"dvfs_failure_multiplier must be positive, not "
+                             f"{self.dvfs_failure_multiplier}")
+        if self.unit_nodes is not None and self.unit_nodes < 1:
+            raise ValueError(f"unit_nodes must be at least 1, not {self.unit_nodes}")
+        for name in ("walltime_scale", "size_scale"):
+            value = getattr(self, name)
+            if value is not None and not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be positive and finite, not {value}")
 
     # -- identity -----------------------------------------------------------
 
@@ -210,6 +316,9 @@ class Experiment:
         data = asdict(self)
         if data["levels"] is not None:
             data["levels"] = list(data["levels"])
+        for name in _OPTIONAL:
+            if data[name] is None:
+                del data[name]
         return data
 
     @classmethod
@@ -266,6 +375,22 @@ class Experiment:
             parts.append(f"alpha {self.alpha:g} beta {self.beta:g}")
         if self.idle_fraction != 0.3:
             parts.append(f"idle {self.idle_fraction:.0%}")
+        if self.resilience is not None:
+            if self.resilience == "replication":
+                parts.append(f"replication r {self.redundancy:g} gamma {self.gamma:g}")
+            else:
+                parts.append({"none": "no checkpoints"}.get(self.resilience, self.resilience))
+            if self.checkpoint_scale not in (None, 1.0):
+                parts.append(f"O_c x{self.checkpoint_scale:g}")
+            if self.system_mttf_hours != MIRA_SYSTEM_MTTF_HOURS:
+                parts.append(f"system MTTF {self.system_mttf_hours:g} h")
+            if self.dvfs_failure_multiplier not in (None, 1.0):
+                parts.append(f"DVFS failures x{self.dvfs_failure_multiplier:g}")
+            if self.on_failure == "requeue":
+                parts.append("failed jobs requeued")
+        for name, what in (("walltime_scale", "wall time"), ("size_scale", "job size")):
+            if getattr(self, name) is not None:
+                parts.append(f"{what} x{getattr(self, name):g}")
         return ", ".join(parts)
 
 
@@ -330,8 +455,33 @@ def _local_day_offset(header: Mapping[str, str], trace_seconds: float) -> float:
     return (moment - midnight) / timedelta(seconds=1)
 
 
+def scale_jobs(jobs, walltime: float | None, size: float | None,
+               machine_nodes: int) -> tuple[Job, ...]:
+    """Jobs whose runtime and requested walltime are ``walltime`` times
+    longer, and whose nodes (and power) ``size`` times more, rounded, at
+    least 1 and at most the machine (TOPPER Figs. 16-17)."""
+    walltime, size = walltime or 1.0, size or 1.0
+    scaled = []
+    for job in jobs:
+        nodes = job.js if size == 1.0 else min(machine_nodes, max(1, round(job.js * size)))
+        scaled.append(job._replace(rt=job.rt * walltime, wt=job.wt * walltime, js=nodes,
+                                   jp=job.jp * nodes / job.js))
+    return tuple(scaled)
+
+
 def prepare_workload(exp: Experiment) -> PreparedWorkload:
-    """The jobs of ``exp``'s trace window, with power, shifted to start at 0."""
+    """The jobs of ``exp``'s trace window, with power, shifted to start at 0,
+    and scaled as ``exp`` asks."""
+    workload = trace_window(exp)
+    if exp.walltime_scale is None and exp.size_scale is None:
+        return workload
+    return replace(workload, jobs=scale_jobs(workload.jobs, exp.walltime_scale,
+                                             exp.size_scale, workload.machine_nodes))
+
+
+def trace_window(exp: Experiment) -> PreparedWorkload:
+    """The jobs of ``exp``'s 30-day window (or whole trace), with power,
+    shifted to start at 0, as the trace has them."""
     if exp.trace == SYNTHETIC:
         from modules.power_profile import assign_constant_power
         from modules.synthetic import synthetic_month
@@ -362,7 +512,7 @@ def trace_months(trace: str, procs_per_node: int | None = None, allocation_unit:
     if os.fspath(trace) == SYNTHETIC:
         raise ValueError("the synthetic workload has as many months as you ask for: "
                          "give them (e.g. 0,1,2,3)")
-    return prepare_workload(Experiment(trace=os.fspath(trace), procs_per_node=procs_per_node,
+    return trace_window(Experiment(trace=os.fspath(trace), procs_per_node=procs_per_node,
                                        allocation_unit=allocation_unit,
                                        machine_nodes=machine_nodes)).months
 
@@ -393,6 +543,26 @@ def power_config(exp: Experiment, machine_nodes: int, cap_watts: float | None):
         idle_fraction=exp.idle_fraction, cap=cap,
         scheduling=SchedulingConfig(exp.policy, exp.estimate, exp.trigger, exp.backfill),
         **options)
+
+
+def topper_config(exp: Experiment, puppet):
+    """The ``TopperConfig`` of a run with failures, over ``puppet``."""
+    from modules.resilience import FaultTolerance
+    from nets.topper import TopperConfig
+    machine = puppet.machine_nodes
+    unit_nodes = exp.unit_nodes or (1024 if machine % 1024 == 0 else 1)
+    if machine % unit_nodes:
+        raise ValueError(f"the machine's {machine} nodes are not a whole number of "
+                         f"{unit_nodes}-node units: choose unit_nodes")
+    units = machine // unit_nodes
+    options = {"checkpoint_scale": exp.checkpoint_scale} if exp.checkpoint_scale else {}
+    if exp.resilience == "replication":
+        options.update(redundancy=exp.redundancy, communication=exp.gamma)
+    settings = FaultTolerance(unit_nodes=unit_nodes,
+                              unit_mttf=exp.system_mttf_hours * 3600 * units,
+                              method=exp.resilience, on_failure=exp.on_failure, **options)
+    return TopperConfig(puppet, settings,
+                        dvfs_failure_multiplier=exp.dvfs_failure_multiplier or 1.0)
 
 
 def hourly_profile(times, watts, end: float, day_offset: float = 0.0,
@@ -505,8 +675,10 @@ def uncapped_peak(exp: Experiment, results_dir=None) -> float | None:
 
 def run_experiment(exp: Experiment, results_dir=None,
                    uncapped_peak_w: float | None = None) -> dict[str, Any]:
-    """Run ``exp`` through :func:`nets.puppet.simulate`; return one flat
-    record: ``key``, the experiment's fields, the run's metrics
+    """Run ``exp`` through :func:`nets.puppet.simulate` (or, with a
+    ``resilience`` method, :func:`nets.topper.simulate`, whose metrics add
+    ``system_efficiency``, ``failures``, ``lost_node_hours``); return one
+    flat record: ``key``, the experiment's fields, the run's metrics
     (``utilization``, ``wait_mean_s``, ``edp_j_s``, ...), the cap in watts
     (``cap_w``), ``uncapped_peak_w``, ``baseline_key`` (the uncapped twin),
     time above the cap (``cap_exceeded_s``, ``cap_excess_max_w``), the mean
@@ -517,7 +689,7 @@ def run_experiment(exp: Experiment, results_dir=None,
     a sweep does), or it is read from ``results_dir``, or the twin is run
     (and stored in ``results_dir`` if given).
     """
-    from nets.puppet import simulate
+    from nets import puppet, topper
 
     started = time.perf_counter()
     workload = prepare_workload(exp)
@@ -528,7 +700,10 @@ def run_experiment(exp: Experiment, results_dir=None,
     else:
         cap_w = exp.cap_watts
     config = power_config(exp, workload.machine_nodes, cap_w)
-    result = simulate(list(workload.jobs), config, seed=exp.seed)
+    if exp.resilience is None:
+        result = puppet.simulate(list(workload.jobs), config, seed=exp.seed)
+    else:
+        result = topper.simulate(list(workload.jobs), topper_config(exp, config), seed=exp.seed)
     if result.interrupted:
         raise RunInterrupted(f"run {exp.key()} ({exp.label()}) was interrupted")
     metrics = {k: v for k, v in result.metrics.items() if not isinstance(v, dict)}

@@ -42,7 +42,7 @@ from .experiment import (Experiment, read_result, result_path, run_experiment,
 RESULTS_CSV = "results.csv"
 #: Metrics divided by the uncapped twin's in ``results.csv`` (``<name>_norm``).
 NORMALISED = ("utilization", "wait_mean_s", "edp_j_s", "energy_j", "makespan_s",
-              "bounded_slowdown_mean", "power_peak_w", "power_mean_w")
+              "bounded_slowdown_mean", "power_peak_w", "power_mean_w", "system_efficiency")
 EXPERIMENT_FIELDS = tuple(f.name for f in fields(Experiment))
 
 

@@ -5,8 +5,8 @@ module between allocation and *Finish*: allocated jobs enter *Started*,
 run in *Running* under failures and checkpoint/restart or replication, and
 reach *Free* when they complete, where *Finish* releases their nodes and
 power.  Jobs occupy whole compute units (racks by default), replicas
-included; the scheduler plans with their walltime stretched by the
-expected overheads.
+included (a job too large for ``r`` replicas gets those that fit); the
+scheduler plans with their walltime stretched by the expected overheads.
 
 A failed job keeps its units and resumes in place (``on_failure="keep"``,
 the paper's model), or, with ``on_failure="requeue"``, reaches *Requeued*,
@@ -77,13 +77,13 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     (useful node-hours, the trace's own work, over elapsed node-hours:
     replicas, overheads and lost work are not useful; TOPPER section 5).
     """
-    planned = [plan_job(job, config.resilience) for job in jobs]
+    planned = [plan_job(job, config.resilience, config.units) for job in jobs]
     too_big = [job.id for job, _ in planned if job.js > config.puppet.machine_nodes]
     if too_big:
         raise ValueError(
             f"{len(too_big)} jobs need more than the machine's {config.puppet.machine_nodes} "
-            f"nodes once rounded to {config.resilience.unit_nodes}-node units and replicated "
-            f"(r = {config.resilience.degree:g}); first: {too_big[:5]}")
+            f"nodes once rounded to {config.resilience.unit_nodes}-node units; "
+            f"first: {too_big[:5]}")
     plans = {job.id: plan for job, plan in planned}
     failures = FailureSource(config.resilience.unit_mttf, config.failure_multiplier,
                              config.failure_trace)

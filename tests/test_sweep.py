@@ -82,7 +82,7 @@ def test_experiments_are_validated_up_front():
     with pytest.raises(ValueError, match="synthetic"):
         Experiment(machine_nodes=100)
     with pytest.raises(ValueError, match="unknown"):
-        grid(Experiment(), gamma=[1])
+        grid(Experiment(), delta=[1])
 
 
 def test_grid_from_json():

@@ -113,8 +113,11 @@ def test_replication_occupies_r_times_the_units_and_stretches_the_run():
     assert result.jobs["nodes"][0] == 4096
     assert result.jobs["end"][0] == pytest.approx(1000 * 1.3)
     assert result.metrics["system_efficiency"] == pytest.approx(2048 * 1000 / (4096 * 1300))
-    with pytest.raises(ValueError, match="once rounded to 1024-node units and replicated"):
-        simulate([job._replace(js=4096)], config)
+    # a job too large for two replicas gets those that fit: none here
+    whole = simulate([job._replace(js=4096, jp=4096 * 50.0)], config)
+    assert whole.jobs["nodes"][0] == 4096 and whole.jobs["end"][0] == 1000
+    with pytest.raises(ValueError, match="once rounded to 1024-node units"):
+        simulate([job._replace(js=4097)], config)
 
 
 def test_bad_settings_are_refused():

@@ -1,0 +1,23 @@
+"""TOPPER Fig. 12: checkpoint overhead O_c at 100, 50 and 25 % of the default.
+
+TOPPER paper, section 5.  One command::
+
+    python examples/topper_fig12_checkpoint_overhead.py                    # the synthetic Mira-like month, months 0-1
+    python examples/topper_fig12_checkpoint_overhead.py --trace ../shared/data/swf/LLNL-Atlas-2006-2.1-cln.swf \\
+        --months 0-3 --out DIR [--on-failure requeue] [--system-mttf-hours H]
+
+writes DIR/topper_fig12.csv, DIR/topper_fig12.png (normalised as in the paper) and
+DIR/topper_fig12_checks.txt, the paper's findings as PASS/DIFFERS checks, also
+printed.  Runs are kept in --results (default out/topper_runs), shared with
+the other TOPPER studies; see ``nets/topper_studies.py``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from nets.topper_studies import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main("topper_fig12"))
