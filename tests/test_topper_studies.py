@@ -1,0 +1,147 @@
+"""TOPPER experiments and studies: declarations whose keys stay stable,
+runs equal to nets.topper.simulate, scaled workloads, the study machinery
+and cpn sweep on a tiny trace."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cli.main import main as cpn
+from modules.resilience import FaultTolerance
+from nets.experiment import (MONTH_SECONDS, Experiment, power_config, prepare_workload,
+                             run_experiment, scale_jobs, topper_config)
+from nets.topper import simulate
+from nets.topper_studies import STUDIES, run_study
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory) -> Path:
+    """A hand-made 16-node SWF: 40 jobs in month 0, 12 in month 1."""
+    rng = np.random.default_rng(11)
+    lines = ["; MaxNodes: 16", "; MaxProcs: 16", "; UnixStartTime: 0",
+             "; TimeZoneString: UTC"]
+    submits = [0] + list(np.cumsum(rng.integers(60, 1200, 39))) + \
+        [MONTH_SECONDS + 1800 * k for k in range(12)]
+    for job_id, submit in enumerate(submits, start=1):
+        procs = int(rng.integers(1, 9))
+        runtime = int(rng.integers(600, 7200))
+        fields = [job_id, int(submit), -1, runtime, procs, -1, -1, procs,
+                  int(runtime * 1.5), -1, 1, int(rng.integers(1, 6)), 1, 1, 1, 1, -1, -1]
+        lines.append(" ".join(str(f) for f in fields))
+    path = tmp_path_factory.mktemp("swf") / "tiny.swf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# -- declarations ---------------------------------------------------------------
+
+
+def test_puppet_experiments_keep_their_canonical_json_and_key():
+    puppet = Experiment(trace="a.swf", capping="dvfs", policy="wfp")
+    assert "resilience" not in puppet.canonical_json()
+    assert "walltime_scale" not in puppet.canonical_json()
+    assert Experiment().key() == "2f361ef4bf4ba104"  # as before TOPPER fields existed
+    # TOPPER fields cannot act without failures: cleared, the key unchanged
+    assert Experiment(redundancy=3, gamma=0.5, on_failure="requeue").key() == Experiment().key()
+    assert Experiment(walltime_scale=1, size_scale=1.0).key() == Experiment().key()
+
+
+def test_topper_fields_take_the_paper_defaults_where_they_act():
+    checkpoint = Experiment(resilience="checkpoint")
+    assert (checkpoint.checkpoint_scale, checkpoint.on_failure) == (1.0, "keep")
+    assert checkpoint.redundancy is None and checkpoint.gamma is None
+    assert checkpoint.dvfs_failure_multiplier is None  # no DVFS
+    replication = Experiment(resilience="replication", capping="dvfs")
+    assert (replication.redundancy, replication.gamma) == (2.0, 0.3)
+    assert replication.dvfs_failure_multiplier == 1.0
+    assert Experiment(resilience="none").checkpoint_scale is None
+    assert Experiment(resilience="replication").key() != checkpoint.key()
+    assert Experiment(resilience="checkpoint", redundancy=3).key() == checkpoint.key()
+    again = Experiment.from_dict(json.loads(replication.canonical_json()))
+    assert again == replication and again.key() == replication.key()
+    assert "replication r 2 gamma 0.3" in replication.label()
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"resilience": "prayer"}, "resilience must be one of"),
+    ({"resilience": "checkpoint", "on_failure": "retry"}, "on_failure must be one of"),
+    ({"resilience": "replication", "redundancy": 0.5}, "redundancy degree r must be >= 1"),
+    ({"resilience": "replication", "gamma": -0.1}, "gamma"),
+    ({"resilience": "checkpoint", "system_mttf_hours": float("inf")}, "resilience=None"),
+    ({"resilience": "checkpoint", "checkpoint_scale": -1}, "checkpoint_scale"),
+    ({"resilience": "checkpoint", "unit_nodes": 0}, "unit_nodes"),
+    ({"walltime_scale": 0}, "walltime_scale must be positive"),
+])
+def test_bad_topper_fields_are_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        Experiment(**fields)
+
+
+# -- runs -------------------------------------------------------------------------
+
+
+def test_a_topper_experiment_is_the_topper_simulation(trace):
+    exp = Experiment(trace=str(trace), month=0, resilience="checkpoint",
+                     system_mttf_hours=3, on_failure="requeue")
+    record = run_experiment(exp)
+    workload = prepare_workload(exp)
+    config = topper_config(exp, power_config(exp, workload.machine_nodes, None))
+    assert config.resilience == FaultTolerance(unit_nodes=1, unit_mttf=3 * 3600 * 16,
+                                               on_failure="requeue")
+    direct = simulate(list(workload.jobs), config, seed=exp.seed).metrics
+    assert record["failures"] == direct["failures"] > 0
+    for metric in ("system_efficiency", "wait_mean_s", "makespan_s", "energy_j",
+                   "lost_node_hours", "requeues"):
+        assert record[metric] == pytest.approx(direct[metric])
+    assert record["resilience"] == "checkpoint" and record["on_failure"] == "requeue"
+
+
+def test_scaled_workloads(trace):
+    plain = prepare_workload(Experiment(trace=str(trace), month=0)).jobs
+    longer = prepare_workload(Experiment(trace=str(trace), month=0, walltime_scale=2)).jobs
+    assert [j.rt * 2 for j in plain] == [j.rt for j in longer]
+    assert [j.wt * 2 for j in plain] == [j.wt for j in longer]
+    wider = scale_jobs(plain, None, 4.0, machine_nodes=16)
+    assert [j.js for j in wider] == [min(16, j.js * 4) for j in plain]
+    assert all(w.jp == pytest.approx(j.jp * w.js / j.js) for j, w in zip(plain, wider))
+    assert min(j.js for j in scale_jobs(plain, None, 0.1, machine_nodes=16)) == 1
+
+
+# -- studies and the sweep command --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["topper_fig11", "topper_fig15"])
+def test_a_topper_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
+    base = Experiment(trace=str(trace), resilience="checkpoint", system_mttf_hours=5)
+    outcome = run_study(name, base, months=[0, 1], out=tmp_path, workers=1,
+                        progress=False)
+    study = STUDIES[name]
+    assert outcome.csv.exists() and outcome.png.stat().st_size > 10_000
+    assert len(outcome.table) == len(study.variants) * 2
+    reference = outcome.table[outcome.table["variant"] == study.reference]
+    assert np.allclose(reference["system_efficiency_norm"], 1.0)
+    assert outcome.checks and all(check.verdict in ("PASS", "DIFFERS", "N/A")
+                                  for check in outcome.checks)
+    assert outcome.checks_txt.read_text().count("\n") == len(outcome.checks)
+    if name == "topper_fig11":  # replicas are not useful work: efficiency falls
+        efficiency = outcome.checks[0]
+        assert efficiency.finding.startswith("checkpointing beats") and efficiency.passed
+    else:  # DVFS variants are capped at 70 % of their uncapped twin's peak
+        capped = outcome.table.dropna(subset=["cap_w"])
+        assert len(capped) == len(outcome.table)
+
+
+def test_cpn_sweep_runs_topper_grids(trace, tmp_path, capsys):
+    spec = tmp_path / "grid.json"
+    spec.write_text(json.dumps({
+        "base": {"trace": str(trace), "month": 0, "system_mttf_hours": 5},
+        "grid": {"resilience": ["checkpoint", "replication"], "gamma": [0.1, 0.5]}}))
+    out = tmp_path / "runs"
+    assert cpn(["sweep", "--grid", str(spec), "--out", str(out), "--workers", "1",
+                "--no-progress"]) == 0
+    # gamma acts only under replication: 1 checkpoint run + 2 replication runs
+    assert len(list(out.glob("*.json"))) == 3
+    table = (out / "results.csv").read_text()
+    assert "system_efficiency" in table and "gamma" in table
