@@ -1,4 +1,4 @@
-"""``cpn sweep``: run a grid of PuPPET experiments, resumably, in parallel.
+"""``cpn sweep``: run a grid of PuPPET or TOPPER experiments, resumably, in parallel.
 
 A thin shell over :mod:`nets.sweep`: the grid comes from comma lists
 (``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 0.8,0.6,0.4``)
@@ -35,6 +35,7 @@ def _choices(allowed):
 
 
 def add_sweep_parser(subparsers) -> None:
+    from modules.resilience import METHODS, ON_FAILURE
     from nets.experiment import CAPPINGS, POWER_OPTIONS
 
     sweep = subparsers.add_parser(
@@ -80,6 +81,28 @@ def add_sweep_parser(subparsers) -> None:
     model.add_argument("--alpha", type=_list(float), default=[2.0], help="DVFS: P ~ f^alpha")
     model.add_argument("--beta", type=_list(float), default=[0.5], help="DVFS: t ~ 1/f^beta")
     model.add_argument("--idle-fraction", type=_list(float), default=[0.3])
+    model.add_argument("--walltime-scale", type=_list(float),
+                       help="multiply every job's runtime and walltime (TOPPER Fig. 16)")
+    model.add_argument("--size-scale", type=_list(float),
+                       help="multiply every job's nodes and power (TOPPER Fig. 17)")
+    topper = sweep.add_argument_group(
+        "failures and resilience (TOPPER; comma lists; default: no failures)")
+    topper.add_argument("--resilience", type=_list(_choices(METHODS)),
+                        help="checkpoint, replication, or none (restart from scratch)")
+    topper.add_argument("--on-failure", type=_list(_choices(ON_FAILURE)),
+                        help="a failed job keeps its units (default) or is requeued")
+    topper.add_argument("--unit-nodes", type=int,
+                        help="nodes per compute unit (default: 1,024-node racks on a "
+                             "machine made of them, else single nodes)")
+    topper.add_argument("--system-mttf-hours", type=_list(float),
+                        help="the whole machine's mean time to failure (default: Mira's "
+                             "46.45 h)")
+    topper.add_argument("--checkpoint-scale", type=_list(float), help="scale O_c (Fig. 12)")
+    topper.add_argument("--redundancy", type=_list(float), help="replication degree r")
+    topper.add_argument("--gamma", type=_list(float),
+                        help="replication's communication/computation ratio")
+    topper.add_argument("--dvfs-failure-multiplier", type=_list(float),
+                        help="failure rate multiplier below nominal frequency under DVFS")
     run = sweep.add_argument_group("execution")
     run.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
     run.add_argument("--scheduler", metavar="ADDRESS",
@@ -109,6 +132,15 @@ def experiments_from_args(args):
             "capping": args.capping, "l": args.l, "w_minutes": args.w, "alpha": args.alpha,
             "beta": args.beta, "idle_fraction": args.idle_fraction, "power": args.power,
             "seed": args.seed}
+    resilience = ("on_failure", "system_mttf_hours", "checkpoint_scale", "redundancy",
+                  "gamma", "dvfs_failure_multiplier", "unit_nodes")
+    if args.resilience is None and any(getattr(args, name) is not None for name in resilience):
+        raise ValueError("the failure options need --resilience (checkpoint, replication "
+                         "or none)")
+    for name in ("walltime_scale", "size_scale", "resilience", *resilience):
+        value = getattr(args, name)
+        if value is not None:
+            axes[name] = value if isinstance(value, list) else [value]
     if args.cap_watts is not None:
         axes["cap_watts"] = args.cap_watts
     else:

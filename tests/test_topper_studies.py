@@ -145,3 +145,13 @@ def test_cpn_sweep_runs_topper_grids(trace, tmp_path, capsys):
     assert len(list(out.glob("*.json"))) == 3
     table = (out / "results.csv").read_text()
     assert "system_efficiency" in table and "gamma" in table
+
+
+def test_cpn_sweep_takes_topper_axes_as_options(trace, tmp_path):
+    out = tmp_path / "runs"
+    argv = ["sweep", "--trace", str(trace), "--month", "0", "--resilience",
+            "checkpoint,replication", "--redundancy", "1.5,2", "--system-mttf-hours", "5",
+            "--out", str(out), "--workers", "1", "--no-progress"]
+    assert cpn(argv) == 0
+    assert len(list(out.glob("*.json"))) == 3  # redundancy acts under replication only
+    assert cpn(["sweep", "--trace", str(trace), "--gamma", "0.1", "--out", str(out)]) == 2
