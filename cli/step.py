@@ -31,9 +31,14 @@ class LoadError(Exception):
     """NET cannot be loaded; the message says why, in one line."""
 
 
+#: Built-in nets, by the name ``cpn step`` takes.
+BUILT_IN = {"puppet": "nets.demo"}
+
+
 def load_net(spec: str) -> Net | FlatNet:
-    """The net of a Python file or dotted module: its ``net`` attribute, or
-    what its ``build_net()`` returns."""
+    """The net of a Python file or dotted module (its ``net`` attribute, or
+    what its ``build_net()`` returns), or a built-in one (``puppet``)."""
+    spec = BUILT_IN.get(spec, spec)
     path = Path(spec)
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
         if not path.is_file():
@@ -179,7 +184,8 @@ def add_step_parsers(subparsers) -> None:
         description="Step through a net: fire enabled bindings by number, run, "
                     "set breakpoints, undo, save the trace.  Type help inside.")
     step.add_argument("net", metavar="NET",
-                      help="a .py file or dotted module exposing 'net' or build_net()")
+                      help="a .py file or dotted module exposing 'net' or build_net(), "
+                           "or 'puppet' (the built-in PuPPET net with three jobs)")
     step.add_argument("--seed", type=int, default=0,
                       help="seed of the random choices and of the model's rng (default 0)")
     step.add_argument("--script", metavar="FILE",
@@ -195,7 +201,8 @@ def add_step_parsers(subparsers) -> None:
                     "show the marking they reach; fails naming the first step that "
                     "is not enabled.")
     again.add_argument("net", metavar="NET",
-                       help="a .py file or dotted module exposing 'net' or build_net()")
+                       help="a .py file or dotted module exposing 'net' or build_net(), "
+                           "or 'puppet' (the built-in PuPPET net with three jobs)")
     again.add_argument("trace", metavar="TRACE", help="a trace saved by the stepper")
     again.add_argument("--seed", type=int, default=None,
                        help="seed of the model's rng (default: the one in the trace)")

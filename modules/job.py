@@ -35,3 +35,11 @@ class Job(NamedTuple):
     def estimate(self, mode: str) -> float:
         """Runtime the scheduler plans with: ``"requested"`` or ``"actual"``."""
         return self.wt if mode == "requested" else self.rt
+
+    def __repr__(self) -> str:
+        """The fields that differ from their defaults, still valid Python: a
+        job reads at a glance in the stepper, in traces and in errors."""
+        defaults = Job._field_defaults
+        shown = (f"{name}={value!r}" for name, value in zip(self._fields, self)
+                 if name not in defaults or value != defaults[name])
+        return f"Job({', '.join(shown)})"

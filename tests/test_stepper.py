@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import io
 import json
 import textwrap
@@ -266,3 +268,21 @@ def test_a_failing_inscription_is_reported_and_its_command_undone():
     assert stepper.simulator.tokens("P") == [2, 0] and stepper.trace == []
     stepper.execute("1")  # x=2 alone still fires
     assert stepper.simulator.tokens("Q") == [5]
+
+
+def test_cpn_step_puppet_steps_the_built_in_net_to_the_easy_schedule(tmp_path, capsys):
+    """``cpn step puppet``: the three-job case whose EASY schedule is 0, 100,
+    200 (job 3 must not delay job 2), reached by running to the end; the
+    trace saved on the way replays to the same marking."""
+    script = tmp_path / "commands.txt"
+    trace = tmp_path / "puppet.jsonl"
+    script.write_text(f"1\nt 5000\nm Finished\nsave {trace}\nq\n")
+    assert main_step(["step", "puppet", "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "net PuPPET" in out and "Traceback" not in out
+    flat = re.sub(r"\s+", " ", out)  # the table wraps long tokens
+    finished = re.findall(r"Job\(id=(\d)[^)]*\), ([\d.]+)\)", flat)
+    assert {int(job): float(end) for job, end in finished} == {1: 100.0, 2: 200.0, 3: 1200.0}
+
+    assert main_step(["replay", "puppet", str(trace)]) == 0
+    assert "time 1200" in capsys.readouterr().out
