@@ -1,0 +1,22 @@
+"""The DVFS thesis (Etinski): upas on LLNL-Atlas, jobs 10K-15K, against the EASY baseline.
+
+One command::
+
+    python examples/thesis_upas.py                     # Atlas from ../shared/data
+    python examples/thesis_upas.py --trace FILE.swf --cpus N --jobs 1-5000 --out DIR
+
+writes DIR/thesis_upas.csv and DIR/thesis_upas.png (normalised to EASY without DVFS
+or budget) and prints the thesis' findings as PASS/DIFFERS beside our
+numbers.  Runs are kept in --results (default out/thesis_runs), shared with
+the other thesis studies; see nets/dvfs_thesis_studies.py.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from nets.dvfs_thesis_studies import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main("upas"))
