@@ -1,0 +1,88 @@
+"""The DVFS thesis on LLNL-Atlas (jobs 10K-15K on 9,216 CPUs, Table 3.4),
+and the studies' runner and examples on a tiny trace.  The Atlas tests
+skip when ../shared/data is absent."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from modules.dvfs_thesis.profiles import draw_profiles
+from nets.dvfs_thesis import (EasyConfig, MaxJobPerfConfig, ThesisConfig, busy_power,
+                              simulate, thesis_portion)
+from nets.dvfs_thesis_runs import ThesisRun, run_all
+from nets.dvfs_thesis_studies import main
+
+ATLAS = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
+         / "LLNL-Atlas-2006-2.1-cln.swf")
+needs_atlas = pytest.mark.skipif(not ATLAS.exists(), reason="LLNL-Atlas trace not available")
+
+
+@pytest.fixture(scope="module")
+def atlas():
+    jobs = thesis_portion(ATLAS, 9216)
+    return jobs, draw_profiles(jobs, seed=0)
+
+
+@needs_atlas
+def test_easy_baseline_next_to_table_3_5(atlas):
+    jobs, profiles = atlas
+    assert len(jobs) == 3480  # 1,520 of the 5,000 were cancelled or ran 0 s
+    metrics = simulate(jobs, ThesisConfig(9216, EasyConfig()), profiles).metrics
+    # Table 3.5, Atlas: average BSLD 1.08, utilization 75.25 %
+    assert metrics["bsld"] == pytest.approx(1.08, abs=0.05)
+    assert metrics["utilization"] == pytest.approx(0.7525, abs=0.02)
+    assert metrics["frequency_mean_ghz"] == pytest.approx(2.3)
+    assert metrics["unfinished_jobs"] == 0
+
+
+@needs_atlas
+def test_max_job_perf_under_budget_beats_power_constrained_easy(atlas):
+    jobs, profiles = atlas
+    easy = simulate(jobs, ThesisConfig(9216, EasyConfig(budget_fraction=0.7)), profiles)
+    best = simulate(jobs, ThesisConfig(9216, MaxJobPerfConfig()), profiles)
+    _, watts = busy_power(best.jobs)
+    assert watts.max() <= 0.7 * 9216 * 100.0 + 1e-6
+    assert best.metrics["bsld"] < easy.metrics["bsld"]  # Table 5.5's direction
+    assert best.metrics["frequency_mean_ghz"] < 2.3
+
+
+def tiny_trace(path: Path) -> Path:
+    lines = ["; MaxProcs: 64", "; MaxNodes: 64"]
+    for number in range(1, 41):
+        cpus = [1, 4, 16, 40][number % 4]
+        runtime = 200 + 97 * (number % 7)
+        lines.append(f"{number} {number * 60} -1 {runtime} {cpus} -1 -1 {cpus} {runtime * 2} "
+                     f"-1 1 1 1 1 -1 -1 -1 -1")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_runs_have_stable_keys_and_are_not_run_twice(tmp_path):
+    trace = tiny_trace(tmp_path / "tiny.swf")
+    base = ThesisRun(str(trace), machine_cpus=64, first_job=1, last_job=40)
+    upas = base.with_policy("upas", "UPAS", wq_threshold=4, interval_s=600.0)
+    assert upas.key() == base.with_policy("upas", interval_s=600.0, wq_threshold=4).key()
+    assert upas.key() != base.key()
+    with pytest.raises(TypeError):
+        base.with_policy("upas", bsld_threshold=2)
+    table = run_all([base, upas], tmp_path / "runs")
+    assert list(table["label"]) == ["", "UPAS"] and (table["jobs"] == 40).all()
+    stored = sorted(p.name for p in (tmp_path / "runs").glob("*.json"))
+    assert stored == sorted(f"{k}.json" for k in (base.key(), upas.key()))
+    (tmp_path / "runs" / f"{upas.key()}.json").write_text(
+        (tmp_path / "runs" / f"{upas.key()}.json").read_text().replace('"jobs": 40', '"jobs": 7'))
+    assert list(run_all([upas], tmp_path / "runs")["jobs"]) == [7]  # read, not rerun
+
+
+@pytest.mark.parametrize("study", ["upas", "max_job_perf"])
+def test_examples_write_csv_and_png(tmp_path, study, capsys):
+    trace = tiny_trace(tmp_path / "tiny.swf")
+    assert main(study, ["--trace", str(trace), "--cpus", "64", "--jobs", "1-40",
+                        "--out", str(tmp_path / "out"), "--results",
+                        str(tmp_path / "runs")]) == 0
+    table = pd.read_csv(tmp_path / "out" / f"thesis_{study}.csv")
+    assert table["label"].iloc[0] == "EASY" and table["bsld_norm"].iloc[0] == 1.0
+    assert (tmp_path / "out" / f"thesis_{study}.png").stat().st_size > 0
+    printed = capsys.readouterr().out
+    assert "Table 3.5" in printed and ("PASS" in printed or "DIFFERS" in printed)
