@@ -64,17 +64,19 @@ class ResilienceStudy:
 
     def runs(self, base: Experiment, months: Sequence[int | None],
              policies: Sequence[str] | None = None, cap_fraction: float = 0.7,
-             cap_month: int | None = None) -> list[tuple[str, Experiment]]:
-        """(variant, experiment) for every variant, policy and month; a
-        capped variant's cap is ``cap_fraction`` of the uncapped peak (of
-        month ``cap_month``, if given)."""
+             cap_month: int | None = None, seeds: Sequence[int] | None = None
+             ) -> list[tuple[str, Experiment]]:
+        """(variant, experiment) for every variant, policy, month and seed
+        (default: ``base``'s); a capped variant's cap is ``cap_fraction`` of
+        the uncapped peak (of month ``cap_month``, if given)."""
         runs = []
         for label, fields_ in self.variants:
             changes = {**self.base, **fields_}
             if changes.get("capping", base.capping) != "none":
                 changes.update(cap_fraction=cap_fraction, cap_month=cap_month)
-            runs += [(label, replace(base, **changes, policy=policy, month=month))
-                     for policy in (policies or self.policies) for month in months]
+            runs += [(label, replace(base, **changes, policy=policy, month=month, seed=seed))
+                     for policy in (policies or self.policies) for month in months
+                     for seed in (seeds or [base.seed])]
         return runs
 
     def experiments(self, base: Experiment, months: Sequence[int | None],
@@ -88,10 +90,10 @@ class ResilienceStudy:
 
 def study_table(study: ResilienceStudy, runs: Sequence[tuple[str, Experiment]],
                 results: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: its variant, policy, month, metrics, and each metric
-    over the reference variant's in the same policy and month
-    (``<metric>_norm``; the wait ratio is NaN when the reference made no
-    job wait)."""
+    """One row per variant, policy and month: the metrics (the mean over
+    seeds, ``seeds`` of them), and each metric over the reference
+    variant's in the same policy and month (``<metric>_norm``; the wait
+    ratio is NaN when the reference made no job wait)."""
     stored = results.set_index("key")
     missing = [exp.key() for _, exp in runs if exp.key() not in stored.index]
     if missing:
@@ -102,10 +104,17 @@ def study_table(study: ResilienceStudy, runs: Sequence[tuple[str, Experiment]],
     for label, exp in runs:
         record = stored.loc[exp.key()]
         rows.append({"variant": label, "policy": exp.policy, "month": exp.month,
-                     "key": exp.key(), "label": record["label"],
+                     "seed": exp.seed, "key": exp.key(),
                      **{c: record[c] for c in columns if c in record}})
-    table = pd.DataFrame(rows)
-    table["month"] = table["month"].astype("Int64")
+    runs_table = pd.DataFrame(rows)
+    for column in columns:
+        if column in runs_table:
+            runs_table[column] = pd.to_numeric(runs_table[column], errors="coerce")
+    runs_table["month"] = runs_table["month"].astype("Int64")
+    by = ["variant", "policy", "month"]
+    table = runs_table.groupby(by, sort=False, dropna=False).agg(
+        seeds=("seed", "size"), keys=("key", ";".join),
+        **{c: (c, "mean") for c in columns if c in runs_table}).reset_index()
     reference = table[table["variant"] == study.reference].set_index(["policy", "month"])
     at = pd.MultiIndex.from_frame(table[["policy", "month"]])
     for metric in METRICS:
@@ -435,7 +444,8 @@ class StudyOutcome:
 def run_study(study: ResilienceStudy | str, base: Experiment, months: Sequence[int | None],
               out, results_dir=None, policies: Sequence[str] | None = None,
               workers: int | None = None, client=None, progress: bool = True,
-              cap_fraction: float = 0.7, cap_month: int | None = None) -> StudyOutcome:
+              cap_fraction: float = 0.7, cap_month: int | None = None,
+              seeds: Sequence[int] | None = None) -> StudyOutcome:
     """Run ``study`` on ``base``'s workload (and resilience settings) for
     ``months``; write ``out/<name>.csv``, ``.png`` and ``_checks.txt``;
     return them and the checks.  Runs are kept in ``results_dir`` (default
@@ -443,7 +453,7 @@ def run_study(study: ResilienceStudy | str, base: Experiment, months: Sequence[i
     study = STUDIES[study] if isinstance(study, str) else study
     out = Path(out)
     results_dir = Path(results_dir) if results_dir is not None else out / "runs"
-    runs = study.runs(base, months, policies, cap_fraction, cap_month)
+    runs = study.runs(base, months, policies, cap_fraction, cap_month, seeds)
     summary = run_sweep([exp for _, exp in runs], results_dir, workers=workers,
                         client=client, progress=progress, baselines=False,
                         collect_results=False)
@@ -470,7 +480,7 @@ def summary_lines(outcome: StudyOutcome) -> list[str]:
     for (policy, variant), rows in outcome.table.groupby(["policy", "variant"], sort=False):
         parts = [f"{metric.split('_')[0]} " + " ".join(f"{v:.3g}" for v in rows[f"{metric}_norm"])
                  for metric in METRICS]
-        failures = " ".join(str(int(v)) for v in rows["failures"])
+        failures = " ".join(f"{v:.3g}" for v in rows["failures"])
         lines.append(f"  {policy.upper():4} {variant:16} " + " | ".join(parts)
                      + f" | failures {failures}")
     return lines
@@ -502,7 +512,9 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cap-month", type=int,
                         help="the month whose uncapped peak the cap refers to (the paper: "
                              "January); default: each month's own")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", default="0",
+                        help="seeds of failures, job power and ties, e.g. 0-4: each bar is "
+                             "the mean over them (default 0)")
     parser.add_argument("--out", type=Path, default=Path("out") / name)
     parser.add_argument("--results", type=Path, default=Path("out") / "topper_runs",
                         help="directory of the runs, shared between studies")
@@ -518,21 +530,24 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
                                          machine_nodes=args.machine_nodes)))
     else:
         months = parse_months(args.months)
+    policies = args.policies.split(",")
     base = Experiment(trace=args.trace, procs_per_node=args.procs_per_node,
-                      machine_nodes=args.machine_nodes, seed=args.seed,
+                      machine_nodes=args.machine_nodes, policy=policies[0],
                       resilience="checkpoint", unit_nodes=args.unit_nodes,
                       system_mttf_hours=args.system_mttf_hours, on_failure=args.on_failure)
     try:
         outcome = run_study(study, base, months, args.out, args.results,
-                            policies=args.policies.split(","), workers=args.workers,
+                            policies=policies, workers=args.workers,
                             progress=not args.no_progress, cap_fraction=args.cap,
-                            cap_month=args.cap_month)
+                            cap_month=args.cap_month, seeds=parse_months(args.seeds))
     except KeyboardInterrupt:
         print("interrupted: finished runs are kept; run the same command again to go on",
               file=sys.stderr)
         return 130
     print(f"TOPPER {study.figure}: {study.title}")
-    print(f"months {', '.join(str(m) for m in months)} of {base.label()}")
+    seeds = parse_months(args.seeds)
+    print(f"months {', '.join(str(m) for m in months)} of {base.label()}"
+          + (f"; means over seeds {args.seeds}" if len(seeds) > 1 else ""))
     print(f"normalised to {study.reference}, one number per month:")
     print("\n".join(summary_lines(outcome)))
     print("checks against the paper's findings:")

@@ -155,3 +155,16 @@ def test_cpn_sweep_takes_topper_axes_as_options(trace, tmp_path):
     assert cpn(argv) == 0
     assert len(list(out.glob("*.json"))) == 3  # redundancy acts under replication only
     assert cpn(["sweep", "--trace", str(trace), "--gamma", "0.1", "--out", str(out)]) == 2
+
+
+def test_a_study_bar_is_the_mean_over_seeds(trace, tmp_path):
+    from nets.sweep import load_results
+    base = Experiment(trace=str(trace), resilience="checkpoint", system_mttf_hours=2)
+    outcome = run_study("topper_fig12", base, months=[0], out=tmp_path, workers=1,
+                        progress=False, seeds=[0, 1])
+    results = load_results(tmp_path / "runs").set_index("key")
+    for _, row in outcome.table.iterrows():
+        keys = row["keys"].split(";")
+        assert row["seeds"] == len(keys) == 2
+        assert row["failures"] == pytest.approx(results.loc[keys, "failures"].mean())
+        assert row["wait_mean_s"] == pytest.approx(results.loc[keys, "wait_mean_s"].mean())
