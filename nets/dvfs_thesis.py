@@ -158,14 +158,19 @@ def busy_power(jobs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def thesis_portion(path, machine_cpus: int, first: int = 10_001,
                    last: int = 15_000) -> list[Job]:
     """Jobs numbered ``first``..``last`` of an SWF trace on a machine of
-    ``machine_cpus`` processors, sizes in processors (the thesis simulated
-    5,000-job portions, Table 3.4; Atlas: 10K-15K on 9,216 CPUs), submit
-    times from 0.  Jobs the reader rejects (cancelled before start, no
-    runtime) are left out."""
+    ``machine_cpus`` processors (the thesis simulated 5,000-job portions,
+    Table 3.4; Atlas: 10K-15K on 9,216 CPUs), submit times from 0.  A job
+    asks for the processors it was allocated (field 5; section 3.5), the
+    requested ones (field 8) when that is unknown.  Jobs the reader
+    rejects (cancelled before start, no runtime) are left out."""
     workload = read_swf(path, procs_per_node=1, machine_nodes=machine_cpus,
                         shift_to_zero=False)
     jobs = [job for job in workload.jobs if first <= job.id <= last]
     if not jobs:
         raise ValueError(f"{path}: no job numbered {first}..{last}")
+    fields = pd.read_csv(path, sep=r"\s+", comment=";", header=None, usecols=[0, 4])
+    allocated = dict(zip(fields[0], fields[4]))
     origin = min(job.st for job in jobs)
-    return [job._replace(st=job.st - origin) for job in jobs]
+    return [job._replace(st=job.st - origin,
+                         js=int(allocated[job.id]) if allocated[job.id] > 0 else job.js)
+            for job in jobs]

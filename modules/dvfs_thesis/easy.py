@@ -31,7 +31,7 @@ def easy_pass(queue: Sequence[Job], plan: Plan, policy) -> list[Job]:
     updated.  ``waiting`` given to the policy: the other jobs still in
     the wait queue (the thesis' WQsize)."""
     started: list[Job] = []
-    for position, job in enumerate(queue):
+    for job in queue:
         waiting = len(queue) - len(started) - 1
         if plan.reservation is None:
             gear, start = policy.reserve(job, plan, waiting)
