@@ -109,7 +109,13 @@ class ThesisResult:
 
 def simulate(jobs: Sequence[Job], config: ThesisConfig, profiles: Mapping[int, JobProfile],
              seed: int = 0) -> ThesisResult:
-    """Run ``config`` over ``jobs`` (``js`` in CPUs) until all have ended."""
+    """Run ``config`` over ``jobs`` (``js`` in CPUs) until all have ended.
+
+    Metrics: those of section 3.4 (``modules/dvfs_thesis/metrics.py``),
+    and ``busy_power_peak_w``, ``budget_exceeded_s`` (time the busy CPUs
+    drew more than the budget), ``energy_system_j`` (the integral of the
+    net's *Power* place: the total or the computational energy, as the
+    idle scenario says) and ``unfinished_jobs``."""
     missing = [job.id for job in jobs if job.id not in profiles]
     if missing:
         raise ValueError(f"{len(missing)} jobs have no DVFS profile (first: {missing[:5]})")

@@ -212,3 +212,26 @@ def test_invariants_on_a_random_workload(policy):
                     alone = frame[(frame["start"] <= t) & (frame["end"] > t)]
                     assert len(alone) == 1 and alone.index[0] in oversized.index
     assert result.metrics["unfinished_jobs"] == 0
+
+
+def test_the_scheduler_plans_with_beta_one_or_the_jobs_own():
+    jobs = [job(1, 0, 1000, 2)]
+    memory_bound = {1: JobProfile(0.2, 0.5)}  # beta 0.1
+    # its own beta: Coef(0.8 GHz) = 0.1 (2.3 / 0.8 - 1) + 1 = 1.1875 < 1.5
+    _, frame = run(jobs, 4, BsldDrivenConfig(1.5, beta="oracle"), memory_bound)
+    assert list(frame["frequency_ghz"]) == [0.8]
+    assert frame.loc[1, "runtime"] == pytest.approx(1187.5)
+    # beta = 1: 2.875, 2.09, 1.64 >= 1.5; 1.35 at 1.7 GHz; it still runs with beta 0.1
+    _, frame = run(jobs, 4, BsldDrivenConfig(1.5, beta="one"), memory_bound)
+    assert list(frame["frequency_ghz"]) == [1.7]
+    assert frame.loc[1, "runtime"] == pytest.approx(1000 * (0.1 * (2.3 / 1.7 - 1) + 1))
+
+
+@pytest.mark.parametrize("idle", ["zero", "lowest_gear"])
+def test_the_nets_power_place_integrates_to_the_metrics_energy(idle):
+    jobs = [job(1, 0, 1000, 2), job(2, 10, 500, 1), job(3, 20, 800, 3)]
+    profiles = {1: JobProfile(0.5, 0.8), 2: JobProfile(1.0, 0.4), 3: JobProfile(0.3, 0.9)}
+    config = ThesisConfig(4, BsldDrivenConfig(3.0), CpuPowerModel(idle=idle))
+    metrics = simulate(jobs, config, profiles).metrics
+    expected = metrics["energy_computational_j" if idle == "zero" else "energy_total_j"]
+    assert metrics["energy_system_j"] == pytest.approx(expected)
