@@ -8,6 +8,8 @@ time its CPUs (and power) are free, planned with the requested times of
 the running jobs; every later job starts now only if that does not delay
 the reservation (*BackfillJob*).  A job's requested time and runtime are
 scaled by its gear; the CPUs it asks for are those the trace allocated.
+A running job past its planned end counts as ending now: the reservation
+may be now, yet the job waits until that job has really ended.
 
 Policies change only which gear *MakeJobReservation* and *BackfillJob*
 pick (``reserve`` and ``backfill``); :class:`EasyBackfilling` runs every
@@ -35,7 +37,7 @@ def easy_pass(queue: Sequence[Job], plan: Plan, policy) -> list[Job]:
         waiting = len(queue) - len(started) - 1
         if plan.reservation is None:
             gear, start = policy.reserve(job, plan, waiting)
-            if start <= plan.now:
+            if start <= plan.now and plan.fits_now(job, gear):
                 started.append(plan.start(job, gear))
             else:
                 plan.reserve(job, gear, start)

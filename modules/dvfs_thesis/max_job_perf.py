@@ -100,7 +100,8 @@ class MaxJobPerf:
         waiting = [job for job in queue if job.id not in new]
         started: list[Job] = []
         reservation = self.reservation(waiting, plan)
-        if reservation is not None and reservation.start <= now:
+        if reservation is not None and reservation.start <= now and self.fits_now(
+                waiting[0], reservation, plan):
             head = waiting.pop(0)
             started.append(plan.start(head, reservation.gear))
             reservation = None
@@ -125,6 +126,12 @@ class MaxJobPerf:
                         capacity = capacity.take(cpus, option)
                         started.append(plan.start(job, gear))
         return started, remaining(queue, started), state
+
+    def fits_now(self, job: Job, reservation: HeldReservation, plan: Plan) -> bool:
+        """The reserved job's CPUs and power are free now (not only planned
+        to be: a job past its planned end still holds its CPUs)."""
+        return (job.js <= plan.free
+                and plan.watts_now + reservation.watts <= self.planner.budget_watts)
 
     def wants_reservation(self, job: Job, now: float) -> bool:
         config = self.config

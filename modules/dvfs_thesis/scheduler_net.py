@@ -69,7 +69,10 @@ class GearExecution:
     def profile(self, job: Job) -> JobProfile:
         return self.planner.profile(job)
 
-    def started(self, job: Job, now: float) -> Job:
+    def started(self, job: Job, now: float, free: int) -> Job:
+        if job.js > free:
+            raise RuntimeError(f"the scheduler started job {job.id} on {job.js} CPUs "
+                               f"at {now} with only {free} free")
         profile, gear = self.profile(job), self.power.gear_of(job.pf)
         return job._replace(et=now, jp=self.power.job_watts(job.js, gear, profile.p,
                                                             profile.beta))
@@ -96,7 +99,7 @@ def gear_allocation(planner: Planner, system: PowerModel) -> Net:
     module.place("Running", Job, timed=True, port="out")
     module.transition(
         "Allocate", priority=P_ALLOCATE, guard="sel",
-        code="job = execution.started(sel[0], now)",
+        code="job = execution.started(sel[0], now, free)",
         inputs={"Selected": "sel", "Nodes": "free", "Power": "watts",
                 "RuntimeInfo": "running"},
         outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
