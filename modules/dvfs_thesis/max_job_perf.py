@@ -14,16 +14,18 @@ exceeded: a job that would break it alone even at the lowest gear never
 starts (an error at build time, since the run could not end).
 
 Reservations (eqs. 5.7-5.9): the first job in the queue gets one when it
-asks for more than ``job_size_limit`` of the CPUs (``reservations="size"``)
-or has waited longer than ``wait_time_limit`` (always; the thesis' 10^7 s
-makes it a backstop, and ``reservations="time"`` sets it to the 95th
-percentile of the power-constrained baseline's waits).  The reservation
-is the earliest planned end after which its CPUs, and the power for it at
-the lowest gear, are free; its gear is the highest the power then allows.
-It is recomputed at each pass (jobs started since never delay it); when
-its time has come the job starts at its gear before any other.  The
-reserved job itself is exempt from eqs. 5.7-5.8: starting it early
-cancels the reservation.
+has waited longer than ``wait_time_limit`` or, with ``reservations="size"``
+(the default), asks for more than ``job_size_limit`` of the CPUs; the
+thesis' default limit of 10^7 s makes the wait a backstop, its "time"
+reservations (``reservations="time"``) use the 95th percentile of the
+power-constrained baseline's waits as the limit, and ``"none"`` makes no
+reservation (the thesis' noRes).  The reservation is the earliest time
+(now or a planned end) when its CPUs, and the power for it at the lowest
+gear, are free; its gear is the highest the power then allows.  It is
+recomputed at each pass (jobs started since never delay it); when its
+time has come and its CPUs and power are really free, the job starts at
+its gear before any other.  The reserved job itself is exempt from eqs.
+5.7-5.8: starting it early cancels the reservation.
 """
 
 from __future__ import annotations
