@@ -5,6 +5,7 @@ times checked by hand, then invariants on a prefix of a real trace."""
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cpn.monitors import FiringCounter, Monitor
@@ -132,8 +133,9 @@ def test_real_trace_invariants_under_failures(on_failure):
     settings = FaultTolerance(unit_nodes=8, unit_mttf=10 * 86400, on_failure=on_failure)
     config = TopperConfig(PuppetConfig(workload.machine_nodes), settings)
     ledger = UnitLedger(config.units)
+    recover = "FaultTolerance/" + ("Requeue" if on_failure == "requeue" else "Rollback")
     counter = FiringCounter("FaultTolerance/Assign", "FaultTolerance/Done",
-                            "FaultTolerance/Fail")
+                            "FaultTolerance/Fail", recover)
     result = simulate(jobs, config, monitors=[ledger, counter])
     frame, metrics = result.jobs, result.metrics
     # every job completes exactly once
@@ -142,6 +144,7 @@ def test_real_trace_invariants_under_failures(on_failure):
     # failures happened, each counted once; requeued jobs started once more each
     failures = counter.counts["FaultTolerance/Fail"]
     assert failures > 20 and metrics["failures"] == failures
+    assert counter.counts[recover] == failures  # each failure rolls back once
     restarts = failures if on_failure == "requeue" else 0
     assert counter.counts["FaultTolerance/Assign"] == len(jobs) + restarts
     assert ledger.checked > 2 * len(jobs)
@@ -160,3 +163,25 @@ def test_real_trace_invariants_under_failures(on_failure):
     # lost work is part of the busy node-hours beyond the useful ones
     busy = metrics["utilization"] * span
     assert 0 < metrics["lost_node_hours"] * 3600 <= busy - (frame["nodes"] * work).sum()
+
+
+def test_requeue_under_dvfs_keeps_every_invariant():
+    from modules.cpu_scaling import CpuScaling
+    draw = np.random.default_rng(5)
+    jobs, t = [], 0.0
+    for i in range(150):
+        t += float(draw.integers(0, 3000))
+        racks, runtime = int(draw.integers(1, 5)), float(draw.integers(600, 40_000))
+        jobs.append(Job(i, t, runtime, 1024 * racks, runtime * 1.5,
+                        jp=1024 * racks * float(draw.integers(40, 80))))
+    machine = PuppetConfig(8192, node_watts=60, cap=CpuScaling(8192 * 60 * 0.7))
+    config = TopperConfig(machine, FaultTolerance(unit_mttf=10 * 86400, on_failure="requeue"),
+                          dvfs_failure_multiplier=3)
+    ledger = UnitLedger(config.units)
+    result = simulate(jobs, config, monitors=[ledger])
+    frame = result.jobs
+    assert sorted(frame["job_id"]) == list(range(150))
+    assert result.metrics["requeues"] == result.metrics["failures"] > 5
+    assert frame["requeues"].sum() == result.metrics["requeues"]
+    assert (frame["first_start"] <= frame["start"]).all()
+    assert result.power_watts[-1] == pytest.approx(8192 * 60 * 0.3)  # all idle at the end
