@@ -239,11 +239,13 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     executions), Free (jobs that completed) and, when failed jobs are
     requeued, Requeued (failed jobs to put back in the queue); the units,
     the failure log, *Current* (the latest execution of each running job)
-    and *Checkpoints* (the saved work of requeued jobs) are its own.
+    and, with requeueing, *Checkpoints* (the saved work of requeued jobs)
+    are its own.
     With ``scaled``, *Retime* follows the DVFS level (fusion place
     ``dvfs_level``) and re-times every running job when it changes."""
     requeue = settings.on_failure == "requeue"
-    module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery})
+    module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery,
+                                        "nothing_saved": {}})
     module.place("Started", Job, timed=True, port="in")
     module.place("Free", Job, timed=True, port="out")
     module.place("Running", Execution, timed=True, port="inout")
@@ -251,19 +253,20 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     # assigned, which is the same for memoryless exponential failures.
     module.place("Units", tuple, initial=[tuple((unit, -math.inf) for unit in range(units))])
     module.place("Current", dict, initial=[{}])
-    module.place("Checkpoints", dict, initial=[{}])
     module.place("FailedJobs", Execution)
     module.place("Failures", FailureLog)
 
+    assign = {"inputs": {"Started": "job", "Units": "free_units", "Current": "current"},
+              "outputs": {"Units": "rest", "Current": "{**current, job.id: execution}",
+                          "Running": "execution@+(execution.next_event() - now)"}}
+    if requeue:  # a requeued job resumes from its checkpoint, which is then used up
+        module.place("Checkpoints", dict, initial=[{}])
+        assign["inputs"]["Checkpoints"] = "saved"
+        assign["outputs"]["Checkpoints"] = "{k: v for k, v in saved.items() if k != job.id}"
     module.transition(
         "Assign", priority=P_ALLOCATE,
-        code="execution, rest = rules.assign(job, free_units, now, rng, saved, recovery)",
-        inputs={"Started": "job", "Units": "free_units", "Current": "current",
-                "Checkpoints": "saved"},
-        outputs={"Units": "rest", "Current": "{**current, job.id: execution}",
-                 "Checkpoints": "{k: v for k, v in saved.items() if k != job.id}"
-                                if requeue else "saved",
-                 "Running": "execution@+(execution.next_event() - now)"})
+        code="execution, rest = rules.assign(job, free_units, now, rng, "
+             f"{'saved' if requeue else 'nothing_saved'}, recovery)", **assign)
     module.transition(
         "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
         inputs={"Running": "execution", "Current": "current"},
