@@ -555,7 +555,8 @@ def topper_config(exp: Experiment, puppet):
         raise ValueError(f"the machine's {machine} nodes are not a whole number of "
                          f"{unit_nodes}-node units: choose unit_nodes")
     units = machine // unit_nodes
-    options = {"checkpoint_scale": exp.checkpoint_scale} if exp.checkpoint_scale else {}
+    options = ({} if exp.checkpoint_scale is None
+               else {"checkpoint_scale": exp.checkpoint_scale})
     if exp.resilience == "replication":
         options.update(redundancy=exp.redundancy, communication=exp.gamma)
     settings = FaultTolerance(unit_nodes=unit_nodes,

@@ -96,6 +96,9 @@ def test_a_topper_experiment_is_the_topper_simulation(trace):
                    "lost_node_hours", "requeues"):
         assert record[metric] == pytest.approx(direct[metric])
     assert record["resilience"] == "checkpoint" and record["on_failure"] == "requeue"
+    free = Experiment(resilience="checkpoint", checkpoint_scale=0)  # free checkpoints
+    assert topper_config(free, power_config(free, 49_152, None)).resilience == \
+        FaultTolerance(checkpoint_scale=0.0, unit_mttf=46.45 * 3600 * 48)
 
 
 def test_scaled_workloads(trace):
