@@ -364,12 +364,10 @@ def plot_node_states(timeline: pd.DataFrame, path, nodes: int | None = None,
     does): one row per node, time across, colour by state.  ``start`` and
     ``end`` zoom in (seconds); ``time_unit`` labels the axis (days by
     default, 3600 for hours)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
+
+    from .plots import plt, save_figure  # off screen
 
     nodes = int(timeline["node"].max()) + 1 if nodes is None else nodes
     start = float(timeline["start"].min()) if start is None else float(start)
@@ -388,8 +386,4 @@ def plot_node_states(timeline: pd.DataFrame, path, nodes: int | None = None,
     ax.legend(handles=[Patch(color=STATE_COLOURS[n], label=n.replace("_", " "))
                        for n in STATE_NAMES], loc="upper center",
               bbox_to_anchor=(0.5, -0.12), ncol=5, frameon=False)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=150, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

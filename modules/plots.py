@@ -27,7 +27,9 @@ MAX_DRAWN_STEPS = 4000
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 
 
-def _save(fig, path) -> Path:
+def save_figure(fig, path) -> Path:
+    """Write ``fig`` (directories created) and free it: every plot of the
+    project goes through here, so they share one resolution."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=150, bbox_inches="tight")
@@ -72,7 +74,7 @@ def plot_daily_energy(
     ax.yaxis.set_major_formatter(_thousands)
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_power(
@@ -126,4 +128,4 @@ def plot_power(
     ax.set_xlim(0, (end - start) * scale_x)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best")
-    return _save(fig, path)
+    return save_figure(fig, path)

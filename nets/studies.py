@@ -468,9 +468,9 @@ def _month_label(month) -> str:
 def plot_study(study: Study, table: pd.DataFrame, path, subtitle: str = "") -> Path:
     """The figure: one row per policy, one panel per metric; bars by month,
     one per parameter value, normalised to the uncapped run (dashed 1.0)."""
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from modules.plots import save_figure  # selects the off-screen backend
 
     if study.name == "fig16":
         return _plot_profiles(study, table, path, subtitle)
@@ -518,11 +518,13 @@ def plot_study(study: Study, table: pd.DataFrame, path, subtitle: str = "") -> P
     fig.suptitle(f"{study.figure}: {study.title}" + (f"\n{subtitle}" if subtitle else ""),
                  fontsize=11)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _plot_profiles(study: Study, table: pd.DataFrame, path, subtitle: str) -> Path:
     import matplotlib.pyplot as plt
+
+    from modules.plots import save_figure
 
     profiles = daily_profiles(table)
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -546,17 +548,9 @@ def _plot_profiles(study: Study, table: pd.DataFrame, path, subtitle: str) -> Pa
     ax.set_title(f"{study.figure}: {study.title}" + (f"\n{subtitle}" if subtitle else ""),
                  fontsize=10)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
-def _save(fig, path) -> Path:
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    plt.close(fig)
-    return path
 
 
 # ---------------------------------------------------------------------------

@@ -392,7 +392,9 @@ def plot_study(study: ResilienceStudy, table: pd.DataFrame, path, subtitle: str 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .studies import _month_label, _save
+    from modules.plots import save_figure
+
+    from .studies import _month_label
 
     policies = [p for p in study.policies if p in set(table["policy"])] or \
         sorted(set(table["policy"]))
@@ -427,7 +429,7 @@ def plot_study(study: ResilienceStudy, table: pd.DataFrame, path, subtitle: str 
     fig.suptitle(f"TOPPER {study.figure}: {study.title}"
                  + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # ---------------------------------------------------------------------------
