@@ -173,6 +173,17 @@ class _TransitionCompiler:
         def fail_stmt():
             return "continue" if depth else "return None"
 
+        # A place holding fewer tokens than the transition takes from it
+        # disables it at once, before any other place is scanned.
+        needed: dict[int, int] = {}
+        for kind, item in steps:
+            if kind != "guard":
+                needed[item[0]] = needed.get(item[0], 0) + 1
+        if len(needed) > 1 or any(count > 1 for count in needed.values()):
+            short = " or ".join(f"len(_cpn_R{place}) < {count}" if count > 1
+                                else f"not _cpn_R{place}" for place, count in needed.items())
+            emit(f"if {short}: return None")
+
         bound: set[str] = set()
         for kind, item in steps:
             if kind == "guard":
