@@ -2,7 +2,9 @@
 
 Each study runs the EASY baseline (no DVFS, no budget) and a grid of one
 policy's parameters on the thesis' portion of a trace (Atlas: jobs 10K-15K
-on 9,216 CPUs, Table 3.4), writes ``<name>.csv`` (absolute metrics, and
+on 9,216 CPUs, Table 3.4) through ``nets.sweep.run_sweep`` (runs are
+:class:`~nets.dvfs_thesis_runs.ThesisRun`; a results directory shared by
+the studies keeps each once), writes ``<name>.csv`` (absolute metrics, and
 ``*_norm``: normalised to the EASY baseline, like the thesis' figures) and
 ``<name>.png``, and prints our numbers beside the thesis' for Atlas: its
 direction of change (PASS / DIFFERS, never tuned until it passes) and,
@@ -22,7 +24,6 @@ with another trace only the directions mean something.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,10 +32,11 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .dvfs_thesis_runs import ATLAS, ThesisRun, run_all
+from .dvfs_thesis_runs import ATLAS, ThesisRun, parse_job_numbers
+from .sweep import load_results, run_sweep
 
-NORMALISED = ("energy_computational_j", "energy_total_j", "bsld", "wait_mean_s",
-              "energy_bsld", "frequency_mean_ghz", "runtime_mean_s")
+#: A study's runs: each with the label its table and checks know it by.
+Runs = list[tuple[str, ThesisRun]]
 PLOTTED = {"energy_computational_j_norm": "CPU energy, idle CPUs off",
            "energy_total_j_norm": "CPU energy, idle CPUs at the lowest gear",
            "bsld_norm": "mean BSLD (eq. 3.15)", "wait_mean_s_norm": "mean wait",
@@ -62,15 +64,6 @@ class Check:
         return f"{'PASS' if self.passed else 'DIFFERS':7}  {self.finding}: {self.detail}"
 
 
-def normalise(table: pd.DataFrame) -> pd.DataFrame:
-    """``*_norm`` columns: each run over the EASY baseline (the first row)."""
-    base = table.iloc[0]
-    for metric in NORMALISED:
-        table[f"{metric}_norm"] = (table[metric] / base[metric] if base[metric]
-                                   else math.nan)
-    return table
-
-
 def _row(table: pd.DataFrame, label: str) -> pd.Series:
     return table.set_index("label").loc[label]
 
@@ -89,8 +82,8 @@ def _thesis_5_5(values) -> str:
 # The studies: runs, then checks on the table
 
 
-def upas_runs(base: ThesisRun, execute) -> list[ThesisRun]:
-    return [base.with_policy("upas", f"UPAS WQ={'NO' if w is None else w}", wq_threshold=w)
+def upas_runs(base: ThesisRun) -> Runs:
+    return [(f"UPAS WQ={'NO' if w is None else w}", base.with_policy("upas", wq_threshold=w))
             for w in (0, 4, 16, None)]
 
 
@@ -117,9 +110,9 @@ def upas_checks(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def bsld_driven_runs(base: ThesisRun, execute) -> list[ThesisRun]:
-    return [base.with_policy("bsld_driven", f"BSLD<{t:g} WQ={'NO' if w is None else w}",
-                             bsld_threshold=t, wq_threshold=w)
+def bsld_driven_runs(base: ThesisRun) -> Runs:
+    return [(f"BSLD<{t:g} WQ={'NO' if w is None else w}",
+             base.with_policy("bsld_driven", bsld_threshold=t, wq_threshold=w))
             for t in (1.5, 2.0, 3.0) for w in (0, 4, 16, None)]
 
 
@@ -147,10 +140,11 @@ def bsld_driven_checks(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def power_budget_runs(base: ThesisRun, execute) -> list[ThesisRun]:
-    return ([base.with_policy("easy", f"EASY {b:.0%}", budget_fraction=b) for b in (0.8, 0.7, 0.6)]
-            + [base.with_policy("easy", "EASY 70% alone", budget_fraction=0.7,
-                                oversized="alone")])
+def power_budget_runs(base: ThesisRun) -> Runs:
+    return ([(f"EASY {b:.0%}", base.with_policy("easy", budget_fraction=b))
+             for b in (0.8, 0.7, 0.6)]
+            + [("EASY 70% alone", base.with_policy("easy", budget_fraction=0.7,
+                                                   oversized="alone"))])
 
 
 def power_budget_checks(table: pd.DataFrame) -> list[Check]:
@@ -167,16 +161,15 @@ def power_budget_checks(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def pb_guided_runs(base: ThesisRun, execute) -> list[ThesisRun]:
-    easy_bsld = float(execute([base])["bsld"].iloc[0])
-    runs = [base.with_policy("easy", f"EASY {b:.0%}", budget_fraction=b) for b in (0.8, 0.7, 0.6)]
-    runs += [base.with_policy("pb_guided", f"PB {b:.0%}", budget_fraction=b,
-                              bsld_lower=easy_bsld) for b in (0.8, 0.7, 0.6)]
-    runs += [base.with_policy("pb_guided", "PB 70% beta", bsld_lower=easy_bsld, beta="oracle"),
-             base.with_policy("pb_guided", "PB 70% P 80/90", bsld_lower=easy_bsld,
-                              p_lower=0.8, p_upper=0.9),
-             base.with_policy("pb_guided", "PB 70% P 80/95", bsld_lower=easy_bsld,
-                              p_lower=0.8, p_upper=0.95)]
+def pb_guided_runs(base: ThesisRun) -> Runs:
+    """PB-guided's BSLD_lower is left unset: measured on EASY (the baseline)."""
+    runs = [(f"EASY {b:.0%}", base.with_policy("easy", budget_fraction=b))
+            for b in (0.8, 0.7, 0.6)]
+    runs += [(f"PB {b:.0%}", base.with_policy("pb_guided", budget_fraction=b))
+             for b in (0.8, 0.7, 0.6)]
+    runs += [("PB 70% beta", base.with_policy("pb_guided", beta="oracle")),
+             ("PB 70% P 80/90", base.with_policy("pb_guided", p_lower=0.8, p_upper=0.9)),
+             ("PB 70% P 80/95", base.with_policy("pb_guided", p_lower=0.8, p_upper=0.95))]
     return runs
 
 
@@ -205,17 +198,16 @@ def pb_guided_checks(table: pd.DataFrame) -> list[Check]:
     ]
 
 
-def max_job_perf_runs(base: ThesisRun, execute) -> list[ThesisRun]:
-    runs = pb_guided_runs(base, execute)[:6]
-    runs += [base.with_policy("max_job_perf", f"MaxJobPerf {b:.0%}", budget_fraction=b)
+def max_job_perf_runs(base: ThesisRun) -> Runs:
+    """Reservations by time wait for the 95th percentile of power-constrained
+    EASY's waits at 70 %: left unset, measured on that run."""
+    runs = pb_guided_runs(base)[:6]
+    runs += [(f"MaxJobPerf {b:.0%}", base.with_policy("max_job_perf", budget_fraction=b))
              for b in (0.8, 0.7, 0.6)]
-    constrained = execute([base.with_policy("easy", budget_fraction=0.7)])
-    p95 = float(constrained["wait_p95_s"].iloc[0])
-    runs += [base.with_policy("max_job_perf", "MaxJobPerf noRes", reservations="none"),
-             base.with_policy("max_job_perf", "MaxJobPerf 30%", job_size_limit=0.3),
-             base.with_policy("max_job_perf", "MaxJobPerf time", reservations="time",
-                              wait_time_limit=p95),
-             base.with_policy("max_job_perf", "MaxJobPerf no budget", budget_fraction=1.0)]
+    runs += [("MaxJobPerf noRes", base.with_policy("max_job_perf", reservations="none")),
+             ("MaxJobPerf 30%", base.with_policy("max_job_perf", job_size_limit=0.3)),
+             ("MaxJobPerf time", base.with_policy("max_job_perf", reservations="time")),
+             ("MaxJobPerf no budget", base.with_policy("max_job_perf", budget_fraction=1.0))]
     return runs
 
 
@@ -259,15 +251,25 @@ STUDIES: dict[str, tuple[Callable, Callable, str]] = {
 }
 
 
-def run_study(name: str, base: ThesisRun, out, results, workers: int | None = None
+def run_study(name: str, base: ThesisRun, out, results, workers: int | None = None,
+              client=None, progress: bool = True
               ) -> tuple[pd.DataFrame, list[Check], Path, Path]:
-    """Run study ``name`` from the baseline ``base``; write CSV and PNG in ``out``."""
+    """Run study ``name`` on ``base``'s workload (through ``run_sweep``,
+    on ``workers`` local processes or a Dask ``client``, keeping runs in
+    ``results``); write CSV and PNG in ``out``."""
     make_runs, make_checks, title = STUDIES[name]
-
-    def execute(runs):
-        return run_all(runs, results, workers)
-    base = base.with_policy("easy", "EASY")
-    table = normalise(execute([base, *make_runs(base, execute)]))
+    base = base.baseline()
+    runs = [("EASY", base), *make_runs(base)]
+    summary = run_sweep([run for _, run in runs], results, workers=workers, client=client,
+                        progress=progress, collect_results=False)
+    if summary.interrupted:
+        raise KeyboardInterrupt
+    if summary.failed:
+        raise RuntimeError(f"{len(summary.failed)} runs failed: "
+                           + "; ".join(f"{k}: {v}" for k, v in list(summary.failed.items())[:3]))
+    stored = load_results(results).set_index("key")
+    table = stored.loc[[run.key() for _, run in runs]].reset_index()
+    table["label"] = [label for label, _ in runs]
     checks = make_checks(table)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -303,6 +305,13 @@ def plot(table: pd.DataFrame, path: Path, title: str) -> Path:
     return path
 
 
+def _job_numbers(text: str) -> tuple[int, int]:
+    try:
+        return parse_job_numbers(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main(name: str, argv: Sequence[str] | None = None) -> int:
     """The command line of ``examples/thesis_<name>.py``."""
     parser = argparse.ArgumentParser(
@@ -311,21 +320,36 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--trace", default=str(ATLAS), help="SWF trace (default LLNL-Atlas "
                         "from ../shared/data)")
     parser.add_argument("--cpus", type=int, default=9216, help="machine CPUs (Atlas 9,216)")
-    parser.add_argument("--jobs", default="10001-15000", help="job numbers (Table 3.4)")
+    parser.add_argument("--jobs", type=_job_numbers, default="10001-15000",
+                        help="job numbers (Table 3.4)")
     parser.add_argument("--profile-seed", type=int, default=0)
     parser.add_argument("--profiles", help="CSV job_id,p,beta_comp instead of the draw")
     parser.add_argument("--out", type=Path, default=Path("out") / "thesis")
     parser.add_argument("--results", type=Path, default=Path("out") / "thesis_runs")
-    parser.add_argument("--workers", type=int)
+    parser.add_argument("--workers", type=int, help="local worker processes (default: all "
+                        "cores)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run on this Dask scheduler (tcp://host:8786) instead")
+    parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if not Path(args.trace).exists():
         parser.error(f"no trace at {args.trace}: give one with --trace")
-    first, last = (int(part) for part in args.jobs.split("-"))
+    first, last = args.jobs
     base = ThesisRun(args.trace, machine_cpus=args.cpus, first_job=first, last_job=last,
                      profile_seed=args.profile_seed, profiles=args.profiles)
-    table, checks, csv, png = run_study(name, base, args.out, args.results, args.workers)
+    client = None
+    if args.scheduler:
+        from distributed import Client
+        client = Client(args.scheduler)
+    try:
+        table, checks, csv, png = run_study(name, base, args.out, args.results, args.workers,
+                                            client, progress=not args.no_progress)
+    finally:
+        if client is not None:
+            client.close()
     easy = table.iloc[0]
-    print(f"The DVFS thesis: {STUDIES[name][2]} on {Path(args.trace).name}, jobs {args.jobs}")
+    print(f"The DVFS thesis: {STUDIES[name][2]} on {Path(args.trace).name}, "
+          f"jobs {first}-{last}")
     print(f"EASY baseline: BSLD {easy['bsld']:.3f} (Table 3.5, Atlas: {TABLE_3_5['bsld']}), "
           f"utilization {easy['utilization']:.2%} ({TABLE_3_5['utilization']:.2%}), load "
           f"requested {easy['load_requested']:.2f} ({TABLE_3_5['load_requested']}), "

@@ -358,6 +358,21 @@ class Experiment:
         twin = self.uncapped()
         return twin if self.cap_month is None else replace(twin, month=self.cap_month)
 
+    # -- as a run of a sweep (nets.sweep.Run) -------------------------------
+
+    def baseline(self) -> "Experiment":
+        """The run results are normalised by: the uncapped twin."""
+        return self.uncapped()
+
+    def prerequisite(self) -> "Experiment | None":
+        """The run whose result this one needs: the cap reference."""
+        return self.cap_reference()
+
+    def run(self, prerequisite: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """:func:`run_experiment`, given the cap reference's result if any."""
+        peak = None if prerequisite is None else float(prerequisite["power_peak_w"])
+        return run_experiment(self, uncapped_peak_w=peak)
+
     def label(self) -> str:
         """A short human-readable description."""
         name = Path(self.trace).name

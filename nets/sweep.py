@@ -1,21 +1,25 @@
-"""Run a grid of experiments in parallel, resumably; gather the results.
+"""Run a grid of runs in parallel, resumably; gather the results.
 
-A sweep is a list of :class:`~nets.experiment.Experiment` (usually the
-product of a few axes, :func:`grid`).  :func:`run_sweep` adds the uncapped
-twin of every capped run (the baseline it is normalised by, and the
-reference of a fractional cap), skips every run whose ``<key>.json`` is
-already in the results directory, and runs the rest on local processes
-(``concurrent.futures.ProcessPoolExecutor``) or on a Dask cluster (give a
-``distributed.Client``).  The driver, never a worker, writes each result as
-soon as it arrives, atomically (a temporary file in the same directory,
-then ``os.replace``), so a sweep killed at any moment leaves whole results
-only, and a restarted sweep does only what is missing.  A capped run with a
-fractional cap is submitted once its twin's peak is known, and gets that
-peak as an argument: workers need the trace, not the results directory.
+A sweep is a list of run declarations (usually the product of a few axes,
+:func:`grid`): PuPPET and TOPPER's :class:`~nets.experiment.Experiment`, or
+the DVFS thesis' :class:`~nets.dvfs_thesis_runs.ThesisRun`; anything with
+the methods of :class:`Run`.  :func:`run_sweep` adds every run's baseline
+(what it is normalised by: an experiment's uncapped twin, a thesis run's
+EASY) and prerequisite (a run whose result it needs: the reference of a
+fractional cap, the EASY run PB-guided measures its BSLD_lower on), skips
+every run whose ``<key>.json`` is already in the results directory, and
+runs the rest on local processes (``concurrent.futures.ProcessPoolExecutor``)
+or on a Dask cluster (give a ``distributed.Client``).  The driver, never a
+worker, writes each result as soon as it arrives, atomically (a temporary
+file in the same directory, then ``os.replace``), so a sweep killed at any
+moment leaves whole results only, and a restarted sweep does only what is
+missing.  A run with a prerequisite is submitted once that result is
+known, and gets it as an argument: workers need the trace, not the results
+directory.
 
 :func:`collect` gathers every result of a directory into ``results.csv``
 with normalised columns (``utilization_norm`` = utilization over the
-uncapped twin's, and so on), the form the paper's figures use.
+baseline's, and so on), the form the papers' figures use.
 
 >>> experiments = grid(Experiment(), policy=["fcfs", "wfp"], capping=["none", "wait"])
 >>> len(experiments)
@@ -32,40 +36,77 @@ import signal
 import tempfile
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import pandas as pd
 
-from .experiment import (Experiment, read_result, result_path, run_experiment,
-                         write_json_atomically)
+from .dvfs_thesis_runs import ThesisRun
+from .experiment import Experiment, read_result, result_path, write_json_atomically
 
 RESULTS_CSV = "results.csv"
-#: Metrics divided by the uncapped twin's in ``results.csv`` (``<name>_norm``).
+#: Metrics divided by the baseline's in ``results.csv`` (``<name>_norm``):
+#: PuPPET and TOPPER's, then the DVFS thesis' (section 3.4).
 NORMALISED = ("utilization", "wait_mean_s", "edp_j_s", "energy_j", "makespan_s",
-              "bounded_slowdown_mean", "power_peak_w", "power_mean_w", "system_efficiency")
+              "bounded_slowdown_mean", "power_peak_w", "power_mean_w", "system_efficiency",
+              "energy_computational_j", "energy_total_j", "bsld", "energy_bsld",
+              "frequency_mean_ghz", "runtime_mean_s")
 EXPERIMENT_FIELDS = tuple(f.name for f in fields(Experiment))
+#: The run declarations of ``"model"`` in a JSON grid (TOPPER runs are
+#: experiments with a resilience method).
+MODELS = {"puppet": Experiment, "topper": Experiment, "thesis": ThesisRun}
+
+
+class Run(Protocol):
+    """What a sweep needs of a run declaration (frozen, picklable)."""
+
+    def key(self) -> str:
+        """A stable short id, the name of its result file."""
+
+    def label(self) -> str:
+        """A short human-readable description."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values; ``type(run).from_dict`` makes the run again."""
+
+    def baseline(self) -> "Run":
+        """The run its results are normalised by (itself for a baseline)."""
+
+    def prerequisite(self) -> "Run | None":
+        """A run whose result it needs, or None."""
+
+    def run(self, prerequisite: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Simulate (in a worker); one flat record with ``key`` and
+        ``baseline_key``, given the prerequisite's result."""
 
 
 # ---------------------------------------------------------------------------
 # Grids
 
 
-def grid(base: Experiment | None = None, **axes: Sequence) -> list[Experiment]:
+def grid(base: Run | None = None, **axes: Sequence) -> list[Run]:
     """Every combination of the ``axes`` (field name -> values) applied to
-    ``base``, without duplicates (two combinations that make the same run,
-    such as alpha 1 and alpha 2 without DVFS, are one), in order."""
+    ``base`` (default ``Experiment()``), without duplicates (two
+    combinations that make the same run, such as alpha 1 and alpha 2
+    without DVFS, are one), in order.  A thesis run's axes may also be its
+    policy's options (``wq_threshold=[0, 4]``)."""
     base = base or Experiment()
-    unknown = set(axes) - set(EXPERIMENT_FIELDS)
-    if unknown:
-        raise ValueError(f"unknown experiment fields: {sorted(unknown)}; "
-                         f"known: {', '.join(EXPERIMENT_FIELDS)}")
+    if isinstance(base, Experiment):
+        unknown = set(axes) - set(EXPERIMENT_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown experiment fields: {sorted(unknown)}; "
+                             f"known: {', '.join(EXPERIMENT_FIELDS)}")
+        return unique(replace(base, **combination) for combination in _combinations(axes))
+    return unique(type(base).from_dict({**base.to_dict(), **combination})
+                  for combination in _combinations(axes))
+
+
+def _combinations(axes: Mapping[str, Sequence]) -> Iterable[dict[str, Any]]:
     names = list(axes)
     values = [list(axes[name]) for name in names]
     for name, options in zip(names, values):
         if not options:
             raise ValueError(f"axis {name!r} has no values")
-    return unique(replace(base, **dict(zip(names, combination)))
-                  for combination in itertools.product(*values))
+    return (dict(zip(names, combination)) for combination in itertools.product(*values))
 
 
 def parse_months(text: str):
@@ -88,41 +129,52 @@ def parse_months(text: str):
     return months
 
 
-def unique(experiments: Iterable[Experiment]) -> list[Experiment]:
-    seen: dict[str, Experiment] = {}
-    for exp in experiments:
-        seen.setdefault(exp.key(), exp)
+def unique(runs: Iterable[Run]) -> list[Run]:
+    seen: dict[str, Run] = {}
+    for run in runs:
+        seen.setdefault(run.key(), run)
     return list(seen.values())
 
 
-def grid_from_json(spec: Any) -> list[Experiment]:
-    """Experiments from a JSON value (or a file path): an object with
-    ``"base"`` (fields), ``"grid"`` (field -> list of values) and/or
-    ``"experiments"`` (a list of field objects); or a list of such objects.
+def grid_from_json(spec: Any) -> list[Run]:
+    """Runs from a JSON value (or a file path): an object with ``"base"``
+    (fields), ``"grid"`` (field -> list of values) and/or ``"experiments"``
+    (a list of field objects), and ``"model"`` (``"puppet"``, the default,
+    or ``"thesis"`` for the DVFS thesis' runs, whose fields are those of
+    :class:`~nets.dvfs_thesis_runs.ThesisRun` and its policy's options);
+    or a list of such objects.
 
     >>> len(grid_from_json({"base": {"policy": "wfp"}, "grid": {"cap_fraction": [0.8, 0.6],
     ...                     "capping": ["wait"]}}))
     2
+    >>> runs = grid_from_json({"model": "thesis", "base": {"trace": "a.swf"},
+    ...                        "grid": {"policy": ["upas"], "wq_threshold": [0, 4, None]}})
+    >>> [run.options for run in runs]
+    [(('wq_threshold', 0),), (('wq_threshold', 4),), (('wq_threshold', None),)]
     """
     if isinstance(spec, (str, os.PathLike)):
         with open(spec) as stream:
             spec = json.load(stream)
     if isinstance(spec, list):
-        return unique(exp for part in spec for exp in grid_from_json(part))
+        return unique(run for part in spec for run in grid_from_json(part))
     if not isinstance(spec, dict):
         raise ValueError(f"a sweep specification is an object or a list, not {type(spec).__name__}")
-    unknown = set(spec) - {"base", "grid", "experiments"}
+    unknown = set(spec) - {"model", "base", "grid", "experiments"}
     if unknown:
         raise ValueError(f"unknown keys in the sweep specification: {sorted(unknown)} "
-                         "(expected base, grid, experiments)")
-    base = Experiment.from_dict(spec.get("base", {}))
-    experiments = []
+                         "(expected model, base, grid, experiments)")
+    model = MODELS.get(spec.get("model", "puppet"))
+    if model is None:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, not {spec['model']!r}")
+    base = spec.get("base", {})
+    axes = {name: value if isinstance(value, list) else [value]
+            for name, value in spec.get("grid", {}).items()}
+    runs = []
     if "grid" in spec or "experiments" not in spec:
-        experiments += grid(base, **{name: value if isinstance(value, list) else [value]
-                                     for name, value in spec.get("grid", {}).items()})
+        runs += [model.from_dict({**base, **combination}) for combination in _combinations(axes)]
     for item in spec.get("experiments", []):
-        experiments.append(Experiment.from_dict({**base.to_dict(), **item}))
-    return unique(experiments)
+        runs.append(model.from_dict({**base, **item}))
+    return unique(runs)
 
 
 # ---------------------------------------------------------------------------
@@ -146,18 +198,17 @@ class SweepSummary:
         return not self.failed and not self.interrupted
 
 
-def plan(experiments: Sequence[Experiment], baselines: bool = True) -> list[Experiment]:
-    """The runs a sweep of ``experiments`` needs: the experiments, their cap
-    references and (with ``baselines``) their uncapped twins; references
-    and twins first."""
-    needed: list[Experiment] = []
-    for exp in experiments:
-        reference = exp.cap_reference()
-        if reference is not None:
-            needed.append(reference)
+def plan(runs: Sequence[Run], baselines: bool = True) -> list[Run]:
+    """The runs a sweep of ``runs`` needs: the runs, their prerequisites
+    (and theirs) and (with ``baselines``) their baselines; those first."""
+    needed: list[Run] = []
+    for run in runs:
+        required = run.prerequisite()
+        if required is not None:
+            needed += plan([required], baselines)
         if baselines:
-            needed.append(exp.uncapped())
-    return unique(needed + list(experiments))
+            needed.append(run.baseline())
+    return unique(needed + list(runs))
 
 
 def _ignore_interrupts() -> None:  # pragma: no cover - runs in worker processes
@@ -166,8 +217,8 @@ def _ignore_interrupts() -> None:  # pragma: no cover - runs in worker processes
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run(exp: Experiment, peak: float | None) -> dict:
-    return run_experiment(exp, uncapped_peak_w=peak)
+def _run(run: Run, prerequisite: dict | None) -> dict:
+    return run.run(prerequisite)
 
 
 class _Progress:
@@ -203,12 +254,13 @@ def _stop_local_workers(executor) -> None:
             process.terminate()
 
 
-def run_sweep(experiments: Sequence[Experiment], results_dir, *, workers: int | None = None,
+def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
               client=None, progress: bool = True, baselines: bool = True,
               on_result: Callable[[dict], None] | None = None,
               collect_results: bool = True) -> SweepSummary:
-    """Run what is missing of ``experiments`` (plus their uncapped twins)
-    and store each result as ``results_dir/<key>.json``.
+    """Run what is missing of ``runs`` (plus their prerequisites and, with
+    ``baselines``, their baselines) and store each result as
+    ``results_dir/<key>.json``.
 
     ``workers``: local processes (default: all cores).  ``client``: a
     ``distributed.Client``; runs go to its cluster instead.  ``on_result``
@@ -220,16 +272,18 @@ def run_sweep(experiments: Sequence[Experiment], results_dir, *, workers: int | 
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     summary = SweepSummary(results_dir)
-    needed = plan(experiments, baselines)
-    peaks: dict[str, float] = {}
-    todo: list[Experiment] = []
-    for exp in needed:
-        stored = read_result(results_dir, exp.key())
+    needed = plan(runs, baselines)
+    required = {run.prerequisite().key() for run in needed if run.prerequisite() is not None}
+    inputs: dict[str, dict] = {}  # the results of prerequisites, by key
+    todo: list[Run] = []
+    for run in needed:
+        stored = read_result(results_dir, run.key())
         if stored is None:
-            todo.append(exp)
+            todo.append(run)
         else:
-            summary.skipped.append(exp.key())
-            peaks[exp.key()] = stored.get("power_peak_w")
+            summary.skipped.append(run.key())
+            if run.key() in required:
+                inputs[run.key()] = stored
     if not todo:
         if collect_results:
             summary.results_csv = _collect_path(results_dir)
@@ -245,22 +299,22 @@ def run_sweep(experiments: Sequence[Experiment], results_dir, *, workers: int | 
     else:
         executor = client.get_executor()
     bar = _Progress(progress, len(todo), len(summary.skipped))
-    running: dict[futures.Future, Experiment] = {}
-    waiting: list[Experiment] = []  # fractional caps whose reference is still running
+    running: dict[futures.Future, Run] = {}
+    waiting: list[Run] = []  # runs whose prerequisite is still running
 
-    def submit_ready(candidates: list[Experiment]) -> list[Experiment]:
+    def submit_ready(candidates: list[Run]) -> list[Run]:
         still = []
-        for exp in candidates:
-            reference = exp.cap_reference()
-            if reference is None:
-                running[executor.submit(_run, exp, None)] = exp
-            elif reference.key() in peaks:
-                running[executor.submit(_run, exp, peaks[reference.key()])] = exp
-            elif reference.key() in summary.failed:
-                summary.failed[exp.key()] = f"its uncapped reference {reference.key()} failed"
+        for run in candidates:
+            prerequisite = run.prerequisite()
+            if prerequisite is None:
+                running[executor.submit(_run, run, None)] = run
+            elif prerequisite.key() in inputs:
+                running[executor.submit(_run, run, inputs[prerequisite.key()])] = run
+            elif prerequisite.key() in summary.failed:
+                summary.failed[run.key()] = f"its prerequisite {prerequisite.key()} failed"
                 bar.advance(True)
             else:
-                still.append(exp)
+                still.append(run)
         return still
 
     try:
@@ -268,22 +322,23 @@ def run_sweep(experiments: Sequence[Experiment], results_dir, *, workers: int | 
         while running:
             done, _ = futures.wait(list(running), return_when=futures.FIRST_COMPLETED)
             for future in done:
-                exp = running.pop(future)
+                run = running.pop(future)
                 try:
                     record = future.result()
                 except Exception as error:  # noqa: BLE001 - reported per run
-                    summary.failed[exp.key()] = f"{type(error).__name__}: {error}"
+                    summary.failed[run.key()] = f"{type(error).__name__}: {error}"
                     bar.advance(True)
                     continue
-                write_json_atomically(result_path(results_dir, exp.key()), record)
-                summary.ran.append(exp.key())
-                peaks[exp.key()] = record.get("power_peak_w")
+                write_json_atomically(result_path(results_dir, run.key()), record)
+                summary.ran.append(run.key())
+                if run.key() in required:
+                    inputs[run.key()] = record
                 bar.advance(False)
                 if on_result is not None:
                     on_result(record)
             waiting = submit_ready(waiting)
-        for exp in waiting:  # cannot happen unless a reference vanished
-            summary.failed[exp.key()] = "its uncapped reference never ran"
+        for run in waiting:  # cannot happen unless a prerequisite vanished
+            summary.failed[run.key()] = "its prerequisite never ran"
     except KeyboardInterrupt:
         summary.interrupted = True
         for future in running:
@@ -310,7 +365,7 @@ def _collect_path(results_dir: Path) -> Path | None:
 
 def load_results(results_dir) -> pd.DataFrame:
     """Every ``<key>.json`` of ``results_dir`` as one row, with normalised
-    columns ``<metric>_norm`` (over the row's uncapped twin, when that twin
+    columns ``<metric>_norm`` (over the row's baseline, when that baseline
     is in the directory too)."""
     rows = []
     for path in sorted(Path(results_dir).glob("*.json")):

@@ -1,5 +1,5 @@
 """The DVFS thesis on LLNL-Atlas (jobs 10K-15K on 9,216 CPUs, Table 3.4),
-and the studies' runner and examples on a tiny trace.  The Atlas tests
+and the studies' examples on a tiny trace.  The Atlas tests
 skip when ../shared/data is absent."""
 
 from pathlib import Path
@@ -10,7 +10,6 @@ import pytest
 from modules.dvfs_thesis.profiles import draw_profiles
 from nets.dvfs_thesis import (EasyConfig, MaxJobPerfConfig, ThesisConfig, busy_power,
                               simulate, thesis_portion)
-from nets.dvfs_thesis_runs import ThesisRun, run_all
 from nets.dvfs_thesis_studies import main
 
 ATLAS = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
@@ -61,29 +60,12 @@ def tiny_trace(path: Path) -> Path:
     return path
 
 
-def test_runs_have_stable_keys_and_are_not_run_twice(tmp_path):
-    trace = tiny_trace(tmp_path / "tiny.swf")
-    base = ThesisRun(str(trace), machine_cpus=64, first_job=1, last_job=40)
-    upas = base.with_policy("upas", "UPAS", wq_threshold=4, interval_s=600.0)
-    assert upas.key() == base.with_policy("upas", interval_s=600.0, wq_threshold=4).key()
-    assert upas.key() != base.key()
-    with pytest.raises(TypeError):
-        base.with_policy("upas", bsld_threshold=2)
-    table = run_all([base, upas], tmp_path / "runs")
-    assert list(table["label"]) == ["", "UPAS"] and (table["jobs"] == 40).all()
-    stored = sorted(p.name for p in (tmp_path / "runs").glob("*.json"))
-    assert stored == sorted(f"{k}.json" for k in (base.key(), upas.key()))
-    (tmp_path / "runs" / f"{upas.key()}.json").write_text(
-        (tmp_path / "runs" / f"{upas.key()}.json").read_text().replace('"jobs": 40', '"jobs": 7'))
-    assert list(run_all([upas], tmp_path / "runs")["jobs"]) == [7]  # read, not rerun
-
-
 @pytest.mark.parametrize("study", ["upas", "max_job_perf"])
 def test_examples_write_csv_and_png(tmp_path, study, capsys):
     trace = tiny_trace(tmp_path / "tiny.swf")
     assert main(study, ["--trace", str(trace), "--cpus", "64", "--jobs", "1-40",
                         "--out", str(tmp_path / "out"), "--results",
-                        str(tmp_path / "runs")]) == 0
+                        str(tmp_path / "runs"), "--workers", "1", "--no-progress"]) == 0
     table = pd.read_csv(tmp_path / "out" / f"thesis_{study}.csv")
     assert table["label"].iloc[0] == "EASY" and table["bsld_norm"].iloc[0] == 1.0
     assert (tmp_path / "out" / f"thesis_{study}.png").stat().st_size > 0
