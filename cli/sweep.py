@@ -1,7 +1,8 @@
-"""``cpn sweep``: run a grid of PuPPET or TOPPER experiments, resumably, in parallel.
+"""``cpn sweep``: run a grid of PuPPET, TOPPER or DVFS thesis runs, resumably, in parallel.
 
 A thin shell over :mod:`nets.sweep`: the grid comes from comma lists
-(``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 0.8,0.6,0.4``)
+(``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 0.8,0.6,0.4``;
+with ``--model thesis``, ``--policy easy,upas --option wq_threshold=0,4,none``)
 or a JSON file (``--grid FILE``, see :func:`nets.sweep.grid_from_json`);
 each run is stored as ``OUT/<key>.json`` and the whole as
 ``OUT/results.csv``.  ``cpn sweep --collect OUT`` only rebuilds the table.
@@ -13,8 +14,20 @@ import argparse
 import sys
 from pathlib import Path
 
+from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
-from nets.sweep import parse_months
+from nets.dvfs_thesis_runs import ATLAS, parse_job_numbers
+from nets.dvfs_thesis_runs import POLICIES as THESIS_POLICIES
+from nets.sweep import MODELS, parse_months
+
+#: Options of PuPPET and TOPPER runs only (``--model puppet``).
+PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
+                  "seed", "estimate", "capping", "cap", "cap_watts", "cap_month", "l", "w",
+                  "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
+                  "resilience", "on_failure", "unit_nodes", "system_mttf_hours",
+                  "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier")
+#: Options of DVFS thesis runs only (``--model thesis``); None when not given.
+THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
 
 
 def _list(convert):
@@ -34,28 +47,66 @@ def _choices(allowed):
     return check
 
 
+def _job_numbers(text: str) -> tuple[int, int]:
+    try:
+        return parse_job_numbers(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _option_axis(text: str) -> tuple[str, list]:
+    """``NAME=V1,V2,...`` with each value a number, true, false, none or a word.
+
+    >>> _option_axis("wq_threshold=0,4,none")
+    ('wq_threshold', [0, 4, None])
+    """
+    name, equals, values = text.partition("=")
+    if not equals or not name.strip() or not values.strip():
+        raise argparse.ArgumentTypeError(f"an option axis is NAME=V1,V2,... not {text!r}")
+    return name.strip(), [_value(item.strip()) for item in values.split(",") if item.strip()]
+
+
+def _value(text: str):
+    words = {"none": None, "null": None, "true": True, "false": False}
+    if text.lower() in words:
+        return words[text.lower()]
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
 def add_sweep_parser(subparsers) -> None:
     from modules.resilience import METHODS, ON_FAILURE
     from nets.experiment import CAPPINGS, POWER_OPTIONS
 
     sweep = subparsers.add_parser(
         "sweep", help="run a grid of experiments (policy x capping x cap x alpha x ...)",
-        description="Run every combination of the given values on the PuPPET model, on local "
-                    "processes or a Dask cluster; store each run as OUT/<key>.json (a "
-                    "restarted sweep skips those) and all of them as OUT/results.csv, with "
-                    "metrics normalised to the uncapped run of the same policy (*_norm).",
-        epilog="Lists are comma-separated.  Example: cpn sweep --trace "
+        description="Run every combination of the given values on the PuPPET model (or the "
+                    "DVFS thesis' policies: --model thesis), on local processes or a Dask "
+                    "cluster; store each run as OUT/<key>.json (a restarted sweep skips "
+                    "those) and all of them as OUT/results.csv, with metrics normalised "
+                    "(*_norm) to the uncapped run of the same policy (thesis: to EASY "
+                    "without DVFS or budget).",
+        epilog="Lists are comma-separated.  Examples: cpn sweep --trace "
                "../shared/data/swf/LLNL-Atlas-2006-2.1-cln.swf --month 0-3 --policy fcfs,wfp "
-               "--capping block,wait --cap 0.7 --out runs")
+               "--capping block,wait --cap 0.7 --out runs;  cpn sweep --model thesis "
+               "--policy easy,pb_guided,max_job_perf --option budget_fraction=0.8,0.7,0.6 "
+               "--out thesis_runs (LLNL-Atlas jobs 10001-15000 on 9,216 CPUs)")
     sweep.add_argument("--out", type=Path, default=Path("sweep"), help="results directory")
     sweep.add_argument("--collect", type=Path, metavar="DIR",
                        help="only gather DIR's results into DIR/results.csv")
     sweep.add_argument("--grid", type=Path, metavar="FILE",
-                       help="JSON grid ({base, grid, experiments}); list options below "
+                       help="JSON grid ({model, base, grid, experiments}); list options below "
                             "are then ignored")
+    sweep.add_argument("--model", choices=tuple(MODELS), default="puppet",
+                       help="puppet (and topper: give --resilience) or thesis (the DVFS "
+                            "thesis' policies, docs/dvfs_thesis.md)")
     workload = sweep.add_argument_group("workload")
-    workload.add_argument("--trace", default="synthetic",
-                          help="SWF trace, or 'synthetic' (default)")
+    workload.add_argument("--trace", help="SWF trace, or 'synthetic' (default; thesis: "
+                                          "LLNL-Atlas from ../shared/data)")
     workload.add_argument("--month", type=parse_months, default="none",
                           help="30-day windows of the trace: a list (0,1,2 or 0-3), 'all', "
                                "or 'none' for the whole trace (default)")
@@ -65,7 +116,9 @@ def add_sweep_parser(subparsers) -> None:
     workload.add_argument("--power", type=_list(_choices(POWER_OPTIONS)), default=["drawn"])
     workload.add_argument("--seed", type=_list(int), default=[0])
     model = sweep.add_argument_group("model (comma lists)")
-    model.add_argument("--policy", type=_list(_choices(POLICIES)), default=["fcfs"])
+    model.add_argument("--policy", type=_list(_choices(POLICIES + THESIS_POLICIES)),
+                       help=f"PuPPET: {', '.join(POLICIES)} (default fcfs); thesis: "
+                            f"{', '.join(THESIS_POLICIES)} (default easy)")
     model.add_argument("--estimate", type=_list(_choices(ESTIMATES)), default=["requested"])
     model.add_argument("--capping", type=_list(_choices(CAPPINGS)), default=["none"])
     model.add_argument("--cap", type=_list(float), metavar="FRACTIONS",
@@ -103,13 +156,28 @@ def add_sweep_parser(subparsers) -> None:
                         help="replication's communication/computation ratio")
     topper.add_argument("--dvfs-failure-multiplier", type=_list(float),
                         help="failure rate multiplier below nominal frequency under DVFS")
+    thesis = sweep.add_argument_group(
+        "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)")
+    thesis.add_argument("--cpus", type=int, help="machine CPUs (default 9216)")
+    thesis.add_argument("--jobs", type=_job_numbers, metavar="FIRST-LAST",
+                        help="job numbers of the trace (default 10001-15000, Table 3.4)")
+    thesis.add_argument("--profile-seed", type=_list(int),
+                        help="seeds of the per-job p and beta draw (default 0)")
+    thesis.add_argument("--profiles", help="CSV job_id,p,beta_comp instead of the draw")
+    thesis.add_argument("--idle", type=_list(_choices(IDLE_SCENARIOS)),
+                        help="idle CPUs at the lowest gear (default) or drawing zero")
+    thesis.add_argument("--option", type=_option_axis, action="append", metavar="NAME=VALUES",
+                        help="a policy option and its values, e.g. wq_threshold=0,4,16,none "
+                             "or budget_fraction=0.8,0.7; repeat for more axes; options of "
+                             "another policy are ignored")
     run = sweep.add_argument_group("execution")
     run.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="run on this Dask scheduler (tcp://host:8786) instead")
     run.add_argument("--dry-run", action="store_true", help="list the runs and stop")
     run.add_argument("--no-progress", action="store_true")
-    sweep.set_defaults(func=command_sweep)
+    sweep.set_defaults(func=command_sweep,
+                       puppet_defaults={name: sweep.get_default(name) for name in PUPPET_OPTIONS})
 
 
 def experiments_from_args(args):
@@ -118,17 +186,22 @@ def experiments_from_args(args):
 
     if args.grid is not None:
         return grid_from_json(args.grid)
+    if args.model == "thesis":
+        return thesis_runs_from_args(args)
+    given = [name for name in THESIS_OPTIONS if getattr(args, name) is not None]
+    if given:
+        raise ValueError(f"--{given[0].replace('_', '-')} applies to --model thesis only")
     if args.cap is not None and args.cap_watts is not None:
         raise ValueError("give --cap (fractions) or --cap-watts, not both")
-    base = Experiment(trace=args.trace, procs_per_node=args.procs_per_node,
+    base = Experiment(trace=args.trace or "synthetic", procs_per_node=args.procs_per_node,
                       allocation_unit=args.allocation_unit, machine_nodes=args.machine_nodes)
     months = args.month
     if months == "all":
-        months = list(range(trace_months(args.trace, args.procs_per_node,
+        months = list(range(trace_months(base.trace, args.procs_per_node,
                                          args.allocation_unit, args.machine_nodes)))
     elif months == "none":
         months = [None]
-    axes = {"month": months, "policy": args.policy, "estimate": args.estimate,
+    axes = {"month": months, "policy": args.policy or ["fcfs"], "estimate": args.estimate,
             "capping": args.capping, "l": args.l, "w_minutes": args.w, "alpha": args.alpha,
             "beta": args.beta, "idle_fraction": args.idle_fraction, "power": args.power,
             "seed": args.seed}
@@ -149,6 +222,27 @@ def experiments_from_args(args):
     return grid(base, **axes)
 
 
+def thesis_runs_from_args(args):
+    """The thesis grid: policies x profile seeds x idle scenarios x options."""
+    from nets.dvfs_thesis_runs import ThesisRun
+    from nets.sweep import grid
+
+    given = [name for name, default in args.puppet_defaults.items()
+             if getattr(args, name) != default]
+    if given:
+        raise ValueError(f"--{given[0].replace('_', '-')} applies to --model puppet only")
+    first, last = args.jobs or (10_001, 15_000)
+    base = ThesisRun(args.trace or ATLAS, machine_cpus=args.cpus or 9216, first_job=first,
+                     last_job=last, profiles=args.profiles)
+    axes = {"policy": args.policy or ["easy"], "profile_seed": args.profile_seed or [0],
+            "idle": args.idle or ["lowest_gear"]}
+    for name, values in args.option or []:
+        if name in axes:
+            raise ValueError(f"--option {name} given twice (or use --{name.replace('_', '-')})")
+        axes[name] = values
+    return grid(base, **axes)
+
+
 def command_sweep(args) -> int:
     from rich.console import Console
 
@@ -161,15 +255,16 @@ def command_sweep(args) -> int:
             raise ValueError(f"no results in {args.collect}")
         console.print(f"{len(frame)} results gathered in {args.collect / 'results.csv'}")
         return 0
-    if args.trace != "synthetic" and not Path(args.trace).exists() and args.grid is None:
-        raise ValueError(f"no trace at {args.trace}")
+    trace = args.trace or (ATLAS if args.model == "thesis" else "synthetic")
+    if trace != "synthetic" and not Path(trace).exists() and args.grid is None:
+        raise ValueError(f"no trace at {trace}")
     experiments = experiments_from_args(args)
     runs = plan(experiments)
-    console.print(f"{len(experiments)} experiments, {len(runs)} runs with their uncapped "
-                  f"twins; results in {args.out}/")
+    console.print(f"{len(experiments)} experiments, {len(runs)} runs with their baselines "
+                  f"and prerequisites; results in {args.out}/")
     if args.dry_run:
-        for exp in runs:
-            console.print(f"  {exp.key()}  {exp.label()}")
+        for run in runs:
+            console.print(f"  {run.key()}  {run.label()}")
         return 0
     client = None
     if args.scheduler:

@@ -51,6 +51,8 @@ NORMALISED = ("utilization", "wait_mean_s", "edp_j_s", "energy_j", "makespan_s",
               "energy_computational_j", "energy_total_j", "bsld", "energy_bsld",
               "frequency_mean_ghz", "runtime_mean_s")
 EXPERIMENT_FIELDS = tuple(f.name for f in fields(Experiment))
+THESIS_FIELDS = tuple(f.name for f in fields(ThesisRun)
+                      if f.name not in EXPERIMENT_FIELDS and f.name != "options")
 #: The run declarations of ``"model"`` in a JSON grid (TOPPER runs are
 #: experiments with a resilience method).
 MODELS = {"puppet": Experiment, "topper": Experiment, "thesis": ThesisRun}
@@ -391,7 +393,8 @@ def load_results(results_dir) -> pd.DataFrame:
             continue
         reference = baseline.map(lambda key: base.at[key, metric] if key else float("nan"))
         frame[f"{metric}_norm"] = frame[metric] / reference.astype(float).where(reference != 0)
-    first = ["key", "label", *EXPERIMENT_FIELDS]
+    first = ["key", "label", "model", *EXPERIMENT_FIELDS, *THESIS_FIELDS,
+             *sorted(c for c in frame if c.startswith("option_"))]
     return frame[[c for c in first if c in frame] + [c for c in frame if c not in first]]
 
 

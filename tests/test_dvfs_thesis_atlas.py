@@ -1,16 +1,13 @@
-"""The DVFS thesis on LLNL-Atlas (jobs 10K-15K on 9,216 CPUs, Table 3.4),
-and the studies' examples on a tiny trace.  The Atlas tests
-skip when ../shared/data is absent."""
+"""The DVFS thesis on LLNL-Atlas (jobs 10K-15K on 9,216 CPUs, Table 3.4).
+The tests skip when ../shared/data is absent."""
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from modules.dvfs_thesis.profiles import draw_profiles
 from nets.dvfs_thesis import (EasyConfig, MaxJobPerfConfig, ThesisConfig, busy_power,
                               simulate, thesis_portion)
-from nets.dvfs_thesis_studies import main
 
 ATLAS = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
          / "LLNL-Atlas-2006-2.1-cln.swf")
@@ -47,27 +44,3 @@ def test_max_job_perf_under_budget_beats_power_constrained_easy(atlas):
     assert watts.max() <= 0.7 * 9216 * 100.0 + 1e-6
     assert best.metrics["bsld"] < easy.metrics["bsld"]  # Table 5.5's direction
     assert best.metrics["frequency_mean_ghz"] < 2.3
-
-
-def tiny_trace(path: Path) -> Path:
-    lines = ["; MaxProcs: 64", "; MaxNodes: 64"]
-    for number in range(1, 41):
-        cpus = [1, 4, 16, 40][number % 4]
-        runtime = 200 + 97 * (number % 7)
-        lines.append(f"{number} {number * 60} -1 {runtime} {cpus} -1 -1 {cpus} {runtime * 2} "
-                     f"-1 1 1 1 1 -1 -1 -1 -1")
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-@pytest.mark.parametrize("study", ["upas", "max_job_perf"])
-def test_examples_write_csv_and_png(tmp_path, study, capsys):
-    trace = tiny_trace(tmp_path / "tiny.swf")
-    assert main(study, ["--trace", str(trace), "--cpus", "64", "--jobs", "1-40",
-                        "--out", str(tmp_path / "out"), "--results",
-                        str(tmp_path / "runs"), "--workers", "1", "--no-progress"]) == 0
-    table = pd.read_csv(tmp_path / "out" / f"thesis_{study}.csv")
-    assert table["label"].iloc[0] == "EASY" and table["bsld_norm"].iloc[0] == 1.0
-    assert (tmp_path / "out" / f"thesis_{study}.png").stat().st_size > 0
-    printed = capsys.readouterr().out
-    assert "Table 3.5" in printed and ("PASS" in printed or "DIFFERS" in printed)
