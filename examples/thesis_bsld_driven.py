@@ -7,8 +7,15 @@ One command::
 
 writes DIR/thesis_bsld_driven.csv and DIR/thesis_bsld_driven.png (normalised to EASY without DVFS
 or budget) and prints the thesis' findings as PASS/DIFFERS beside our
-numbers.  Runs are kept in --results (default out/thesis_runs), shared with
-the other thesis studies; see nets/dvfs_thesis_studies.py.
+numbers.  Runs go through the sweep machinery (nets.sweep.run_sweep:
+--workers, --scheduler for Dask, a restart skips finished runs) and are
+kept in --results (default out/thesis_runs), shared with the other thesis
+studies; see nets/dvfs_thesis_studies.py.  The study's main grid through
+``cpn sweep``, stored under the same keys (OUT/results.csv, normalised to EASY)::
+
+    cpn sweep --model thesis --policy bsld_driven --option bsld_threshold=1.5,2,3 \
+        --option wq_threshold=0,4,16,none \
+        --out out/thesis_runs
 """
 
 import sys

@@ -7,8 +7,15 @@ One command::
 
 writes DIR/thesis_max_job_perf.csv and DIR/thesis_max_job_perf.png (normalised to EASY without DVFS
 or budget) and prints the thesis' findings as PASS/DIFFERS beside our
-numbers.  Runs are kept in --results (default out/thesis_runs), shared with
-the other thesis studies; see nets/dvfs_thesis_studies.py.
+numbers.  Runs go through the sweep machinery (nets.sweep.run_sweep:
+--workers, --scheduler for Dask, a restart skips finished runs) and are
+kept in --results (default out/thesis_runs), shared with the other thesis
+studies; see nets/dvfs_thesis_studies.py.  The study's main grid through
+``cpn sweep``, stored under the same keys (OUT/results.csv, normalised to EASY)::
+
+    cpn sweep --model thesis --policy easy,pb_guided,max_job_perf \
+        --option budget_fraction=0.8,0.7,0.6 \
+        --out out/thesis_runs
 """
 
 import sys
