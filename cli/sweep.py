@@ -102,8 +102,8 @@ def add_sweep_parser(subparsers) -> None:
                        help="JSON grid ({model, base, grid, experiments}); list options below "
                             "are then ignored")
     sweep.add_argument("--model", choices=tuple(MODELS), default="puppet",
-                       help="puppet (and topper: give --resilience) or thesis (the DVFS "
-                            "thesis' policies, docs/dvfs_thesis.md)")
+                       help="puppet (default; TOPPER with --resilience) or thesis (the "
+                            "DVFS thesis' policies, docs/dvfs_thesis.md)")
     workload = sweep.add_argument_group("workload")
     workload.add_argument("--trace", help="SWF trace, or 'synthetic' (default; thesis: "
                                           "LLNL-Atlas from ../shared/data)")

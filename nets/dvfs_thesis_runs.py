@@ -93,7 +93,8 @@ class ThesisRun:
             raise ValueError(f"need 1 <= first_job <= last_job, not {self.first_job}, "
                              f"{self.last_job}")
         put("options", _own_options(self.policy, dict(self.options)))
-        self.config(_LENIENT_MEASUREMENT if self.prerequisite() else None)  # validates
+        config = self.config(_LENIENT_MEASUREMENT if self.prerequisite() else None)
+        config.planner({})  # validates the options the scheduler reads (beta, oversized)
 
     # -- identity -------------------------------------------------------------
 

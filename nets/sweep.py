@@ -54,8 +54,8 @@ EXPERIMENT_FIELDS = tuple(f.name for f in fields(Experiment))
 THESIS_FIELDS = tuple(f.name for f in fields(ThesisRun)
                       if f.name not in EXPERIMENT_FIELDS and f.name != "options")
 #: The run declarations of ``"model"`` in a JSON grid (TOPPER runs are
-#: experiments with a resilience method).
-MODELS = {"puppet": Experiment, "topper": Experiment, "thesis": ThesisRun}
+#: PuPPET experiments with a resilience method).
+MODELS = {"puppet": Experiment, "thesis": ThesisRun}
 
 
 class Run(Protocol):

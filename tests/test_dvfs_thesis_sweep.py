@@ -65,10 +65,12 @@ def test_a_run_has_one_key_however_it_is_spelt(base):
     ({"wq_threshold": "four"}, "wq_threshold must be a number"),
     ({"wq_threshold": 2.5}, "whole number"),
     ({"interval_s": None}, "interval_s needs a value"),
+    ({"oversized": "never"}, "oversized must be one of"),
 ])
 def test_bad_options_are_refused_up_front(base, options, message):
+    policy = "easy" if "oversized" in options else "upas"
     with pytest.raises(ValueError, match=message):
-        base.with_policy("upas", **options)
+        base.with_policy(policy, **options)
 
 
 def test_measured_options_have_a_prerequisite(base):
