@@ -44,6 +44,11 @@ Transitions:
 * *Observe* (only when a group has a ``min_wait_s``): reads the jobs the
   scheduler selects, before *Allocate* takes them, for the mean waits.
 
+Whole units: on a machine that allocates whole compute units (TOPPER's
+racks), ``unit_nodes`` makes every switch-off and boot a whole number of
+units, so *Nodes* stays a whole number of units and a job never waits for
+a unit that is only partly on (see :func:`decide`).
+
 Scheduling: EASY's shadow time does not exist while the head job is larger
 than the powered-on machine, so :func:`scheduling_module` lets EASY see the
 nodes about to boot (:func:`with_booting_nodes`); :func:`fifo_per_queue` is
@@ -317,8 +322,8 @@ def nodes_to_power_on(now: float, queue: Sequence[Job], free: int, booting: int,
 
 
 def nodes_to_power_off(now: float, queue: Sequence[Job], pool: IdlePool,
-                       waits: Mapping[int, float], policy: EnergySavingPolicy
-                       ) -> tuple[int, tuple[str, ...]]:
+                       waits: Mapping[int, float], policy: EnergySavingPolicy,
+                       unit_nodes: int = 1) -> tuple[int, tuple[str, ...]]:
     """How many idle nodes to switch off, least recently used first (2.5.2).
 
     Idle nodes that queued jobs may still need -- as many as the queue
@@ -326,15 +331,18 @@ def nodes_to_power_off(now: float, queue: Sequence[Job], pool: IdlePool,
     waiting for booting nodes -- are kept: a node is never switched off
     while assigned.  Of the others, those idle for ``idle_threshold_s`` go,
     and one more for each group whose started jobs waited less than its
-    ``min_wait_s`` on average.
+    ``min_wait_s`` on average.  With ``unit_nodes`` > 1 nodes go by whole
+    units: those of the units idle long enough, one more unit per group.
     """
     spare = pool.count - min(pool.count, sum(job.js for job in queue))
-    if spare <= 0:
+    if spare < unit_nodes:
         return 0, ()
-    count = min(spare, idle_since_before(pool, now - policy.idle_threshold_s))
+    old = min(spare, idle_since_before(pool, now - policy.idle_threshold_s))
+    count = old - old % unit_nodes
     reasons = ("idle",) if count else ()
     quick = sum(1 for group, wait in waits.items() if wait < policy.for_group(group).min_wait_s)
-    extra = min(spare - count, quick)
+    extra = min(spare - count, quick * unit_nodes)
+    extra -= extra % unit_nodes
     if extra:
         reasons += ("short waits",)
     return count + extra, reasons
@@ -342,11 +350,17 @@ def nodes_to_power_off(now: float, queue: Sequence[Job], pool: IdlePool,
 
 def decide(now: float, queue: Sequence[Job], free: int, pool: IdlePool, standby: int,
            booting: Sequence[BootBatch], halting: int, waits: Mapping[int, float],
-           machine_nodes: int, policy: EnergySavingPolicy) -> Decision:
+           machine_nodes: int, policy: EnergySavingPolicy, unit_nodes: int = 1) -> Decision:
     """One tick of the energy-saving scheduler: boot for the queue if it
     needs nodes, otherwise switch off what it does not need.  ``free`` (the
     *Nodes* place) equals ``pool.count``; ``machine_nodes - standby -
-    halting`` nodes are on."""
+    halting`` nodes are on.
+
+    ``unit_nodes``: nodes switch on and off by whole units of that many.
+    Jobs are whole units (TOPPER allocates whole compute units), so the
+    nodes a job lacks are rounded up to whole units, and only whole idle
+    units are switched off: every count in the module stays a multiple of
+    ``unit_nodes``."""
     if not policy.enabled:
         return Decision(now)
     booting_nodes = sum(batch.nodes for batch in booting)
@@ -354,8 +368,9 @@ def decide(now: float, queue: Sequence[Job], free: int, pool: IdlePool, standby:
     count, jobs, reasons = nodes_to_power_on(now, queue, free, booting_nodes, on,
                                              standby, policy)
     if count:
+        count = min(standby, -(-count // unit_nodes) * unit_nodes)
         return Decision(now, power_on=count, jobs=jobs, reasons=reasons)
-    count, reasons = nodes_to_power_off(now, queue, pool, waits, policy)
+    count, reasons = nodes_to_power_off(now, queue, pool, waits, policy, unit_nodes)
     return Decision(now, power_off=count, reasons=reasons)
 
 
@@ -397,10 +412,12 @@ def record_waits(waits: Mapping[int, float], selected: Sequence[Job], now: float
 
 # -- the module ----------------------------------------------------------------
 def energy_saving(policy: EnergySavingPolicy, machine_nodes: int,
-                  node: NodePower = NodePower(), active_until: float = math.inf) -> Net:
+                  node: NodePower = NodePower(), active_until: float = math.inf,
+                  unit_nodes: int = 1) -> Net:
     """The module; ports Nodes, Power, Queuing, Runtime Info, Selected (all
     in/out) and the *Trigger* fusion place.  ``active_until``: the last
     arrival, after which the tick stops once no job waits or runs.
+    ``unit_nodes``: nodes sleep by whole units of that many (:func:`decide`).
 
     With ``policy.enabled`` False only *Sync* is left: nodes stay on and the
     ledger still follows them.  ``node`` gives the transitions' durations
@@ -410,8 +427,13 @@ def energy_saving(policy: EnergySavingPolicy, machine_nodes: int,
     if on > machine_nodes:
         raise ValueError(f"initially_on ({on}) exceeds the machine's {machine_nodes} nodes")
     cold = machine_nodes - on
+    if unit_nodes < 1 or machine_nodes % unit_nodes or cold % unit_nodes:
+        raise ValueError(f"nodes sleep by whole {unit_nodes}-node units: the machine's "
+                         f"{machine_nodes} nodes and the {cold} initially off must be "
+                         "whole units")
     module = Net("EnergySaving", env={
-        "follow": follow, "decide": partial(decide, machine_nodes=machine_nodes, policy=policy),
+        "follow": follow, "decide": partial(decide, machine_nodes=machine_nodes, policy=policy,
+                                            unit_nodes=unit_nodes),
         "take_oldest": take_oldest, "merge_before": merge_before,
         "boots": partial(boots, node=node), "halts": partial(halts, node=node),
         "power_change": partial(power_change, node=node), "is_tail": is_tail,
@@ -494,10 +516,11 @@ SOCKETS = ("Nodes", "Power", "Queuing", "RuntimeInfo", "Selected")
 
 def attach(net: Net, policy: EnergySavingPolicy, machine_nodes: int,
            node: NodePower = NodePower(), active_until: float = math.inf,
-           name: str = "EnergySaving") -> Net:
+           name: str = "EnergySaving", unit_nodes: int = 1) -> Net:
     """Add the module to a net built by ``nets.puppet.compose`` (its
     sockets are the top-level places of the same names); returns ``net``."""
-    net.substitution(name, energy_saving(policy, machine_nodes, node, active_until),
+    net.substitution(name, energy_saving(policy, machine_nodes, node, active_until,
+                                         unit_nodes),
                      {socket: socket for socket in SOCKETS})
     return net
 
@@ -578,20 +601,28 @@ def fifo_scheduling(config: FifoQueues = FifoQueues()) -> Net:
 BOOTING = "booting nodes"  # the key of the phantom entry in Runtime Info
 
 
+def pair(end: float, nodes: int) -> tuple[float, int]:
+    """A *Runtime Info* value of PuPPET's allocation: planned end, nodes."""
+    return end, nodes
+
+
 def with_booting_nodes(queue: Sequence[Job], running: Mapping, free: int, now: float,
-                       boot_delay: float) -> Mapping:
+                       boot_delay: float, entry: Callable[[float, int], tuple] = pair
+                       ) -> Mapping:
     """*Runtime Info* as EASY should see it when nodes sleep: if a queued
     job is larger than the idle and loaded nodes, the missing nodes appear
     as a phantom job ending ``boot_delay`` from now (when the nodes the
     energy-saving tick boots for it are ready at the latest).  Without it
-    the head's shadow time does not exist (``easy.shadow`` raises)."""
+    the head's shadow time does not exist (``easy.shadow`` raises).
+    ``entry(end, nodes)`` makes the phantom's value in the layout of the
+    model's *Runtime Info*, whose values hold the nodes second."""
     if not queue:
         return running
-    on = free + sum(nodes for _, nodes in running.values())
+    on = free + sum(value[1] for value in running.values())
     biggest = max(job.js for job in queue)
     if biggest <= on:
         return running
-    return {**running, BOOTING: (now + boot_delay, biggest - on)}
+    return {**running, BOOTING: entry(now + boot_delay, biggest - on)}
 
 
 def easy_with_sleeping_nodes(queue: tuple[Job, ...], running: Mapping, free: int,
@@ -617,15 +648,15 @@ def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: flo
 class LedgerMonitor(Monitor):
     """Follows the module's firings and keeps a :class:`NodeLedger` (names,
     per-node times, timeline).  Job starts and ends are read from *Runtime
-    Info* when *Sync* fires; the ledger closes when ``jobs`` jobs have
-    ended (the makespan), so what happens after is not counted."""
+    Info* when *Sync* fires (a job requeued after a failure ends there and
+    starts again later); the ledger closes when *Finished* holds ``jobs``
+    jobs (the makespan), so what happens after is not counted."""
 
     def __init__(self, ledger: NodeLedger, node: NodePower = NodePower(),
                  jobs: int | None = None, name: str = "EnergySaving",
-                 runtime_info: str = "RuntimeInfo"):
+                 runtime_info: str = "RuntimeInfo", finished: str = "Finished"):
         self.ledger, self.node, self.jobs, self.name = ledger, node, jobs, name
-        self.runtime_info = runtime_info
-        self.ended = 0
+        self.runtime_info, self.finished = runtime_info, finished
         self.decisions: list[Decision] = []
 
     def watched_transitions(self, sim):
@@ -638,6 +669,7 @@ class LedgerMonitor(Monitor):
         # Untimed places read after firings, by index: Simulator.tokens()
         # looks the path up each call (as run_model reads Finished).
         self._running = sim._R[sim.place_index(self.runtime_info)]
+        self._finished = sim._R[sim.place_index(self.finished)]
         self._decision = (sim._R[sim.place_index(f"{self.name}/LastDecision")]
                           if "Tick" in self.kinds.values() else None)
         self._batch = {t: sim.transitions[t].variables.index("batch")
@@ -650,10 +682,9 @@ class LedgerMonitor(Monitor):
             running = self._running[0]
             for job_id in ledger.running.keys() - running.keys():
                 ledger.job_ended(job_id, now)
-                self.ended += 1
             for job_id in running.keys() - ledger.running.keys():
                 ledger.job_started(job_id, running[job_id][1], now)
-            if self.jobs is not None and self.ended >= self.jobs:
+            if self.jobs is not None and len(self._finished) >= self.jobs:
                 ledger.close(now)
         elif kind == "Tick":
             decision = self._decision[0]

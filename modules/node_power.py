@@ -287,11 +287,19 @@ class NodeLedger:
         totals = self.residency.sum(axis=0)
         return {state: float(totals[state]) for state in NodeState}
 
-    def energy_wh(self, node: NodePower = NodePower()) -> float:
+    def energy_wh(self, node: NodePower = NodePower(), loaded_wh: float | None = None
+                  ) -> float:
         """:func:`energy_wh` over this ledger: steady residencies plus one
-        charge per power-on and per shutdown started before the end."""
-        return energy_wh(self.residency_totals(), int(self.power_ons.sum()),
-                         int(self.shutdowns.sum()), node)
+        charge per power-on and per shutdown started before the end.
+        ``loaded_wh``: the loaded nodes' energy when jobs draw their own
+        power (a trace's, a DVFS gear's) rather than ``node.loaded_w``."""
+        residency = self.residency_totals()
+        if loaded_wh is None:
+            return energy_wh(residency, int(self.power_ons.sum()), int(self.shutdowns.sum()),
+                             node)
+        residency[NodeState.LOADED] = 0.0
+        return loaded_wh + energy_wh(residency, int(self.power_ons.sum()),
+                                     int(self.shutdowns.sum()), node)
 
     def per_node(self) -> pd.DataFrame:
         """One row per node: seconds in each state, active (not standby)
