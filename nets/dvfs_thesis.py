@@ -87,16 +87,24 @@ class ThesisConfig:
 
 
 def build_net(config: ThesisConfig, profiles: Mapping[int, JobProfile],
-              jobs: Sequence[Job] = ()) -> Net:
+              jobs: Sequence[Job] = (), sleeping=None) -> Net:
     """The net of ``config``; jobs go in ``Scheduler/User``.  ``jobs`` are
-    checked against the policy's limits when it has any."""
+    checked against the policy's limits when it has any.  ``sleeping``
+    (``nets.energy_saving.SleepingNodes``) lets idle CPUs sleep: the policy
+    plans with booting ones and the energy-saving module switches them
+    (``nets.energy_saving.simulate_thesis`` says what sleeping means here)."""
     planner = config.planner(profiles)
     policy = config.policy.build(planner, config.machine_cpus)
     if hasattr(policy, "check"):
         policy.check(jobs)
-    return compose("DvfsThesis", config.puppet, started="Running", ended="Running",
-                   scheduler=thesis_scheduling(policy),
-                   allocation=gear_allocation(planner, config.puppet.power))
+    if sleeping is not None:
+        policy = sleeping.planning(policy)
+    net = compose("DvfsThesis", config.puppet, started="Running", ended="Running",
+                  scheduler=thesis_scheduling(policy),
+                  allocation=gear_allocation(planner, config.puppet.power))
+    if sleeping is not None:
+        sleeping.attach(net, jobs, config.puppet)
+    return net
 
 
 @dataclass
@@ -108,18 +116,20 @@ class ThesisResult:
 
 
 def simulate(jobs: Sequence[Job], config: ThesisConfig, profiles: Mapping[int, JobProfile],
-             seed: int = 0) -> ThesisResult:
+             seed: int = 0, sleeping=None, monitors: Sequence = ()) -> ThesisResult:
     """Run ``config`` over ``jobs`` (``js`` in CPUs) until all have ended.
 
     Metrics: those of section 3.4 (``modules/dvfs_thesis/metrics.py``),
     and ``busy_power_peak_w``, ``budget_exceeded_s`` (time the busy CPUs
     drew more than the budget), ``energy_system_j`` (the integral of the
     net's *Power* place: the total or the computational energy, as the
-    idle scenario says) and ``unfinished_jobs``."""
+    idle scenario says) and ``unfinished_jobs``.  ``sleeping``: see
+    :func:`build_net`; ``monitors`` (``cpn.monitors``) watch the run."""
     missing = [job.id for job in jobs if job.id not in profiles]
     if missing:
         raise ValueError(f"{len(missing)} jobs have no DVFS profile (first: {missing[:5]})")
-    run, sim = run_model(build_net(config, profiles, jobs), jobs, config.puppet, seed)
+    run, sim = run_model(build_net(config, profiles, jobs, sleeping), jobs, config.puppet,
+                         seed, monitors=monitors)
     frame = job_records(sim.tokens("Finished"), config.power, profiles)
     metrics = thesis_metrics(frame, config.machine_cpus, config.power) if len(frame) else {}
     times, watts = busy_power(frame)
