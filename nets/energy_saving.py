@@ -19,27 +19,148 @@ loaded node draws ``loaded_w``, an idle one ``idle_w``, so PuPPET's
 
 Both nodes were switched off after 600 s idle; job 2 arrives at 2000, the
 tick at 2040 boots two nodes, and it starts 555 s later.
+
+The same module runs on the other models built on ``compose``, through a
+:class:`SleepingNodes` setting that ``nets.topper.simulate`` and
+``nets.dvfs_thesis.simulate`` accept (``sleeping=``);
+:func:`simulate_topper` and :func:`simulate_thesis` add the per-node
+report.  What sleeping means there:
+
+* **TOPPER**: nodes sleep by whole compute units.  A job holds whole units
+  and a unit is the granularity of failures and allocation, so a partly
+  sleeping unit could serve no job yet would draw idle power; switching
+  whole units keeps *Nodes* a whole number of units, and a unit is
+  allocatable exactly when all its nodes are on.  (On a Blue Gene a rack
+  is also what powers down as one.)  A failure matters only to the job on
+  the unit: TOPPER draws a unit's failure time when a job is assigned to
+  it and repairs a unit that failed while free before it is used, and a
+  sleeping unit is a free unit -- its failures are as invisible as an idle
+  unit's, and a boot never fails.  Which units sleep is a count, as every
+  state of the module: the ledger's node names are its own, not the fault
+  tolerance module's unit ids, which matters only to a failure trace
+  (whose failures hit the units that module assigned).
+* **DVFS thesis**: a node is a CPU, and a CPU sleeps on its own.  An idle
+  CPU draws the thesis' idle power; standby is below it.  In the
+  ``"lowest_gear"`` idle scenario (the lowest gear with communication
+  activity, 25.7 W of a 100 W CPU) the paper's node is scaled to that idle
+  power (``NodePower.scaled``: standby 0.34 W, the same 555 s / 480 s
+  transitions and break-even time); the ``"zero"`` scenario is refused, as
+  idle CPUs draw nothing there and sleeping could only cost.  A policy
+  with a power budget counts booting CPUs as drawing nothing from it (the
+  budget is on busy CPUs).  UPAS measures utilization as the CPUs not
+  free, so it counts sleeping CPUs as busy.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from cpn import Net
 from modules.batch_scheduling import SchedulingConfig
 from modules.cpu_scaling import CpuScaling
+from modules.dvfs_thesis.plan import RunningJob
+from modules.dvfs_thesis.profiles import JobProfile
 from modules.energy_saving import (Decision, EnergySavingPolicy, FifoQueues, LedgerMonitor,
-                                   attach, scheduling_module)
+                                   attach, scheduling_module, with_booting_nodes)
 from modules.job import Job
-from modules.metrics import summary_metrics
-from modules.node_power import NodeLedger, NodePower, format_dhms
+from modules.metrics import energy_exact, summary_metrics
+from modules.node_power import WH, NodeLedger, NodePower, format_dhms
 from modules.power_capping import PowerCap
 
+from . import dvfs_thesis, topper
 from .puppet import PuppetConfig, PuppetResult, compose, run_model
 
 JOB_POWER = ("loaded", "trace")
+
+
+def idle_cpus(end: float, cpus: int) -> RunningJob:
+    """A DVFS thesis *Runtime Info* value for CPUs still booting: free at
+    ``end``, drawing nothing from a power budget meanwhile."""
+    return RunningJob(end, cpus, 0.0)
+
+
+@dataclass(frozen=True)
+class BootAwarePolicy:
+    """A DVFS thesis scheduling policy (``(queue, arrivals, running, free,
+    now, state) -> (started, waiting, state)``) that plans with the CPUs
+    about to boot (:func:`modules.energy_saving.with_booting_nodes`):
+    without them the head's reservation does not exist while it is larger
+    than the powered-on CPUs."""
+
+    policy: Any
+    boot_delay: float
+
+    def initial_state(self):
+        return self.policy.initial_state()
+
+    def __call__(self, queue, arrivals, running, free, now, state):
+        running = with_booting_nodes(queue, running, free, now, self.boot_delay, idle_cpus)
+        return self.policy(queue, arrivals, running, free, now, state)
+
+
+@dataclass(frozen=True)
+class SleepingNodes:
+    """Nodes that sleep, for any model built on ``nets.puppet.compose``:
+    the energy-saving ``policy`` and the nodes' power states ``node``
+    (``None``: the paper's node scaled to the model's idle and full power,
+    :meth:`node_power`).  ``timeline`` as in :class:`EnergySavingConfig`.
+
+    A model takes it in two steps: its scheduler plans with the nodes about
+    to boot (:meth:`scheduler` for PuPPET's batch scheduling, :meth:`planning`
+    for a DVFS thesis policy), and :meth:`attach` adds the module to its
+    net.  :meth:`monitor` names the nodes (pass it to the run's monitors)."""
+
+    policy: EnergySavingPolicy = field(default_factory=EnergySavingPolicy)
+    node: NodePower | None = None
+    timeline: bool = True
+
+    @property
+    def boot_delay(self) -> float:
+        """The longest a job waits for booting nodes: the next tick, then a boot."""
+        return self.policy.period_s + (self.node or NodePower()).power_on_s
+
+    def node_power(self, puppet: PuppetConfig) -> NodePower:
+        """The power states of the model's nodes.  The module moves *Power*
+        by the states' differences, so a given ``node`` must idle at the
+        model's idle power."""
+        idle = puppet.power.idle_node_watts
+        if not idle > 0:
+            raise ValueError("idle nodes draw nothing in this model (the DVFS thesis' 'zero' "
+                             "idle scenario): sleeping cannot save energy; use 'lowest_gear'")
+        if self.node is None:
+            return NodePower().scaled(idle, puppet.node_watts)
+        if not math.isclose(self.node.idle_w, idle, rel_tol=1e-9):
+            raise ValueError(f"the sleeping nodes idle at {self.node.idle_w:g} W, the model's "
+                             f"at {idle:g} W: give NodePower(idle_w={idle:g}, ...)")
+        return self.node
+
+    def scheduler(self, scheduling: SchedulingConfig | FifoQueues) -> Net:
+        """A batch scheduling module planning with booting nodes."""
+        return scheduling_module(scheduling, self.boot_delay)
+
+    def planning(self, policy) -> BootAwarePolicy:
+        """A DVFS thesis policy planning with booting CPUs."""
+        return BootAwarePolicy(policy, self.boot_delay)
+
+    def attach(self, net: Net, jobs: Sequence[Job], puppet: PuppetConfig,
+               unit_nodes: int = 1) -> Net:
+        """Add the module to ``net`` (built by ``compose`` with ``puppet``);
+        the tick may stop after the last of ``jobs`` has arrived.  Nodes
+        sleep by whole units of ``unit_nodes``."""
+        until = max((job.st for job in jobs), default=0.0)
+        return attach(net, self.policy, puppet.machine_nodes, self.node_power(puppet), until,
+                      unit_nodes=unit_nodes)
+
+    def monitor(self, puppet: PuppetConfig, jobs: int) -> LedgerMonitor:
+        """A ledger of the machine's nodes, closed once ``jobs`` jobs have finished."""
+        policy = self.policy
+        ledger = NodeLedger(puppet.machine_nodes, policy.initially_on if policy.enabled else None,
+                            power_on_order=policy.power_on_order, timeline=self.timeline)
+        return LedgerMonitor(ledger, self.node_power(puppet), jobs=jobs)
 
 
 @dataclass(frozen=True)
@@ -69,6 +190,10 @@ class EnergySavingConfig:
         self.puppet  # validates the machine
 
     @property
+    def sleeping(self) -> SleepingNodes:
+        return SleepingNodes(self.policy, self.node, self.timeline)
+
+    @property
     def puppet(self) -> PuppetConfig:
         """The PuPPET configuration underneath: node power from ``node``."""
         scheduling = (self.scheduling.scheduling if isinstance(self.scheduling, FifoQueues)
@@ -93,18 +218,17 @@ def prepare_jobs(jobs: Sequence[Job], config: EnergySavingConfig) -> list[Job]:
 def build_net(config: EnergySavingConfig, jobs: Sequence[Job], name: str = "EnergySavingPuPPET"):
     """The PuPPET net of ``config`` with the energy-saving module attached;
     ``jobs`` give the last arrival, after which the tick may stop."""
-    boot_delay = config.policy.period_s + config.node.power_on_s
-    scheduler = scheduling_module(config.scheduling, boot_delay)
+    sleeping = config.sleeping
     net = compose(name, config.puppet, started="Running", ended="Running",
-                  scheduler=scheduler)
-    until = max((job.st for job in jobs), default=0.0)
-    return attach(net, config.policy, config.machine_nodes, config.node, until)
+                  scheduler=sleeping.scheduler(config.scheduling))
+    return sleeping.attach(net, jobs, config.puppet)
 
 
 @dataclass
 class EnergySavingResult:
     """Per-job records, metrics, per-node times, the state timeline and the
-    energy-saving decisions (those that switched something)."""
+    energy-saving decisions (those that switched something); ``model`` is
+    the model's own result (``PuppetResult``, ``ThesisResult``)."""
 
     jobs: pd.DataFrame
     metrics: dict
@@ -114,7 +238,7 @@ class EnergySavingResult:
     power_times: list[float]
     power_watts: list[float]
     ledger: NodeLedger
-    puppet: PuppetResult
+    model: Any
 
 
 def simulate(jobs: Sequence[Job], config: EnergySavingConfig, seed: int = 0,
@@ -128,40 +252,83 @@ def simulate(jobs: Sequence[Job], config: EnergySavingConfig, seed: int = 0,
     state and a fixed charge per transition started (``node_power``); the
     two agree unless a transition is under way at the end."""
     jobs = prepare_jobs(jobs, config)
-    policy = config.policy
-    ledger = NodeLedger(config.machine_nodes, policy.initially_on if policy.enabled else None,
-                        power_on_order=policy.power_on_order, timeline=config.timeline)
-    monitor = LedgerMonitor(ledger, config.node, jobs=len(jobs))
-    net = build_net(config, jobs)
-    result, sim = run_model(net, jobs, config.puppet, seed, time_offset=time_offset,
-                            monitors=[monitor], **options)
-    ledger.close(sim.now)  # already closed at the last end unless interrupted
-    end = ledger.closed_at
-    metrics = dict(result.metrics)
-    if len(result.jobs):
-        metrics.update(summary_metrics(result.jobs, result.power_times, result.power_watts,
-                                       end + time_offset, config.machine_nodes))
+    monitor = config.sleeping.monitor(config.puppet, len(jobs))
+    result, sim = run_model(build_net(config, jobs), jobs, config.puppet, seed,
+                            time_offset=time_offset, monitors=[monitor], **options)
+    monitor.ledger.close(sim.now)  # already closed at the last end unless interrupted
+    return report(result, monitor, config.sleeping, result.jobs, "power", config.machine_nodes,
+                  time_offset, scheduling=repr(config.scheduling), job_power=config.job_power)
+
+
+def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
+                    sleeping: SleepingNodes = SleepingNodes(), seed: int = 0,
+                    time_offset: float = 0.0, **options) -> EnergySavingResult:
+    """TOPPER (``nets.topper.simulate``, options as there) with sleeping
+    nodes, switched by whole compute units (see the module's docstring);
+    the metrics are TOPPER's and those of :func:`simulate`.  With
+    ``on_failure="requeue"`` the accounting charges loaded nodes only for
+    the run that completed."""
+    monitor = sleeping.monitor(config.puppet, len(jobs))
+    result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
+                             monitors=[*options.pop("monitors", ()), monitor], **options)
+    monitor.ledger.close(result.end - time_offset)
+    return report(result, monitor, sleeping, result.jobs, "power", config.puppet.machine_nodes,
+                  time_offset, unit_nodes=config.resilience.unit_nodes)
+
+
+def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
+                    profiles: Mapping[int, JobProfile],
+                    sleeping: SleepingNodes = SleepingNodes(), seed: int = 0
+                    ) -> EnergySavingResult:
+    """A DVFS thesis policy (``nets.dvfs_thesis.simulate``) with CPUs that
+    sleep (see the module's docstring); the metrics are the thesis' and
+    those of :func:`simulate`, whose accounting charges busy CPUs their
+    job's power at its gear."""
+    monitor = sleeping.monitor(config.puppet, len(jobs))
+    result = dvfs_thesis.simulate(jobs, config, profiles, seed, sleeping=sleeping,
+                                  monitors=[monitor])
+    end = result.jobs["end"].max() if len(result.jobs) else 0.0
+    monitor.ledger.close(end)
+    return report(result, monitor, sleeping, result.jobs, "watts", config.machine_cpus, 0.0)
+
+
+def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, frame: pd.DataFrame,
+           power: str, machine_nodes: int, time_offset: float, **settings
+           ) -> EnergySavingResult:
+    """The energy-saving result of a run: the model's metrics with energy
+    and per-node times up to the end of the last job (``monitor``'s closed
+    ledger), and the nodes' accounting, loaded nodes charged their jobs'
+    own power (column ``power`` of ``frame``); ``settings`` join the
+    configuration in the metrics."""
+    ledger, node = monitor.ledger, monitor.node
+    end = ledger.closed_at + time_offset
+    metrics = dict(model.metrics)
+    if len(frame) and "nodes" in frame:
+        metrics.update(summary_metrics(frame, model.power_times, model.power_watts, end,
+                                       machine_nodes))
+    energy_j = (energy_exact(model.power_times, model.power_watts, end)
+                if len(model.power_times) else float("nan"))
+    busy_wh = float(((frame["end"] - frame["start"]) * frame[power]).sum()) / WH
     nodes = ledger.per_node()
-    energy_j = metrics.get("energy_j", float("nan"))
     metrics.update({
+        "energy_j": energy_j,
         "energy_mwh": energy_j / 3.6e9,
-        "energy_accounting_mwh": ledger.energy_wh(config.node) / 1e6,
+        "energy_accounting_mwh": ledger.energy_wh(node, loaded_wh=busy_wh) / 1e6,
         "makespan": format_dhms(metrics.get("makespan_s", float("nan"))),
         "shutdowns": int(nodes["shutdowns"].sum()),
         "power_ons": int(nodes["power_ons"].sum()),
         "max_active_nodes": int(ledger.max_active),
         "active_node_s": float(nodes["active_s"].sum()),
         "inactive_node_s": float(nodes["inactive_s"].sum()),
-        "energy_saving": config.policy.enabled,
+        "energy_saving": sleeping.policy.enabled,
     })
     metrics["config"] = {**metrics.get("config", {}), "energy_saving": {
-        "node": vars(config.node), "policy": repr(config.policy),
-        "scheduling": repr(config.scheduling), "job_power": config.job_power}}
+        "node": vars(node), "policy": repr(sleeping.policy), **settings}}
     timeline = ledger.timeline()
     if time_offset and len(timeline):
         timeline[["start", "end"]] += time_offset
-    return EnergySavingResult(result.jobs, metrics, nodes, timeline, monitor.decisions,
-                              result.power_times, result.power_watts, ledger, result)
+    return EnergySavingResult(frame, metrics, nodes, timeline, monitor.decisions,
+                              model.power_times, model.power_watts, ledger, model)
 
 
 COMPARED = ("makespan_s", "makespan", "energy_mwh", "energy_accounting_mwh", "shutdowns",

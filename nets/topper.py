@@ -70,12 +70,17 @@ class TopperConfig:
 
 
 def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
-             **options) -> PuppetResult:
-    """Run TOPPER over ``jobs`` (options as ``nets.puppet.simulate``).
+             sleeping=None, **options) -> PuppetResult:
+    """Run TOPPER over ``jobs`` (options as ``nets.puppet.run_model``).
 
     Adds to the metrics: failures, lost node-hours, and system efficiency
     (useful node-hours, the trace's own work, over elapsed node-hours:
     replicas, overheads and lost work are not useful; TOPPER section 5).
+
+    ``sleeping`` (``nets.energy_saving.SleepingNodes``) lets idle compute
+    units sleep: the scheduler plans with booting ones and the energy-saving
+    module switches whole units (``nets.energy_saving.simulate_topper``
+    adds the per-node report; its docstring says what sleeping means here).
     """
     planned = [plan_job(job, config.resilience, config.units) for job in jobs]
     too_big = [job.id for job, _ in planned if job.js > config.puppet.machine_nodes]
@@ -92,7 +97,8 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
         raise ValueError("DVFS latency is not modelled under fault tolerance: use latency=0")
     rules = FaultRules(plans, failures, beta=scaling.beta if scaling else 0.5,
                        dvfs_boost=config.dvfs_failure_multiplier)
-    net = compose("TOPPER", config.puppet, started="Started", ended="Free")
+    scheduler = None if sleeping is None else sleeping.scheduler(config.puppet.scheduling)
+    net = compose("TOPPER", config.puppet, started="Started", ended="Free", scheduler=scheduler)
     net.place("Running", Execution, timed=True)
     sockets = {"Started": "Started", "Running": "Running", "Free": "Free"}
     requeuing = config.resilience.on_failure == "requeue"
@@ -102,6 +108,8 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     net.substitution("FaultTolerance",
                      fault_tolerance(config.resilience, rules, config.units,
                                      scaled=scaling is not None), sockets)
+    if sleeping is not None:
+        sleeping.attach(net, jobs, config.puppet, unit_nodes=config.resilience.unit_nodes)
     result, sim = run_model(net, [job for job, _ in planned], config.puppet, seed, **options)
     log = sim.tokens("FaultTolerance/Failures")
     useful = {job.id: job.js * job.rt for job in jobs}
