@@ -2,11 +2,9 @@
 path, and caps as fractions of the uncapped peak."""
 
 import json
-import math
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from cli.main import main as cpn
@@ -17,25 +15,14 @@ from nets.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profi
                              prepare_workload, read_result, run_experiment)
 from nets.puppet import PuppetConfig, simulate
 from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
+from tiny_traces import write_two_month_trace
 
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory) -> Path:
     """A hand-made 8-node SWF: 40 jobs in month 0, 8 in month 1."""
-    rng = np.random.default_rng(7)
-    lines = ["; MaxNodes: 8", "; MaxProcs: 16", "; UnixStartTime: 0",
-             "; TimeZoneString: UTC"]
-    submits = [0] + list(np.cumsum(rng.integers(60, 900, 39))) + \
-        [MONTH_SECONDS + 3600 * k for k in range(8)]
-    for job_id, submit in enumerate(submits, start=1):
-        procs = int(rng.integers(1, 17))
-        runtime = int(rng.integers(300, 4000))
-        fields = [job_id, int(submit), -1, runtime, procs, -1, -1, procs,
-                  int(runtime * 1.5), -1, 1, int(rng.integers(1, 6)), 1, 1, 1, 1, -1, -1]
-        lines.append(" ".join(str(f) for f in fields))
-    path = tmp_path_factory.mktemp("swf") / "tiny.swf"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_two_month_trace(tmp_path_factory.mktemp("swf") / "tiny.swf", nodes=8,
+                                 seed=7, later_jobs=8, later_gap=3600, max_procs=16)
 
 
 def comparable(record: dict) -> dict:

@@ -10,29 +10,19 @@ import pytest
 
 from cli.main import main as cpn
 from modules.resilience import FaultTolerance
-from nets.experiment import (MONTH_SECONDS, Experiment, power_config, prepare_workload,
+from nets.experiment import (Experiment, power_config, prepare_workload,
                              run_experiment, scale_jobs, topper_config)
 from nets.topper import simulate
 from nets.topper_studies import STUDIES, run_study
+from tiny_traces import write_two_month_trace
 
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory) -> Path:
     """A hand-made 16-node SWF: 40 jobs in month 0, 12 in month 1."""
-    rng = np.random.default_rng(11)
-    lines = ["; MaxNodes: 16", "; MaxProcs: 16", "; UnixStartTime: 0",
-             "; TimeZoneString: UTC"]
-    submits = [0] + list(np.cumsum(rng.integers(60, 1200, 39))) + \
-        [MONTH_SECONDS + 1800 * k for k in range(12)]
-    for job_id, submit in enumerate(submits, start=1):
-        procs = int(rng.integers(1, 9))
-        runtime = int(rng.integers(600, 7200))
-        fields = [job_id, int(submit), -1, runtime, procs, -1, -1, procs,
-                  int(runtime * 1.5), -1, 1, int(rng.integers(1, 6)), 1, 1, 1, 1, -1, -1]
-        lines.append(" ".join(str(f) for f in fields))
-    path = tmp_path_factory.mktemp("swf") / "tiny.swf"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_two_month_trace(tmp_path_factory.mktemp("swf") / "tiny.swf", nodes=16,
+                                 seed=11, later_jobs=12, later_gap=1800, max_procs=8,
+                                 gaps=(60, 1200), runtimes=(600, 7200))
 
 
 # -- declarations ---------------------------------------------------------------
