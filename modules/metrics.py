@@ -433,12 +433,12 @@ def power_series_frame(times, watts, end=None, collapse: bool = True) -> pd.Data
     return pd.DataFrame({"time": t, "watts": w})
 
 
-def _plain(value):
+def json_safe(value):
     """A JSON-safe plain Python value (numpy scalars unwrapped, NaN/inf as null)."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [json_safe(v) for v in value]
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -464,7 +464,7 @@ def write_results(out_dir, jobs_df, metrics: dict, times, watts, end=None) -> di
     paths = {"jobs.csv": out / "jobs.csv", "metrics.json": out / "metrics.json", "power.csv": out / "power.csv"}
     jobs.to_csv(paths["jobs.csv"], index=False)
     with open(paths["metrics.json"], "w") as f:
-        json.dump(_plain(metrics), f, indent=2, sort_keys=True, allow_nan=False)
+        json.dump(json_safe(metrics), f, indent=2, sort_keys=True, allow_nan=False)
         f.write("\n")
     if end is None:
         end = metrics.get("series_end_s")

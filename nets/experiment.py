@@ -65,6 +65,7 @@ from modules.batch_scheduling import P_SCHEDULE, SchedulingConfig
 from modules.cpu_scaling import CpuScaling
 from modules.easy import ESTIMATES, POLICIES
 from modules.job import Job
+from modules.metrics import json_safe
 from modules.power_capping import PowerCap
 from modules.resilience import METHODS, ON_FAILURE
 
@@ -638,18 +639,6 @@ def read_result(results_dir, key: str) -> dict | None:
         return None
 
 
-def _plain(value):
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def write_json_atomically(path, data) -> Path:
     """Write ``data`` as JSON to ``path`` through a temporary file in the same
     directory and ``os.replace``: a reader (or a restarted sweep) sees the
@@ -661,7 +650,7 @@ def write_json_atomically(path, data) -> Path:
     try:
         os.fchmod(descriptor, 0o644)  # mkstemp's 0600 would hide results from others
         with os.fdopen(descriptor, "w") as stream:
-            json.dump(_plain(data), stream, indent=1, sort_keys=True, allow_nan=False)
+            json.dump(json_safe(data), stream, indent=1, sort_keys=True, allow_nan=False)
             stream.write("\n")
             stream.flush()
             os.fsync(stream.fileno())
