@@ -99,8 +99,8 @@ def add_sweep_parser(subparsers) -> None:
     sweep.add_argument("--collect", type=Path, metavar="DIR",
                        help="only gather DIR's results into DIR/results.csv")
     sweep.add_argument("--grid", type=Path, metavar="FILE",
-                       help="JSON grid ({model, base, grid, experiments}); list options below "
-                            "are then ignored")
+                       help="JSON grid ({model, base, grid, experiments}); the workload and "
+                            "grid options below then belong in the file")
     sweep.add_argument("--model", choices=tuple(MODELS), default="puppet",
                        help="puppet (default; TOPPER with --resilience) or thesis (the "
                             "DVFS thesis' policies, docs/dvfs_thesis.md)")
@@ -185,6 +185,13 @@ def experiments_from_args(args):
     from nets.sweep import grid, grid_from_json
 
     if args.grid is not None:
+        given = [name for name, default in args.puppet_defaults.items()
+                 if getattr(args, name) != default]
+        given += [name for name in ("trace", "policy", *THESIS_OPTIONS)
+                  if getattr(args, name) is not None]
+        if given:
+            raise ValueError(f"--{given[0].replace('_', '-')} cannot be combined with --grid: "
+                             "put it in the grid file")
         return grid_from_json(args.grid)
     if args.model == "thesis":
         return thesis_runs_from_args(args)

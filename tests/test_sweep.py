@@ -225,3 +225,13 @@ def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
     if name == "fig16":  # DVFS holds the cap; the check says so
         dvfs = [c for c in outcome.checks if c.finding.startswith("DVFS keeps")]
         assert dvfs and dvfs[0].passed
+
+
+@pytest.mark.parametrize("option", [["--policy", "wfp"], ["--capping", "block"],
+                                    ["--trace", "other.swf"], ["--cpus", "8"]])
+def test_grid_options_beside_a_grid_file_are_refused(tmp_path, capsys, option):
+    """Nothing asked for is silently dropped: a --grid file holds the grid."""
+    spec = tmp_path / "grid.json"
+    spec.write_text(json.dumps({"base": {}, "grid": {"policy": ["fcfs"]}}))
+    assert cpn(["sweep", "--grid", str(spec), *option, "--out", str(tmp_path / "out")]) == 2
+    assert "cannot be combined with --grid" in capsys.readouterr().err
