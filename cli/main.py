@@ -146,18 +146,20 @@ def command_run(args) -> int:
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end)
-    workload.rejected.to_csv(args.out / "rejected.csv", index=False)
+    written = [*paths.values(), args.out / "rejected.csv"]
+    workload.rejected.to_csv(written[-1], index=False)
     if not args.no_plots and len(result.jobs):
         from modules.metrics import daily_energy
         from modules.plots import plot_daily_energy, plot_power
-        plot_daily_energy(daily_energy(result.power_times, result.power_watts, result.end),
-                          args.out / "daily_energy.png")
-        plot_power(result.power_times, result.power_watts, args.out / "power.png",
-                   cap=capping.get("cap_w"))
+        written.append(plot_daily_energy(
+            daily_energy(result.power_times, result.power_watts, result.end),
+            args.out / "daily_energy.png"))
+        written.append(plot_power(result.power_times, result.power_watts,
+                                  args.out / "power.png", cap=capping.get("cap_w")))
     print_metrics(console, result.metrics)
     if result.interrupted:
         console.print(f"[yellow]interrupted: {len(result.jobs)} finished jobs written[/]")
-    console.print(f"results in {args.out}/: {', '.join(sorted(p.name for p in paths.values()))}")
+    console.print(f"results in {args.out}/: {', '.join(sorted(p.name for p in written))}")
     return 130 if result.interrupted else 0
 
 
