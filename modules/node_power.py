@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from pathlib import Path
 from typing import Mapping
@@ -100,6 +100,18 @@ class NodePower:
         """Power in ``state`` (mean power for the two transitions)."""
         return (self.standby_w, self.power_on_w, self.idle_w, self.loaded_w,
                 self.power_off_w)[state]
+
+    def scaled(self, idle_w: float, loaded_w: float) -> "NodePower":
+        """This node drawing ``idle_w`` when idle and ``loaded_w`` loaded:
+        standby power and the transitions' energy scale with the idle
+        power, durations stay, so :attr:`break_even_s` -- the yardstick of
+        the policy's idle threshold -- is unchanged.  How a model whose
+        node is not the paper's (a Mira node, a DVFS thesis CPU) gets its
+        power states."""
+        factor = idle_w / self.idle_w
+        return replace(self, standby_w=self.standby_w * factor, idle_w=idle_w,
+                       loaded_w=max(loaded_w, idle_w), power_on_wh=self.power_on_wh * factor,
+                       power_off_wh=self.power_off_wh * factor)
 
     @property
     def break_even_s(self) -> float:
@@ -186,6 +198,8 @@ class NodeLedger:
         self.standby: list = [self._standby_key(n) for n in range(on, nodes)]
         heapq.heapify(self.standby)
         self.running: dict = {}  # job id -> node numbers
+        self.job_started_at: dict = {}
+        self.job_node_s: dict = {}  # job id -> node-seconds loaded, over all its runs
         self.booting: dict[float, np.ndarray] = {}  # ready time -> nodes
         self.halting: dict[float, np.ndarray] = {}
         self.active = on
@@ -215,11 +229,14 @@ class NodeLedger:
         taken = np.array([self.idle.pop() for _ in range(count)], dtype=np.int64)
         self._move(taken, NodeState.LOADED, now)
         self.running[job_id] = taken
+        self.job_started_at[job_id] = now
         return taken
 
     def job_ended(self, job_id, now: float) -> np.ndarray:
         """The job's nodes become idle (most recently used)."""
         freed = self.running.pop(job_id)
+        held = len(freed) * (now - self.job_started_at.pop(job_id))
+        self.job_node_s[job_id] = self.job_node_s.get(job_id, 0.0) + held
         self._move(freed, NodeState.IDLE, now)
         self.idle.extend(freed.tolist())
         return freed

@@ -72,7 +72,7 @@ from modules.node_power import WH, NodeLedger, NodePower, format_dhms
 from modules.power_capping import PowerCap
 
 from . import dvfs_thesis, topper
-from .puppet import PuppetConfig, PuppetResult, compose, run_model
+from .puppet import PuppetConfig, compose, run_model
 
 JOB_POWER = ("loaded", "trace")
 
@@ -256,8 +256,8 @@ def simulate(jobs: Sequence[Job], config: EnergySavingConfig, seed: int = 0,
     result, sim = run_model(build_net(config, jobs), jobs, config.puppet, seed,
                             time_offset=time_offset, monitors=[monitor], **options)
     monitor.ledger.close(sim.now)  # already closed at the last end unless interrupted
-    return report(result, monitor, config.sleeping, result.jobs, "power", config.machine_nodes,
-                  time_offset, scheduling=repr(config.scheduling), job_power=config.job_power)
+    return report(result, monitor, config.sleeping, config.machine_nodes, time_offset,
+                  scheduling=repr(config.scheduling), job_power=config.job_power)
 
 
 def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
@@ -265,15 +265,13 @@ def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
                     time_offset: float = 0.0, **options) -> EnergySavingResult:
     """TOPPER (``nets.topper.simulate``, options as there) with sleeping
     nodes, switched by whole compute units (see the module's docstring);
-    the metrics are TOPPER's and those of :func:`simulate`.  With
-    ``on_failure="requeue"`` the accounting charges loaded nodes only for
-    the run that completed."""
+    the metrics are TOPPER's and those of :func:`simulate`."""
     monitor = sleeping.monitor(config.puppet, len(jobs))
     result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
                              monitors=[*options.pop("monitors", ()), monitor], **options)
     monitor.ledger.close(result.end - time_offset)
-    return report(result, monitor, sleeping, result.jobs, "power", config.puppet.machine_nodes,
-                  time_offset, unit_nodes=config.resilience.unit_nodes)
+    return report(result, monitor, sleeping, config.puppet.machine_nodes, time_offset,
+                  unit_nodes=config.resilience.unit_nodes)
 
 
 def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
@@ -283,32 +281,36 @@ def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
     """A DVFS thesis policy (``nets.dvfs_thesis.simulate``) with CPUs that
     sleep (see the module's docstring); the metrics are the thesis' and
     those of :func:`simulate`, whose accounting charges busy CPUs their
-    job's power at its gear."""
+    job's power at its gear.  The thesis' ``energy_total_j`` keeps its
+    formula (idle CPUs always on): ``energy_j`` is the net's, sleep
+    included."""
     monitor = sleeping.monitor(config.puppet, len(jobs))
     result = dvfs_thesis.simulate(jobs, config, profiles, seed, sleeping=sleeping,
                                   monitors=[monitor])
     end = result.jobs["end"].max() if len(result.jobs) else 0.0
     monitor.ledger.close(end)
-    return report(result, monitor, sleeping, result.jobs, "watts", config.machine_cpus, 0.0)
+    return report(result, monitor, sleeping, config.machine_cpus, power="watts", size="cpus")
 
 
-def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, frame: pd.DataFrame,
-           power: str, machine_nodes: int, time_offset: float, **settings
+def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, machine_nodes: int,
+           time_offset: float = 0.0, power: str = "power", size: str = "nodes", **settings
            ) -> EnergySavingResult:
     """The energy-saving result of a run: the model's metrics with energy
     and per-node times up to the end of the last job (``monitor``'s closed
     ledger), and the nodes' accounting, loaded nodes charged their jobs'
-    own power (column ``power`` of ``frame``); ``settings`` join the
+    own power (columns ``power`` and ``size`` of the model's job records)
+    for every run, a requeued job's failed runs too; ``settings`` join the
     configuration in the metrics."""
     ledger, node = monitor.ledger, monitor.node
     end = ledger.closed_at + time_offset
-    metrics = dict(model.metrics)
-    if len(frame) and "nodes" in frame:
+    frame, metrics = model.jobs, dict(model.metrics)
+    if len(frame) and size == "nodes":  # PuPPET's records (the thesis has its own metrics)
         metrics.update(summary_metrics(frame, model.power_times, model.power_watts, end,
                                        machine_nodes))
     energy_j = (energy_exact(model.power_times, model.power_watts, end)
                 if len(model.power_times) else float("nan"))
-    busy_wh = float(((frame["end"] - frame["start"]) * frame[power]).sum()) / WH
+    per_node = dict(zip(frame["job_id"], frame[power] / frame[size]))
+    busy_wh = sum(ledger.job_node_s.get(job, 0.0) * watts for job, watts in per_node.items()) / WH
     nodes = ledger.per_node()
     metrics.update({
         "energy_j": energy_j,
