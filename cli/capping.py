@@ -17,6 +17,9 @@ from modules.cpu_scaling import CpuScaling, even_levels
 from modules.power_capping import PowerCap
 
 CAPPINGS = ("none", "block", "wait", "dvfs")
+#: What to do with a job whose power alone exceeds the cap.
+OVER_CAP = ("alone", "reject")
+OVER_CAP_REASON = "power alone above the cap"
 #: The paper's cap when a method is chosen without one: 70 % of the peak.
 DEFAULT_CAP = "70%"
 _UNITS = {"": 1.0, "w": 1.0, "kw": 1e3, "mw": 1e6, "gw": 1e9}
@@ -93,6 +96,9 @@ def add_capping_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--levels", type=_levels, default=even_levels(),
                        help="DVFS frequency levels: a count (evenly 100%%..50%%, default 6) "
                             "or a comma list of fractions of nominal")
+    group.add_argument("--over-cap", choices=OVER_CAP, default="alone",
+                       help="a job whose power alone exceeds the cap: run it when nothing "
+                            "else runs (default), or reject it (listed in rejected.csv)")
     group.add_argument("--dvfs-latency", type=float, default=0.0, metavar="SECONDS",
                        help="DVFS: time lost at each change of level (default 0)")
 
@@ -124,3 +130,13 @@ def build_cap(args, cap_watts: float | None) -> PowerCap | CpuScaling:
     if method == "wait":
         return PowerCap.wait(cap_watts, l=args.wait_queue, w_minutes=args.max_wait)
     return CpuScaling(cap_watts, levels=args.levels, beta=args.beta, latency=args.dvfs_latency)
+
+
+def over_cap_alone(config, jobs) -> list:
+    """Jobs that exceed ``config``'s cap even on an otherwise idle machine
+    (at the lowest frequency level under DVFS): the cap cannot hold while
+    they run, so they either run alone or are rejected (``--over-cap``)."""
+    lowest = min(config.cap.levels) if isinstance(config.cap, CpuScaling) else 1.0
+    floor = config.power.idle_system(config.machine_nodes)
+    return [job for job in jobs
+            if floor + config.power.busy_delta(job._replace(pf=lowest)) > config.cap_watts]

@@ -17,7 +17,8 @@ from pathlib import Path
 from modules.batch_scheduling import SchedulingConfig
 from modules.easy import ESTIMATES, POLICIES
 
-from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
+from .capping import (OVER_CAP_REASON, add_capping_arguments, build_cap, cap_spec,
+                      capping_method, over_cap_alone)
 from .resilience import add_resilience_arguments, topper_config
 
 
@@ -101,7 +102,7 @@ def command_run(args) -> int:
 
     from rich.console import Console
 
-    from modules.metrics import write_results
+    from modules.metrics import time_above, write_results
     from nets.puppet import PuppetConfig
 
     from .workload import load_workload
@@ -138,9 +139,15 @@ def command_run(args) -> int:
         console.print(f"capping: {method} at {format_power(cap_watts)}"
                       + (f" ({spec} of the uncapped peak {format_power(peak)})"
                          if peak is not None else ""))
+        over = over_cap_alone(config, workload.jobs)
+        capping["jobs_over_cap_alone"] = len(over)
+        if over and args.over_cap == "reject":
+            workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
+            console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
     result = _simulate(console, "simulated", workload, config, model, args, steps)
     if capping and len(result.jobs):
-        capping.update(over_cap_summary(config, workload.jobs, result))
+        capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
+                                                 result.end, config.cap_watts * (1 + 1e-9))
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = len(workload.rejected)
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
@@ -161,19 +168,6 @@ def command_run(args) -> int:
         console.print(f"[yellow]interrupted: {len(result.jobs)} finished jobs written[/]")
     console.print(f"results in {args.out}/: {', '.join(sorted(p.name for p in written))}")
     return 130 if result.interrupted else 0
-
-
-def over_cap_summary(config, jobs, result) -> dict:
-    """How far the cap was kept.  A job whose power alone (with the rest of
-    the machine idle) exceeds the cap runs when nothing else does, rather
-    than stalling the queue forever; these are the only times above it."""
-    from modules.metrics import time_above
-
-    floor = config.power.idle_system(config.machine_nodes)
-    alone = sum(floor + config.power.busy_delta(job) > config.cap_watts for job in jobs)
-    return {"jobs_over_cap_alone": alone,
-            "time_above_cap_s": time_above(result.power_times, result.power_watts,
-                                           result.end, config.cap_watts * (1 + 1e-9))}
 
 
 def _simulate(console, label: str, workload, config, model, args, steps=()):
@@ -316,7 +310,7 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
     add("energy and power", "cap_w", f"power cap ({metrics.get('capping', 'none')})",
         format_power)
     add("energy and power", "uncapped_peak_w", "peak of the uncapped run", format_power)
-    add("energy and power", "jobs_over_cap_alone", "jobs over the cap alone (ran alone)",
+    add("energy and power", "jobs_over_cap_alone", "jobs over the cap alone",
         lambda v: f"{v:,}")
     add("energy and power", "time_above_cap_s", "time above the cap", format_duration)
     add("energy and power", "edp_j_s", "EDP (energy × makespan)", lambda v: f"{v:.3e} J·s")

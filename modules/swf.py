@@ -45,7 +45,7 @@ import io
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import IO, Iterable
@@ -146,6 +146,19 @@ class Workload:
         """Job lines seen: accepted plus rejected."""
         return len(self.jobs) + len(self.rejected)
 
+    def reject(self, ids, reason: str) -> "Workload":
+        """This workload without the jobs ``ids``, which join the rejected
+        table with ``reason`` (and line -1: refused by a setting of the run,
+        such as a power cap, not by the file)."""
+        ids = set(ids)
+        if not ids:
+            return self
+        added = pd.DataFrame({"job_id": pd.Series(sorted(ids), dtype="int64"),
+                              "line": pd.Series([-1] * len(ids), dtype="int64"),
+                              "reason": pd.Series([reason] * len(ids), dtype="object")})
+        return replace(self, jobs=[job for job in self.jobs if job.id not in ids],
+                       rejected=pd.concat([self.rejected, added], ignore_index=True))
+
     def frame(self) -> pd.DataFrame:
         """The accepted jobs as a DataFrame, one column per ``Job`` field."""
         return pd.DataFrame(self.jobs, columns=list(Job._fields))
@@ -175,7 +188,8 @@ class Workload:
         ]
         if len(self.rejected):
             counts = self.rejected["reason"].value_counts()
-            for reason in REJECT_REASONS:
+            later = [reason for reason in counts.index if reason not in REJECT_REASONS]
+            for reason in (*REJECT_REASONS, *later):
                 if counts.get(reason, 0):
                     lines.append(f"  rejected, {reason}: {counts[reason]:,}")
         if self.walltimes_substituted:

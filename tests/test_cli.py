@@ -325,3 +325,22 @@ def test_units_that_do_not_divide_the_machine_are_a_one_line_error(trace, tmp_pa
     assert run_cli("--trace", trace, "--resilience", "checkpoint",
                    "--out", tmp_path / "out") == 2
     assert "pass --unit-nodes" in capsys.readouterr().err
+
+
+def test_over_cap_reject_lists_the_job_and_keeps_the_cap(tmp_path, capsys):
+    """Job 2 (400 W alone) can never run under 300 W: rejected, it is listed
+    with its reason, and power never goes above the cap."""
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--capping", "wait", "--cap", "300W",
+                   "--over-cap", "reject", "--out", out, "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv")
+    # Job 3 waits for power beside job 1 and starts when job 1 ends.
+    assert dict(zip(jobs["job_id"], jobs["start"])) == {1: 1000.0, 3: 1100.0}
+    rejected = pd.read_csv(out / "rejected.csv")
+    assert rejected.to_dict("records") == [
+        {"job_id": 2, "line": -1, "reason": "power alone above the cap"}]
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["time_above_cap_s"] == 0 and metrics["power_peak_w"] == 300
+    assert metrics["rejected_jobs"] == 1
