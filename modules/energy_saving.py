@@ -4,8 +4,10 @@ Idle nodes are switched off and booted again when demand returns.  The
 module sits beside scheduling and allocation on the shared places of
 ``nets.puppet.compose`` -- *Nodes*, *Power*, *Queuing*, *Runtime Info*,
 *Selected* and the *Trigger* fusion place -- so any net ``compose`` builds
-(PuPPET, with a power cap or DVFS, TOPPER) runs with sleeping nodes without
-a change to its modules (:func:`attach`):
+(PuPPET with or without a power-aware cap, TOPPER, the DVFS thesis
+policies: ``nets/energy_saving.py``) runs with sleeping nodes without a
+change to its modules (:func:`attach`).  PuPPET's CPU scaling is the
+exception: its *Rescale* sets *Power* as if every node not busy were idle.
 
 * *Nodes* stays what the scheduler plans with, and now means **powered-on
   idle nodes**: a switch-off takes nodes out of it, a finished boot puts

@@ -4,11 +4,13 @@ traces, against the PuPPET run, and invariants on random traces."""
 
 import math
 import random
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from modules.cpu_scaling import CpuScaling
 from modules.energy_saving import EnergySavingPolicy, IdlePool, decide
 from modules.job import Job
 from modules.node_power import WH, NodePower
@@ -113,9 +115,13 @@ def test_a_topper_job_starts_exactly_power_on_s_after_the_decision():
     assert list(result.nodes["power_ons"]) == [0] * 4 + [1] * 4
 
 
-def test_units_refuse_a_partial_start():
+def test_units_refuse_a_partial_start_and_dvfs_capping():
     with pytest.raises(ValueError, match="whole 4-node units"):
         simulate_topper([job(1, 0, 1)], topper(8, 4), sleeping(initially_on=2))
+    config = topper(8, 4)
+    scaled = replace(config, puppet=replace(config.puppet, cap=CpuScaling(1000.0)))
+    with pytest.raises(ValueError, match="cannot sleep under CpuScaling"):
+        simulate_topper([job(1, 0, 1)], scaled, sleeping())
 
 
 # -- TOPPER without failures is PuPPET -------------------------------------------
