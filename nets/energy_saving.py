@@ -1,6 +1,6 @@
-"""PuPPET with sleeping nodes: the EnergySaving cluster policy on the PuPPET
-net (Dolz et al., "A simulator to assess energy saving strategies and
-policies in HPC workloads", sections 2-3).
+"""Sleeping nodes: the EnergySaving cluster policy on PuPPET, TOPPER and the
+DVFS thesis policies (Dolz et al., "A simulator to assess energy saving
+strategies and policies in HPC workloads", sections 2-3).
 
 The net is ``nets.puppet.compose`` -- batch scheduling (EASY/WFP, or the
 paper's FIFO per queue), allocation (with or without a power cap), *Finish*
@@ -298,6 +298,11 @@ def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
     return report(result, monitor, sleeping, config.machine_cpus, power="watts", size="cpus")
 
 
+#: The metrics that depend on where the power series ends.
+POWER_METRICS = ("energy_j", "energy_kwh", "power_mean_w", "power_peak_w", "edp_j_s",
+                 "series_end_s")
+
+
 def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, machine_nodes: int,
            time_offset: float = 0.0, power: str = "power", size: str = "nodes", **settings
            ) -> EnergySavingResult:
@@ -311,8 +316,8 @@ def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, machine_nodes
     end = ledger.closed_at + time_offset
     frame, metrics = model.jobs, dict(model.metrics)
     if len(frame) and size == "nodes":  # PuPPET's records (the thesis has its own metrics)
-        metrics.update(summary_metrics(frame, model.power_times, model.power_watts, end,
-                                       machine_nodes))
+        series = summary_metrics(frame, model.power_times, model.power_watts, end, machine_nodes)
+        metrics.update({key: series[key] for key in POWER_METRICS})
     energy_j = (energy_exact(model.power_times, model.power_watts, end)
                 if len(model.power_times) else float("nan"))
     per_node = dict(zip(frame["job_id"], frame[power] / frame[size]))

@@ -80,7 +80,8 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     ``sleeping`` (``nets.energy_saving.SleepingNodes``) lets idle compute
     units sleep: the scheduler plans with booting ones and the energy-saving
     module switches whole units (``nets.energy_saving.simulate_topper``
-    adds the per-node report; its docstring says what sleeping means here).
+    adds the per-node report; that module's docstring says what sleeping
+    means here).
     """
     planned = [plan_job(job, config.resilience, config.units) for job in jobs]
     too_big = [job.id for job, _ in planned if job.js > config.puppet.machine_nodes]

@@ -151,14 +151,17 @@ def test_topper_without_failures_on_single_node_units_is_the_puppet_run(seed):
         assert result.metrics[key] == pytest.approx(puppet.metrics[key], rel=1e-12), key
 
 
-def test_topper_always_on_is_topper_unchanged():
+@pytest.mark.parametrize("on_failure", ["keep", "requeue"])
+def test_topper_always_on_is_topper_unchanged(on_failure):
     jobs = random_jobs(3, count=40)
-    config = topper(16, 4, mttf=0.5 * 86400)
+    config = topper(16, 4, mttf=0.5 * 86400, on_failure=on_failure)
     plain = topper_simulate(jobs, config, seed=2)
     result = simulate_topper(jobs, config, sleeping(enabled=False), seed=2)
     pd.testing.assert_frame_equal(result.jobs, plain.jobs)
     assert result.metrics["failures"] == plain.metrics["failures"] > 0
-    assert result.metrics["energy_j"] == pytest.approx(plain.metrics["energy_j"])
+    for key in ("energy_j", "utilization", "system_efficiency", "lost_node_hours"):
+        assert result.metrics[key] == pytest.approx(plain.metrics[key]), key
+    assert energy_is_the_accounting(result) and result.metrics["shutdowns"] == 0
 
 
 @pytest.mark.parametrize("on_failure", ["keep", "requeue"])
