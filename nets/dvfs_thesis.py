@@ -92,7 +92,8 @@ def build_net(config: ThesisConfig, profiles: Mapping[int, JobProfile],
     checked against the policy's limits when it has any.  ``sleeping``
     (``nets.energy_saving.SleepingNodes``) lets idle CPUs sleep: the policy
     plans with booting ones and the energy-saving module switches them
-    (``nets.energy_saving.simulate_thesis`` says what sleeping means here)."""
+    (the docstring of ``nets/energy_saving.py`` says what sleeping means
+    here; ``simulate_thesis`` there adds the per-node report)."""
     planner = config.planner(profiles)
     policy = config.policy.build(planner, config.machine_cpus)
     if hasattr(policy, "check"):
