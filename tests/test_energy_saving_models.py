@@ -203,6 +203,7 @@ def test_thesis_cpus_boot_for_a_job():
     idle = config.power.idle_cpu_watts
     node = NodePower().scaled(idle, 100.0)
     assert idle == pytest.approx(25.7, abs=0.01) and node.standby_w == pytest.approx(2 * idle / 150)
+    assert node.break_even_s == pytest.approx(NodePower().break_even_s)  # 582 s, as the paper's
     by_hand = ((200 + 400) * 1000 + 2 * 620 * idle
                + node.standby_w * (2 * 3000 + 2 * (3000 - 2100))) / WH \
         + 2 * node.power_off_wh + 4 * node.power_on_wh
