@@ -82,32 +82,39 @@ class ScalingRules:
     def running_jobs(self, progress: Mapping, running: Mapping) -> list:
         return [entry for job_id, entry in progress.items() if job_id in running]
 
-    def system_watts(self, jobs: list, free: int, frequency: float) -> float:
+    def watts_at(self, jobs: list, watts: float, current: float, frequency: float) -> float:
+        """System power if the running ``jobs`` moved from level ``current``
+        to ``frequency``: *Power* changes by their power only, so nodes that
+        other modules put to sleep or boot count at what they really draw."""
         busy = sum(job.jp for job, _, _ in jobs)
-        return busy * self.power.scale(frequency) + free * self.power.idle_node_watts
+        return watts + busy * (self.power.scale(frequency) - self.power.scale(current))
 
-    def level(self, progress: Mapping, running: Mapping, free: int) -> float:
+    def level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
         """The highest level that keeps the system under the cap (else the lowest)."""
         jobs = self.running_jobs(progress, running)
         for frequency in self.scaling.levels:
-            if self.system_watts(jobs, free, frequency) <= self.scaling.cap_watts:
+            if self.watts_at(jobs, watts, current, frequency) <= self.scaling.cap_watts:
                 return frequency
         return self.scaling.levels[-1]
 
-    def admits(self, job: Job, progress: Mapping, running: Mapping, free: int) -> bool:
+    def admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
+               current: float) -> bool:
         """With ``job`` started, the cap holds at the lowest level (or
         nothing else runs)."""
         if not running:
             return True
-        jobs = self.running_jobs(progress, running) + [(job, 0.0, 0.0)]
         lowest = self.scaling.levels[-1]
-        return self.system_watts(jobs, free - job.js, lowest) <= self.scaling.cap_watts
+        started = self.power.busy_delta(job._replace(pf=lowest))
+        jobs = self.running_jobs(progress, running)
+        return self.watts_at(jobs, watts, current, lowest) + started <= self.scaling.cap_watts
 
-    def rescale(self, progress: Mapping, running: Mapping, free: int, old: float,
+    def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):
         """Move every running job to frequency ``new``: work done so far is
         kept, the rest takes ``duration(work left, new)`` (+ latency).
-        Returns the new Power, Progress, Runtime Info and re-issued tokens."""
+        Returns the new Power, Progress, Runtime Info and re-issued tokens.
+        *Power* moves by the change of the running jobs' power only, so what
+        other modules put there (nodes asleep or booting) is kept."""
         scaling = self.scaling
         progress_now, running_now, tokens = {}, dict(running), []
         for job_id, (job, work, since) in progress.items():
@@ -122,7 +129,7 @@ class ScalingRules:
             planned_left = max(planned - (job.rt - left), 0.0)
             running_now[job_id] = (now + scaling.latency + scaling.duration(planned_left, new),
                                    job.js)
-        watts = self.system_watts(list(progress_now.values()), free, new)
+        watts = self.watts_at(list(progress_now.values()), watts, old, new)
         return watts, progress_now, running_now, tokens
 
     @staticmethod
@@ -156,7 +163,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
              "Progress": "progress", "Level": "f"}
     module.transition(
         "Allocate", priority=P_ALLOCATE, code="job = sel[0]._replace(et=now, pf=f)",
-        guard="sel and sel[0].js <= free and rules.admits(sel[0], progress, running, free)",
+        guard="sel and sel[0].js <= free and rules.admits(sel[0], progress, running, watts, f)",
         inputs={"Selected": "sel", **state},
         outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
                  "Power": "watts + busy_delta(job)",
@@ -166,14 +173,14 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
     module.transition(
         "Hold", priority=P_ALLOCATE,
         guard="sel and not (sel[0].js <= free and "
-              "rules.admits(sel[0], progress, running, free))",
+              "rules.admits(sel[0], progress, running, watts, f))",
         inputs={"Selected": "sel", "Queuing": "queue", **state},
         outputs={"Selected": "()", "Queuing": "requeue(queue, sel)", **state})
     module.transition(
-        "Rescale", priority=P_RESCALE, guard="rules.level(progress, running, free) != f",
-        code="new = rules.level(progress, running, free)\n"
+        "Rescale", priority=P_RESCALE, guard="rules.level(progress, running, watts, f) != f",
+        code="new = rules.level(progress, running, watts, f)\n"
              "watts_now, progress_now, running_now, moved = rules.rescale("
-             "progress, running, free, f, new, now, estimate)",
+             "progress, running, watts, f, new, now, estimate)",
         inputs=state,
         outputs={"Nodes": "free", "Power": "watts_now", "RuntimeInfo": "running_now",
                  "Progress": "progress_now", "Level": "new",

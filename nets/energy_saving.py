@@ -150,11 +150,9 @@ class SleepingNodes:
                unit_nodes: int = 1) -> Net:
         """Add the module to ``net`` (built by ``compose`` with ``puppet``);
         the tick may stop after the last of ``jobs`` has arrived.  Nodes
-        sleep by whole units of ``unit_nodes``.  Not under ``CpuScaling``:
-        its *Rescale* sets *Power* as if every node not busy were idle."""
-        if self.policy.enabled and isinstance(puppet.cap, CpuScaling):
-            raise ValueError("nodes cannot sleep under CpuScaling: its Rescale sets Power as "
-                             "if every node not busy were idle (use PowerCap or no cap)")
+        sleep by whole units of ``unit_nodes``.  Under ``CpuScaling`` the
+        level is chosen as if every node not busy were idle (an upper bound
+        on the power when some sleep: the cap still holds)."""
         until = max((job.st for job in jobs), default=0.0)
         return attach(net, self.policy, puppet.machine_nodes, self.node_power(puppet), until,
                       unit_nodes=unit_nodes)
@@ -172,9 +170,8 @@ class EnergySavingConfig:
     """A machine of ``machine_nodes`` identical nodes (``node``: the paper's
     power states), the energy-saving ``policy``, batch ``scheduling``
     (``SchedulingConfig``: FCFS/WFP with EASY; ``FifoQueues``: the paper's
-    FIFO per queue) and an optional power ``cap`` (as in PuPPET;
-    ``CpuScaling`` only for the always-on baseline, see
-    :meth:`SleepingNodes.attach`).
+    FIFO per queue) and an optional power ``cap`` (as in PuPPET,
+    DVFS included, see :meth:`SleepingNodes.attach`).
     ``timeline`` keeps every node state interval for the plot (one record
     per node and change: turn it off for long runs on large machines)."""
 

@@ -4,7 +4,6 @@ traces, against the PuPPET run, and invariants on random traces."""
 
 import math
 import random
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -115,13 +114,37 @@ def test_a_topper_job_starts_exactly_power_on_s_after_the_decision():
     assert list(result.nodes["power_ons"]) == [0] * 4 + [1] * 4
 
 
-def test_units_refuse_a_partial_start_and_dvfs_capping():
+def test_units_refuse_a_partial_start():
     with pytest.raises(ValueError, match="whole 4-node units"):
         simulate_topper([job(1, 0, 1)], topper(8, 4), sleeping(initially_on=2))
-    config = topper(8, 4)
-    scaled = replace(config, puppet=replace(config.puppet, cap=CpuScaling(1000.0)))
-    with pytest.raises(ValueError, match="cannot sleep under CpuScaling"):
-        simulate_topper([job(1, 0, 1)], scaled, sleeping())
+
+
+def test_dvfs_keeps_the_cap_with_nodes_asleep_and_powering_off():
+    """DVFS chooses its level from the Power place, which knows what sleeping
+    and switching nodes draw.  Job 1 (2 of 4 nodes) runs below nominal under
+    600 W beside two idle nodes; when they power off (81 W each) it may speed
+    up only as far as the cap allows; job 2 (3 nodes) starts on booted nodes
+    beside one in standby."""
+    jobs = [Job(1, 0, 5000, 2, 5000, jp=460.0), Job(2, 6000, 3000, 3, 3000, jp=690.0)]
+    config = EnergySavingConfig(4, policy=EnergySavingPolicy(idle_threshold_s=300),
+                                cap=CpuScaling(600.0))
+    result = simulate(jobs, config)
+    assert max(result.power_watts) <= 600.0 + 1e-9
+    assert result.metrics["shutdowns"] == 4 and result.metrics["power_ons"] == 3
+    # Job 1 runs at the fastest level whose power fits beside what the two
+    # other nodes draw: idle (150 W) at first, powering off (81 W) from 300.
+    node, power = config.node, config.puppet.power
+    at = dict(zip(result.power_times, result.power_watts))
+    powering_off_w = node.power_off_wh * 3600 / node.power_off_s
+
+    def fastest(others_w):
+        return max(power.scale(f) for f in CpuScaling(600.0).levels
+                   if 460 * power.scale(f) + others_w <= 600)
+
+    assert (at[0.0] - 2 * node.idle_w) / 460 == pytest.approx(fastest(2 * node.idle_w))
+    assert (at[300.0] - 2 * powering_off_w) / 460 == pytest.approx(fastest(2 * powering_off_w))
+    assert fastest(2 * powering_off_w) > fastest(2 * node.idle_w)
+    assert starts(result)[2] == 6000 + node.power_on_s
 
 
 # -- TOPPER without failures is PuPPET -------------------------------------------
