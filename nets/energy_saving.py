@@ -253,7 +253,8 @@ def simulate(jobs: Sequence[Job], config: EnergySavingConfig, seed: int = 0,
     (the makespan, as the paper's Table 1): ``energy_mwh`` integrates the
     *Power* place, ``energy_accounting_mwh`` adds residency x power per
     state and a fixed charge per transition started (``node_power``); the
-    two agree unless a transition is under way at the end."""
+    two agree unless a transition is under way at the end, or DVFS slowed
+    jobs down (the accounting charges loaded nodes their nominal power)."""
     jobs = prepare_jobs(jobs, config)
     monitor = config.sleeping.monitor(config.puppet, len(jobs))
     result, sim = run_model(build_net(config, jobs), jobs, config.puppet, seed,
