@@ -218,13 +218,14 @@ def prepare_jobs(jobs: Sequence[Job], config: EnergySavingConfig) -> list[Job]:
     return [job._replace(jp=job.js * watts) for job in jobs]
 
 
-def build_net(config: EnergySavingConfig, jobs: Sequence[Job], name: str = "EnergySavingPuPPET"):
-    """The PuPPET net of ``config`` with the energy-saving module attached;
-    ``jobs`` give the last arrival, after which the tick may stop."""
-    sleeping = config.sleeping
-    net = compose(name, config.puppet, started="Running", ended="Running",
-                  scheduler=sleeping.scheduler(config.scheduling))
-    return sleeping.attach(net, jobs, config.puppet)
+def build_net(config: PuppetConfig, sleeping: SleepingNodes, jobs: Sequence[Job],
+              scheduling: SchedulingConfig | FifoQueues | None = None) -> Net:
+    """The PuPPET net of ``config`` with sleeping nodes: its scheduler plans
+    with booting nodes, and the tick may stop after the last of ``jobs``
+    has arrived."""
+    net = compose("EnergySavingPuPPET", config, started="Running", ended="Running",
+                  scheduler=sleeping.scheduler(scheduling or config.scheduling))
+    return sleeping.attach(net, jobs, config)
 
 
 @dataclass
@@ -255,13 +256,27 @@ def simulate(jobs: Sequence[Job], config: EnergySavingConfig, seed: int = 0,
     state and a fixed charge per transition started (``node_power``); the
     two agree unless a transition is under way at the end, or DVFS slowed
     jobs down (the accounting charges loaded nodes their nominal power)."""
-    jobs = prepare_jobs(jobs, config)
-    monitor = config.sleeping.monitor(config.puppet, len(jobs))
-    result, sim = run_model(build_net(config, jobs), jobs, config.puppet, seed,
-                            time_offset=time_offset, monitors=[monitor], **options)
+    return simulate_puppet(prepare_jobs(jobs, config), config.puppet, config.sleeping, seed,
+                           time_offset, scheduling=config.scheduling,
+                           job_power=config.job_power, **options)
+
+
+def simulate_puppet(jobs: Sequence[Job], config: PuppetConfig,
+                    sleeping: SleepingNodes = SleepingNodes(), seed: int = 0,
+                    time_offset: float = 0.0,
+                    scheduling: SchedulingConfig | FifoQueues | None = None,
+                    job_power: str = "trace", **options) -> EnergySavingResult:
+    """Any PuPPET configuration (its cap included) with sleeping nodes; jobs
+    keep their own power.  ``scheduling`` replaces ``config.scheduling``
+    (the paper's FIFO per queue); metrics as :func:`simulate`."""
+    scheduling = scheduling or config.scheduling
+    monitor = sleeping.monitor(config, len(jobs))
+    result, sim = run_model(build_net(config, sleeping, jobs, scheduling), jobs, config, seed,
+                            time_offset=time_offset,
+                            monitors=[*options.pop("monitors", ()), monitor], **options)
     monitor.ledger.close(sim.now)  # already closed at the last end unless interrupted
-    return report(result, monitor, config.sleeping, config.machine_nodes, time_offset,
-                  scheduling=repr(config.scheduling), job_power=config.job_power)
+    return report(result, monitor, sleeping, config.machine_nodes, time_offset,
+                  scheduling=repr(scheduling), job_power=job_power)
 
 
 def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
