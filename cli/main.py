@@ -20,6 +20,7 @@ from modules.easy import ESTIMATES, POLICIES
 from .capping import (OVER_CAP_REASON, add_capping_arguments, build_cap, cap_spec,
                       capping_method, over_cap_alone)
 from .resilience import add_resilience_arguments, topper_config
+from .sleeping import add_sleeping_arguments, sleeping_nodes
 
 
 def _positive_float(text: str) -> float:
@@ -74,6 +75,7 @@ def add_run_parser(subparsers) -> None:
     run.add_argument("--no-plots", action="store_true")
     add_capping_arguments(run)
     add_resilience_arguments(run)
+    add_sleeping_arguments(run)
     run.set_defaults(func=command_run)
 
 
@@ -173,8 +175,6 @@ def command_run(args) -> int:
 def _simulate(console, label: str, workload, config, model, args, steps=()):
     """One run with a progress bar (simulated days): of the PuPPET net for
     ``config``, or of TOPPER when ``model`` (its TopperConfig) is given."""
-    from dataclasses import replace
-
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     horizon = max((job.st + job.rt for job in workload.jobs), default=1.0)
@@ -188,15 +188,32 @@ def _simulate(console, label: str, workload, config, model, args, steps=()):
 
         options = dict(seed=args.seed, energy_steps=steps,
                        time_offset=workload.time_offset, progress=progress)
+        return _run_model(workload.jobs, config, model, sleeping_nodes(args), options)
+
+
+def _run_model(jobs, config, model, sleeping, options):
+    """PuPPET, or TOPPER when ``model`` is given, with nodes that sleep when
+    ``sleeping`` is given; a PuppetResult either way (with sleeping nodes,
+    its metrics are those of ``nets.energy_saving``)."""
+    from dataclasses import replace
+
+    if sleeping is None:
         if model is None:
             from nets.puppet import simulate
-            return simulate(workload.jobs, config, **options)
+            return simulate(jobs, config, **options)
         from nets.topper import simulate
-        return simulate(workload.jobs, replace(model, puppet=config), **options)
+        return simulate(jobs, replace(model, puppet=config), **options)
+    from nets.energy_saving import simulate_puppet, simulate_topper
+    if model is None:
+        saved = simulate_puppet(jobs, config, sleeping, **options)
+    else:
+        saved = simulate_topper(jobs, replace(model, puppet=config), sleeping, **options)
+    saved.model.metrics = saved.metrics
+    return saved.model
 
 
 #: Keys of metrics.json that say how a run was set up, not how it went.
-INTERNAL_METRICS = frozenset({"config", "capping", "series_start_s", "series_end_s", "bsld_threshold_s",
+INTERNAL_METRICS = frozenset({"config", "capping", "energy_saving", "energy_mwh", "makespan", "series_start_s", "series_end_s", "bsld_threshold_s",
                               "energy_kwh", "machine_nodes", "trace"})
 
 
@@ -314,6 +331,14 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
         lambda v: f"{v:,}")
     add("energy and power", "time_above_cap_s", "time above the cap", format_duration)
     add("energy and power", "edp_j_s", "EDP (energy × makespan)", lambda v: f"{v:.3e} J·s")
+    node_hours = lambda v: f"{v / 3600:,.0f}"  # noqa: E731
+    add("sleeping nodes", "shutdowns", "shutdowns", lambda v: f"{v:,}")
+    add("sleeping nodes", "power_ons", "boots", lambda v: f"{v:,}")
+    add("sleeping nodes", "max_active_nodes", "most nodes on at once", lambda v: f"{v:,}")
+    add("sleeping nodes", "active_node_s", "node-hours on", node_hours)
+    add("sleeping nodes", "inactive_node_s", "node-hours asleep", node_hours)
+    add("sleeping nodes", "energy_accounting_mwh", "energy by node states",
+        lambda v: format_energy(v * 3.6e9))
     add("failures (TOPPER)", "failures", "failures", lambda v: f"{v:,}")
     add("failures (TOPPER)", "lost_node_hours", "lost node-hours", _significant)
     add("failures (TOPPER)", "system_efficiency", "system efficiency",

@@ -344,3 +344,36 @@ def test_over_cap_reject_lists_the_job_and_keeps_the_cap(tmp_path, capsys):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["time_above_cap_s"] == 0 and metrics["power_peak_w"] == 300
     assert metrics["rejected_jobs"] == 1
+
+
+def test_sleep_after_runs_the_energy_saving_model(tmp_path, capsys):
+    """--sleep-after is nets.energy_saving.simulate_puppet on the same jobs.
+    Job 1 (1 node, 100 s) at 1000; the three other nodes, idle, go off at
+    the tick of 1060 (idle 60 s >= 30 s), job 1's at 1180.  Job 2 (all 4
+    nodes) arrives at 2000: the tick of 2020 boots them, it starts 555 s
+    later."""
+    from modules.energy_saving import EnergySavingPolicy
+    from modules.power_profile import assign_constant_power
+    from modules.swf import read_swf
+    from nets.energy_saving import SleepingNodes, simulate_puppet
+
+    trace = tmp_path / "gap.swf"
+    trace.write_text("; MaxNodes: 4\n; MaxProcs: 4\n"
+                     "1 1000 -1 100 1 -1 -1 1 100 -1 1 1 1 1 1 -1 -1 -1\n"
+                     "2 2000 -1  50 4 -1 -1 4 100 -1 1 2 1 1 1 -1 -1 -1\n")
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--sleep-after", 30, "--out", out,
+                   "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert "sleeping nodes" in capsys.readouterr().out
+    assert list(jobs["start"]) == [1000.0, 2020.0 + 555.0]
+    assert (metrics["shutdowns"], metrics["power_ons"]) == (4, 4)
+
+    workload = read_swf(trace)
+    direct = simulate_puppet(assign_constant_power(workload.jobs, 100.0),
+                             PuppetConfig(4, node_watts=100.0, idle_fraction=0.5),
+                             SleepingNodes(EnergySavingPolicy(idle_threshold_s=30),
+                                           timeline=False),
+                             time_offset=workload.time_offset)
+    assert metrics["energy_j"] == pytest.approx(direct.metrics["energy_j"])
