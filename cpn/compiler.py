@@ -52,9 +52,42 @@ def _context(t: FlatTransition, what: str) -> str:
     return f"transition '{t.path}', {what}"
 
 
+def singleton_places(net: FlatNet) -> set[int]:
+    """Places that always hold exactly one token: one initially, and every
+    transition puts back as many as it takes (one at most).  A search binds
+    them first: they offer one choice, so the loops over places of many
+    tokens come innermost, with every guard on singletons already decided,
+    and the bindings are found in the same order as before."""
+    balance: dict[int, int] = {p.index: 0 for p in net.places if len(p.place.initial) == 1}
+    irregular: set[int] = set()
+
+    def count(place: int, text: str, sign: int, taken: dict) -> None:
+        try:
+            terms = parse_terms(text)
+        except SyntaxError:
+            irregular.add(place)
+            return
+        for term in terms:
+            if term.splat or not isinstance(term.multiplicity, int):
+                irregular.add(place)
+            else:
+                taken[place] = taken.get(place, 0) + sign * term.multiplicity
+
+    for t in net.transitions:
+        taken: dict[int, int] = {}
+        for place, text in t.inputs:
+            count(place, text, 1, taken)
+        consumed = {place: n for place, n in taken.items() if n}
+        for place, text in t.outputs:
+            count(place, text, -1, taken)
+        irregular.update(place for place, n in taken.items() if n)
+        irregular.update(place for place, n in consumed.items() if n > 1)
+    return set(balance) - irregular
+
+
 class _TransitionCompiler:
-    def __init__(self, net: FlatNet, t: FlatTransition):
-        self.net, self.t = net, t
+    def __init__(self, net: FlatNet, t: FlatTransition, singletons: frozenset = frozenset()):
+        self.net, self.t, self.singletons = net, t, singletons
         self.env_names = set(t.env)
         self.lines: list[str] = []
 
@@ -109,7 +142,7 @@ class _TransitionCompiler:
                                           f"an integer constant, not {term.multiplicity!r}")
                 node = check_expression(term.expr)
                 items += [(place, node, term.expr, what, consumed)] * term.multiplicity
-        return items
+        return sorted(items, key=lambda item: item[0] not in self.singletons)
 
     def binds(self, node, bound: set[str]) -> list[str]:
         """Variables a term would bind (empty if it is a lookup)."""
@@ -399,4 +432,5 @@ class _TransitionCompiler:
 
 def compile_net(net: FlatNet) -> list[CompiledTransition]:
     """Compile every transition; raises :class:`NetError` on the first fault."""
-    return [_TransitionCompiler(net, t).compile() for t in net.transitions]
+    singletons = frozenset(singleton_places(net))
+    return [_TransitionCompiler(net, t, singletons).compile() for t in net.transitions]

@@ -465,3 +465,31 @@ def test_transition_declares_its_arcs_at_once():
     sim = Simulator(net)
     sim.run()
     assert sim.marking["Q"] == [20, 10] and sim.marking["P"] == [0]
+
+
+def test_singleton_places_are_those_that_always_hold_one_token():
+    """The search binds them first (one choice each), so a loop over a place
+    of many tokens runs innermost; the analysis must not take a place that
+    can gain or lose tokens for one."""
+    from cpn.compiler import singleton_places
+
+    net = Net("singletons")
+    net.place("Free", int, initial=[4])              # taken and put back: singleton
+    net.place("Queue", int, initial=[1, 2, 3])       # many tokens
+    net.place("Log", int, initial=[0])               # Start adds to it: grows
+    net.place("Clock", int, initial=[0])             # read (double arc): singleton
+    net.place("Done", int)
+    net.transition("Start", guard="size <= free")
+    net.arc("Queue", "Start", "size")
+    net.arc("Free", "Start", "free")
+    net.arc("Clock", "Start", "c")
+    net.arc("Start", "Clock", "c")
+    net.arc("Start", "Free", "free - size")
+    net.arc("Start", "Done", "size")
+    net.arc("Start", "Log", "size")
+    flat = net.flatten()
+    assert {flat.places[i].path for i in singleton_places(flat)} == {"Free", "Clock"}
+    # Binding Free first changes nothing of what is enabled, nor its order.
+    sim = Simulator(net, order="declared")
+    assert [dict(b.values) for b in sim.enabled()] == [
+        {"size": size, "free": 4, "c": 0} for size in (1, 2, 3)]
