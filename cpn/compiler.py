@@ -46,6 +46,10 @@ class CompiledTransition:
     source: str  # generated Python code (search and fire)
     env: dict
     input_texts: list[tuple[int, str]] = field(default_factory=list)
+    # Singleton places whose token's value cannot change whether this
+    # transition is enabled (bound by a bare variable used by no guard or
+    # other input arc): their changes need not wake it while it is disabled.
+    value_blind: list[int] = field(default_factory=list)
 
 
 def _context(t: FlatTransition, what: str) -> str:
@@ -377,6 +381,31 @@ class _TransitionCompiler:
                                   "(not on an input arc, not set by the code segment, "
                                   "not in the environment)")
 
+    def value_blind(self, steps) -> list[int]:
+        """The untimed singleton input places whose every term is a bare
+        variable that no guard and no other input term reads."""
+        terms: dict[int, list] = {}
+        for kind, item in steps:
+            if kind != "guard":
+                terms.setdefault(item[0], []).append(item[1])
+        guard_names = (free_names(check_expression(self.t.guard)) if self.t.guard else set())
+        blind = []
+        for place, nodes in terms.items():
+            if place not in self.singletons or self.net.places[place].timed:
+                continue
+            if not all(isinstance(node, ast.Name) and node.id not in self.env_names
+                       for node in nodes):
+                continue
+            names = {node.id for node in nodes}
+            read_elsewhere = set(guard_names)
+            for other, others in terms.items():
+                if other != place:
+                    for node in others:
+                        read_elsewhere |= free_names(node)
+            if not names & read_elsewhere:
+                blind.append(place)
+        return blind
+
     def compile(self) -> CompiledTransition:
         self.find_read_arcs()
         steps, bound = self.plan()
@@ -427,7 +456,7 @@ class _TransitionCompiler:
             sorted({item[0] for kind, item in steps if kind != "guard" and item[4]}
                    | {place for place, _ in self.outputs}),
             uses_time, source, self.t.env,
-            list(self.t.inputs))
+            list(self.t.inputs), self.value_blind(steps))
 
 
 def compile_net(net: FlatNet) -> list[CompiledTransition]:

@@ -97,9 +97,20 @@ class Simulator:
         for t in self.transitions:
             for p in dict.fromkeys(t.input_places):
                 self._consumers[p].append(t.index)
-        # A firing may change its own enabling even with no input places.
-        self._affected = [sorted({c for p in t.changed_places for c in self._consumers[p]}
-                                 | {t.index}) for t in self.transitions]
+        # After a firing: the transitions to search again (the firing one
+        # too: it may change its own enabling even with no input places),
+        # and those to search again only if enabled, to refresh their
+        # binding (a change they are blind to cannot enable them).
+        self._affected, self._refreshed = [], []
+        for t in self.transitions:
+            woken = {t.index}
+            refreshed = set()
+            for p in t.changed_places:
+                for c in self._consumers[p]:
+                    blind = p in self.transitions[c].value_blind
+                    (refreshed if blind else woken).add(c)
+            self._affected.append(sorted(woken))
+            self._refreshed.append(tuple(sorted(refreshed - woken)))
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
@@ -297,6 +308,7 @@ class Simulator:
                                f"{error!r}") from error
         self._found.pop(t, None)
         self._dirty.update(self._affected[t])
+        self._dirty.update(u for u in self._refreshed[t] if u in self._found)
         self._version = self._new_version()
         self.steps += 1
         self._last = (t, picks, values)
@@ -364,7 +376,7 @@ class Simulator:
             self._snapshot()
         # The hot loop: _refresh, _choose and _fire_one inlined (see bench/).
         found, dirty, search, fire = self._found, self._dirty, self._search, self._fire
-        affected, hooks = self._affected, self._hooks
+        affected, refreshed, hooks = self._affected, self._refreshed, self._hooks
         limit = float("inf") if max_steps is None else self.steps + max_steps
         steps, last, t, firing = self.steps, self._last, None, False
         reason = StopReason.STEPS
@@ -390,6 +402,10 @@ class Simulator:
                 fire[t](picks, values, self.now)
                 firing = False
                 dirty.update(affected[t])
+                if refreshed[t]:
+                    for u in refreshed[t]:
+                        if u in found:
+                            dirty.add(u)
                 steps += 1
                 last = (t, picks, values)
                 if hooks[t] or stop_when is not None:

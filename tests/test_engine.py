@@ -493,3 +493,34 @@ def test_singleton_places_are_those_that_always_hold_one_token():
     sim = Simulator(net, order="declared")
     assert [dict(b.values) for b in sim.enabled()] == [
         {"size": size, "free": 4, "c": 0} for size in (1, 2, 3)]
+
+
+def test_a_change_a_transition_is_blind_to_still_refreshes_its_binding():
+    """Take binds S's token by a bare variable no guard reads: a change of S
+    cannot enable or disable it, so it is not searched again while disabled,
+    but when it is enabled its binding must see S's new value.  Put makes
+    Q's token at s == 2; Inc (before Take by priority) then moves S to 3, and
+    Take must fire with s = 3."""
+    net = Net("blind")
+    net.place("S", int, initial=[0])
+    net.place("Once", initial=[()])
+    net.place("Q", int)
+    net.place("Done", tuple)
+    net.transition("Put", priority=P_HIGH, guard="s == 2")
+    net.arc("Once", "Put", "()")
+    net.arc("S", "Put", "s")
+    net.arc("Put", "S", "s")
+    net.arc("Put", "Q", "s")
+    net.transition("Inc", guard="s < 3")
+    net.arc("S", "Inc", "s")
+    net.arc("Inc", "S", "s + 1")
+    net.transition("Take", priority=P_LOW)
+    net.arc("Q", "Take", "q")
+    net.arc("S", "Take", "s")
+    net.arc("Take", "S", "s")
+    net.arc("Take", "Done", "(q, s)")
+    sim = Simulator(net)
+    take = sim.transitions[sim.transition_index("Take")]
+    assert [sim.net.places[p].path for p in take.value_blind] == ["S"]
+    sim.run()
+    assert sim.marking["Done"] == [(2, 3)]
