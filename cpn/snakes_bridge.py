@@ -61,7 +61,11 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
     dropped = set()
     for place in flat.places:
         tokens = [t.value if isinstance(t, TimedToken) else t for t in place.place.initial]
-        result.add_place(sn.Place(place.path, tokens))
+        try:
+            result.add_place(sn.Place(place.path, tokens))
+        except TypeError as error:  # SNAKES keeps tokens in a hashed multiset
+            raise NetError(f"place '{place.path}': SNAKES holds only hashable tokens "
+                           f"({error})") from None
         if place.timed:
             dropped.add("time")
     for t in flat.transitions:

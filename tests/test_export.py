@@ -139,3 +139,7 @@ def test_what_snakes_cannot_express_is_refused_by_name():
     net.arc("Q", "T", "x + 1")
     with pytest.raises(NetError, match=r"arc Q -> T 'x \+ 1'"):
         to_snakes(net)
+    net = Net("dict")
+    net.place("P", dict, initial=[{"a": 1}])
+    with pytest.raises(NetError, match="place 'P': SNAKES holds only hashable tokens"):
+        to_snakes(net)
