@@ -70,7 +70,7 @@ Commands (one per line):
   b del K / b clear         remove breakpoint K / every breakpoint
   help        this text
   q           quit
-NAME is a full path (Scheduler/Queue) or its last part when that is unique.
+NAME is a full path (Scheduler/User) or its last part when that is unique.
 Bad input only prints a hint; the marking is left as it was."""
 
 STATUS_BINDINGS = 20
