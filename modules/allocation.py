@@ -31,6 +31,20 @@ from .power_capping import AllocationRules, PowerCap, requeue
 P_ALLOCATE_WAITING = P_ALLOCATE // 2  # Allocate W before Allocate (Fig. 6)
 
 
+def allocation_ports(module: Net, running: str = "out") -> None:
+    """The ports every allocation module has (``nets.puppet.compose``
+    connects them): the selected jobs, the queue they may go back to, free
+    nodes, system power, the scheduler's view of running jobs, and the
+    place started jobs go to (``running``: ``"inout"`` for a module that
+    also takes them back, as DVFS re-times them)."""
+    module.place("Selected", tuple, port="inout")
+    module.place("Queuing", tuple, port="inout")
+    module.place("Nodes", int, port="inout")
+    module.place("Power", float, port="inout")
+    module.place("RuntimeInfo", dict, port="inout")
+    module.place("Running", Job, timed=True, port=running)
+
+
 def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
                      runtime: str = "job.rt") -> Net:
     """Ports Selected, Queuing, Nodes, Power, Runtime Info, Running; a
@@ -41,12 +55,7 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
         "busy_delta": power.busy_delta, "fits": rules.fits, "blocked": rules.blocked,
         "pick_waiting": rules.pick_waiting, "requeue": requeue,
         "wait_room": cap.wait_queue_length})
-    module.place("Selected", tuple, port="inout")
-    module.place("Queuing", tuple, port="inout")
-    module.place("Nodes", int, port="inout")
-    module.place("Power", float, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
-    module.place("Running", Job, timed=True, port="out")
+    allocation_ports(module)
     module.place("WaitQueue", tuple, initial=[()])
 
     planned = "job.wt" if estimate == "requested" else "job.rt"

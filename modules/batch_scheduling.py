@@ -51,6 +51,18 @@ class SchedulingConfig:
                 raise ValueError(f"scheduling {name} must be one of {allowed}, not {value!r}")
 
 
+def scheduler_places(module: Net) -> None:
+    """The places every scheduler module has: jobs not yet submitted
+    (*User*, released at their submit times), the *Trigger* shared with
+    the rest of the net, and the ports ``nets.puppet.compose`` connects."""
+    module.place("User", Job, timed=True)
+    module.place("Trigger", bool, fusion=TRIGGER_FUSION)
+    module.place("Queuing", tuple, port="inout")
+    module.place("RuntimeInfo", dict, port="inout")
+    module.place("Nodes", int, port="inout")
+    module.place("Selected", tuple, port="inout")
+
+
 def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
                      schedule: Callable | None = None, name: str = "BatchScheduling") -> Net:
     """The module; ports Queuing, Runtime Info, Nodes (read) and Selected.
@@ -63,12 +75,7 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
         schedule = partial(easy_pass, policy=config.policy, estimate=config.estimate,
                            backfill=config.backfill)
     module = Net(name, env={"schedule": schedule})
-    module.place("User", Job, timed=True)
-    module.place("Trigger", bool, fusion=TRIGGER_FUSION)
-    module.place("Queuing", tuple, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
-    module.place("Nodes", int, port="inout")
-    module.place("Selected", tuple, port="inout")
+    scheduler_places(module)
 
     module.transition("Submit", priority=P_SUBMIT,
                       inputs={"User": "job", "Queuing": "queue", "Trigger": "signal"},

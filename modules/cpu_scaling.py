@@ -26,6 +26,7 @@ from typing import Mapping
 
 from cpn import Delayed, Net, P_LOW
 
+from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .job import Job
 from .power import PowerModel
@@ -150,12 +151,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
     module = Net("CpuScaling", env={
         "rules": rules, "busy_delta": power.busy_delta, "duration": scaling.duration,
         "requeue": requeue, "estimate": estimate})
-    module.place("Selected", tuple, port="inout")
-    module.place("Queuing", tuple, port="inout")
-    module.place("Nodes", int, port="inout")
-    module.place("Power", float, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
-    module.place("Running", Job, timed=True, port="inout")
+    allocation_ports(module, running="inout")
     module.place("Level", float, initial=[scaling.levels[0]], fusion=DVFS_LEVEL)
     module.place("Progress", dict, initial=[{}])
 

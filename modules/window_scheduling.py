@@ -60,7 +60,9 @@ import numpy as np
 
 from cpn import Delayed, Net, timed
 
+from .allocation import allocation_ports
 from .batch_scheduling import (P_ALLOCATE, P_FINISH, P_SCHEDULE, P_SUBMIT, TRIGGER_FUSION,
+                               scheduler_places,
                                SchedulingConfig)
 from .easy import order_queue
 from .job import Job
@@ -333,12 +335,7 @@ def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power:
         learner = PowerLearner(learner or LearnerConfig())
     select = WindowPolicy(window, power, machine_nodes, scheduling.policy, scheduling.estimate)
     module = Net("WindowScheduling", env={"select": select})
-    module.place("User", Job, timed=True)
-    module.place("Trigger", bool, fusion=TRIGGER_FUSION)
-    module.place("Queuing", tuple, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
-    module.place("Nodes", int, port="inout")
-    module.place("Selected", tuple, port="inout")
+    scheduler_places(module)
     module.place("Window", tuple, initial=[()])
     module.place("Learner", PowerLearner, initial=[learner], fusion=LEARNER_FUSION)
     module.place("Estimates", RunningEstimates, initial=[RunningEstimates()],
@@ -371,12 +368,7 @@ def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power:
 
 
 def _allocation_places(module: Net) -> None:
-    module.place("Selected", tuple, port="inout")
-    module.place("Queuing", tuple, port="inout")
-    module.place("Nodes", int, port="inout")
-    module.place("Power", float, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
-    module.place("Running", Job, timed=True, port="out")
+    allocation_ports(module)
     module.place("Trigger", bool, fusion=TRIGGER_FUSION)
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from cpn import Net
 
-from ..batch_scheduling import P_ALLOCATE, P_SCHEDULE, P_SUBMIT, TRIGGER_FUSION
+from ..allocation import allocation_ports
+from ..batch_scheduling import P_ALLOCATE, P_SCHEDULE, P_SUBMIT, scheduler_places
 from ..job import Job
 from ..power import PowerModel
 from .gears import CpuPowerModel
@@ -32,12 +33,7 @@ from .profiles import JobProfile
 def thesis_scheduling(policy) -> Net:
     """The scheduler module for ``policy`` (see ``easy.EasyBackfilling``)."""
     module = Net("ThesisScheduling", env={"schedule": policy})
-    module.place("User", Job, timed=True)
-    module.place("Trigger", bool, fusion=TRIGGER_FUSION)
-    module.place("Queuing", tuple, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
-    module.place("Nodes", int, port="inout")
-    module.place("Selected", tuple, port="inout")
+    scheduler_places(module)
     module.place("Arrivals", tuple, initial=[()])
     module.place("PolicyState", object, initial=[policy.initial_state()])
 
@@ -91,12 +87,7 @@ def gear_allocation(planner: Planner, system: PowerModel) -> Net:
     execution = GearExecution(planner)
     module = Net("GearAllocation", env={"execution": execution,
                                         "busy_delta": system.busy_delta})
-    module.place("Selected", tuple, port="inout")
-    module.place("Queuing", tuple, port="inout")
-    module.place("Nodes", int, port="inout")
-    module.place("Power", float, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
-    module.place("Running", Job, timed=True, port="out")
+    allocation_ports(module)
     module.transition(
         "Allocate", priority=P_ALLOCATE, guard="sel",
         code="job = execution.started(sel[0], now, free)",
