@@ -21,20 +21,7 @@ from .capping import (OVER_CAP_REASON, add_capping_arguments, build_cap, cap_spe
                       capping_method, over_cap_alone)
 from .resilience import add_resilience_arguments, topper_config
 from .sleeping import add_sleeping_arguments, sleeping_nodes
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be within [0, 1], not {text}")
-    return value
+from .values import fraction, positive_float
 
 
 def add_run_parser(subparsers) -> None:
@@ -64,9 +51,9 @@ def add_run_parser(subparsers) -> None:
                      help="job power: drawn per user/group from Mira's per-rack "
                           "distribution, a constant per node, or a CSV (job_id,power)")
     run.add_argument("--power-csv", type=Path, help="CSV of job_id,power (watts)")
-    run.add_argument("--node-watts", type=_positive_float, default=65_760 / 1024,
+    run.add_argument("--node-watts", type=positive_float, default=65_760 / 1024,
                      help="a node's power at full speed (W; default Mira's 64.2)")
-    run.add_argument("--idle-fraction", type=_fraction, default=0.3,
+    run.add_argument("--idle-fraction", type=fraction, default=0.3,
                      help="an idle node's share of its full power (default 0.3)")
     run.add_argument("--energy-steps", default="60,300,900,1800,3600",
                      help="fixed-step energy estimates to report, in seconds (comma list)")

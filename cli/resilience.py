@@ -12,16 +12,11 @@ import argparse
 
 from modules.resilience import ON_FAILURE, FaultTolerance
 
+from .values import positive_float
+
 #: The command line's names for FaultTolerance.method.
 RESILIENCE = {"checkpoint": "checkpoint", "replication": "replication", "restart": "none"}
 DAY = 86_400.0
-
-
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-    return value
 
 
 def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,15 +29,15 @@ def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--unit-nodes", type=int, default=defaults.unit_nodes,
                        help="nodes per compute unit, the unit of failure and allocation "
                             f"(default {defaults.unit_nodes}: a Blue Gene/Q rack)")
-    group.add_argument("--mttf-days", type=_positive, default=defaults.unit_mttf / DAY,
+    group.add_argument("--mttf-days", type=positive_float, default=defaults.unit_mttf / DAY,
                        help="a unit's mean time to failure in days "
                             f"(default {defaults.unit_mttf / DAY:g}: Mira's racks)")
     group.add_argument("--failure-trace", help="replay failures from a CSV (time,unit; "
                                                "times on the trace's clock) instead of "
                                                "drawing them")
-    group.add_argument("--failure-multiplier", type=_positive, default=1.0,
+    group.add_argument("--failure-multiplier", type=positive_float, default=1.0,
                        help="scale every unit's failure rate (default 1)")
-    group.add_argument("--dvfs-failure-multiplier", type=_positive, default=1.0,
+    group.add_argument("--dvfs-failure-multiplier", type=positive_float, default=1.0,
                        help="scale it while DVFS runs below nominal (2: DVFS-double)")
     group.add_argument("--on-failure", choices=ON_FAILURE, default=defaults.on_failure,
                        help="a failed job keeps its units and rolls back at once, or is "
@@ -53,7 +48,7 @@ def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--gamma", type=float, default=defaults.communication,
                        help="replication's communication overhead "
                             f"(default {defaults.communication:g})")
-    group.add_argument("--checkpoint-scale", type=_positive, default=defaults.checkpoint_scale,
+    group.add_argument("--checkpoint-scale", type=positive_float, default=defaults.checkpoint_scale,
                        help="scale the checkpoint overheads (600 s / 1,200 s; default 1)")
     group.add_argument("--recovery", type=float, default=defaults.recovery,
                        help=f"restart cost after a failure in seconds "

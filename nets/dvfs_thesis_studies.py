@@ -262,11 +262,7 @@ def run_study(name: str, base: ThesisRun, out, results, workers: int | None = No
     runs = [("EASY", base), *make_runs(base)]
     summary = run_sweep([run for _, run in runs], results, workers=workers, client=client,
                         progress=progress, collect_results=False)
-    if summary.interrupted:
-        raise KeyboardInterrupt
-    if summary.failed:
-        raise RuntimeError(f"{len(summary.failed)} runs failed: "
-                           + "; ".join(f"{k}: {v}" for k, v in list(summary.failed.items())[:3]))
+    summary.raise_unless_complete()
     stored = load_results(results).set_index("key")
     table = stored.loc[[run.key() for _, run in runs]].reset_index()
     table["label"] = [label for label, _ in runs]

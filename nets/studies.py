@@ -584,11 +584,7 @@ def run_study(study: Study | str, base: Experiment, months: Sequence[int | None]
     experiments = study.experiments(base, months, policies)
     summary = run_sweep(experiments, results_dir, workers=workers, client=client,
                         progress=progress, collect_results=False)
-    if summary.interrupted:
-        raise KeyboardInterrupt
-    if summary.failed:
-        raise RuntimeError(f"{len(summary.failed)} runs failed: "
-                           + "; ".join(f"{k}: {v}" for k, v in list(summary.failed.items())[:3]))
+    summary.raise_unless_complete()
     table = study_table(study, experiments, load_results(results_dir))
     out.mkdir(parents=True, exist_ok=True)
     csv = out / f"{study.name}.csv"

@@ -199,6 +199,15 @@ class SweepSummary:
     def complete(self) -> bool:
         return not self.failed and not self.interrupted
 
+    def raise_unless_complete(self) -> None:
+        """For a study, which needs every run: Ctrl-C goes on as
+        ``KeyboardInterrupt``, failed runs as one error naming a few."""
+        if self.interrupted:
+            raise KeyboardInterrupt
+        if self.failed:
+            raise RuntimeError(f"{len(self.failed)} runs failed: " + "; ".join(
+                f"{key}: {error}" for key, error in list(self.failed.items())[:3]))
+
 
 def plan(runs: Sequence[Run], baselines: bool = True) -> list[Run]:
     """The runs a sweep of ``runs`` needs: the runs, their prerequisites

@@ -462,11 +462,7 @@ def run_study(study: ResilienceStudy | str, base: Experiment, months: Sequence[i
     summary = run_sweep([exp for _, exp in runs], results_dir, workers=workers,
                         client=client, progress=progress, baselines=False,
                         collect_results=False)
-    if summary.interrupted:
-        raise KeyboardInterrupt
-    if summary.failed:
-        raise RuntimeError(f"{len(summary.failed)} runs failed: "
-                           + "; ".join(f"{k}: {v}" for k, v in list(summary.failed.items())[:3]))
+    summary.raise_unless_complete()
     table = study_table(study, runs, load_results(results_dir))
     checks = study.checks(study, table)
     out.mkdir(parents=True, exist_ok=True)
