@@ -51,16 +51,22 @@ class SchedulingConfig:
                 raise ValueError(f"scheduling {name} must be one of {allowed}, not {value!r}")
 
 
-def scheduler_places(module: Net) -> None:
+def scheduler_base(module: Net, submit: bool = True) -> None:
     """The places every scheduler module has: jobs not yet submitted
     (*User*, released at their submit times), the *Trigger* shared with
-    the rest of the net, and the ports ``nets.puppet.compose`` connects."""
+    the rest of the net, and the ports ``nets.puppet.compose`` connects;
+    with ``submit``, PuPPET's *Submit*, which queues each job as it arrives
+    and triggers scheduling."""
     module.place("User", Job, timed=True)
     module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("Queuing", tuple, port="inout")
     module.place("RuntimeInfo", dict, port="inout")
     module.place("Nodes", int, port="inout")
     module.place("Selected", tuple, port="inout")
+    if submit:
+        module.transition("Submit", priority=P_SUBMIT,
+                          inputs={"User": "job", "Queuing": "queue", "Trigger": "signal"},
+                          outputs={"Queuing": "queue + (job,)", "Trigger": "True"})
 
 
 def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
@@ -75,11 +81,7 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
         schedule = partial(easy_pass, policy=config.policy, estimate=config.estimate,
                            backfill=config.backfill)
     module = Net(name, env={"schedule": schedule})
-    scheduler_places(module)
-
-    module.transition("Submit", priority=P_SUBMIT,
-                      inputs={"User": "job", "Queuing": "queue", "Trigger": "signal"},
-                      outputs={"Queuing": "queue + (job,)", "Trigger": "True"})
+    scheduler_base(module)
     module.transition(
         "Schedule", priority=P_SCHEDULE[config.trigger],
         code="started, waiting = schedule(queue, running, free, now)",

@@ -61,9 +61,8 @@ import numpy as np
 from cpn import Delayed, Net, timed
 
 from .allocation import allocation_ports
-from .batch_scheduling import (P_ALLOCATE, P_FINISH, P_SCHEDULE, P_SUBMIT, TRIGGER_FUSION,
-                               scheduler_places,
-                               SchedulingConfig)
+from .batch_scheduling import (P_ALLOCATE, P_FINISH, P_SCHEDULE, TRIGGER_FUSION,
+                               SchedulingConfig, scheduler_base)
 from .easy import order_queue
 from .job import Job
 from .knapsack import SOLVERS, knapsack_eq2
@@ -335,20 +334,13 @@ def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power:
         learner = PowerLearner(learner or LearnerConfig())
     select = WindowPolicy(window, power, machine_nodes, scheduling.policy, scheduling.estimate)
     module = Net("WindowScheduling", env={"select": select})
-    scheduler_places(module)
+    scheduler_base(module)
     module.place("Window", tuple, initial=[()])
     module.place("Learner", PowerLearner, initial=[learner], fusion=LEARNER_FUSION)
     module.place("Estimates", RunningEstimates, initial=[RunningEstimates()],
                  fusion=ESTIMATES_FUSION)
     module.place("Decisions", Decision)
     add_power_cap(module, cap)
-
-    module.transition("Submit", priority=P_SUBMIT)
-    module.arc("User", "Submit", "job")
-    module.arc("Queuing", "Submit", "queue")
-    module.arc("Trigger", "Submit", "signal")
-    module.arc("Submit", "Queuing", "queue + (job,)")
-    module.arc("Submit", "Trigger", "True")
 
     module.transition("Schedule", priority=P_SCHEDULE[scheduling.trigger], code=(
         "started, window2, queue2, estimates2, decisions = "

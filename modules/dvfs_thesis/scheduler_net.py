@@ -22,7 +22,7 @@ from __future__ import annotations
 from cpn import Net
 
 from ..allocation import allocation_ports
-from ..batch_scheduling import P_ALLOCATE, P_SCHEDULE, P_SUBMIT, scheduler_places
+from ..batch_scheduling import P_ALLOCATE, P_SCHEDULE, P_SUBMIT, scheduler_base
 from ..job import Job
 from ..power import PowerModel
 from .gears import CpuPowerModel
@@ -33,7 +33,7 @@ from .profiles import JobProfile
 def thesis_scheduling(policy) -> Net:
     """The scheduler module for ``policy`` (see ``easy.EasyBackfilling``)."""
     module = Net("ThesisScheduling", env={"schedule": policy})
-    scheduler_places(module)
+    scheduler_base(module, submit=False)  # its Submit also notes arrivals
     module.place("Arrivals", tuple, initial=[()])
     module.place("PolicyState", object, initial=[policy.initial_state()])
 
