@@ -33,10 +33,8 @@ True
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
-import os
 import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -47,6 +45,7 @@ from modules.dvfs_thesis.profiles import draw_profiles, read_profiles
 
 from .dvfs_thesis import (BsldDrivenConfig, EasyConfig, MaxJobPerfConfig, PbGuidedConfig,
                           ThesisConfig, UpasConfig, simulate, thesis_portion)
+from .run_keys import absolute_path, run_key
 
 MODEL = "thesis"
 POLICY_CONFIGS = {"easy": EasyConfig, "upas": UpasConfig, "bsld_driven": BsldDrivenConfig,
@@ -82,9 +81,9 @@ class ThesisRun:
 
     def __post_init__(self):
         put = functools.partial(object.__setattr__, self)
-        put("trace", os.fspath(self.trace))
+        put("trace", absolute_path(self.trace))
         if self.profiles is not None:
-            put("profiles", os.fspath(self.profiles))
+            put("profiles", absolute_path(self.profiles))
         if self.policy not in POLICY_CONFIGS:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {self.policy!r}")
         for name in ("machine_cpus", "first_job", "last_job", "profile_seed"):
@@ -124,8 +123,11 @@ class ThesisRun:
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
     def key(self) -> str:
-        """A stable short id: 16 hex digits of the SHA-256 of the canonical JSON."""
-        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+        """A stable short id: 16 hex digits of the SHA-256 of the canonical
+        JSON with the files' contents in place of their paths
+        (:func:`nets.run_keys.run_key`)."""
+        return run_key(self.to_dict(), ("trace",) if self.profiles is None
+                       else ("trace", "profiles"))
 
     def label(self) -> str:
         """A short human-readable description."""

@@ -6,7 +6,9 @@ alpha, beta, the idle power, the month of the trace.  An ``Experiment``
 names one such run completely, as a frozen dataclass of plain values, so
 that it is hashable, JSON-serialisable, and has a stable short id
 (:meth:`Experiment.key`, a hash of its canonical JSON) under which a sweep
-stores its result and recognises it when restarted.
+stores its result and recognises it when restarted.  A trace file is kept
+as its absolute path, to be read from anywhere, and enters the key by its
+content (:mod:`nets.run_keys`): however its path is spelt, a run has one key.
 
 Fields that cannot change a run are set to ``None`` (alpha and beta act
 only under DVFS, ``l`` and ``w`` only under WAIT, the cap only when there
@@ -48,7 +50,6 @@ True
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import os
@@ -68,6 +69,8 @@ from modules.job import Job
 from modules.metrics import json_safe
 from modules.power_capping import PowerCap
 from modules.resilience import METHODS, ON_FAILURE
+
+from .run_keys import absolute_path, run_key
 
 #: Capping methods: none, power-aware allocation (BLOCK, WAIT; section 3.2),
 #: CPU scaling (DVFS; section 3.3).
@@ -109,7 +112,8 @@ _INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_mon
 class Experiment:
     """One PuPPET run.  Times in the trace's seconds, power in watts.
 
-    ``trace``: an SWF file, or ``"synthetic"`` for the built-in Mira-like
+    ``trace``: an SWF file (kept as its absolute path; the key hashes its
+    content), or ``"synthetic"`` for the built-in Mira-like
     month (:func:`modules.synthetic.synthetic_month`; its month ``m > 0`` is
     another seeded draw, so a synthetic study has "months" too).
     ``month``: index of a 30-day window of submit times, counted from the
@@ -179,7 +183,8 @@ class Experiment:
 
     def __post_init__(self):
         put = functools.partial(object.__setattr__, self)
-        put("trace", os.fspath(self.trace))
+        trace = os.fspath(self.trace)
+        put("trace", trace if trace == SYNTHETIC else absolute_path(trace))
         for name in _FLOATS:
             value = getattr(self, name)
             if value is not None:
@@ -343,8 +348,10 @@ class Experiment:
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
     def key(self) -> str:
-        """A stable short id: 16 hex digits of the SHA-256 of the canonical JSON."""
-        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+        """A stable short id: 16 hex digits of the SHA-256 of the canonical
+        JSON with the trace's content in place of its path
+        (:func:`nets.run_keys.run_key`; the synthetic workload is its name)."""
+        return run_key(self.to_dict(), () if self.trace == SYNTHETIC else ("trace",))
 
     # -- related runs -------------------------------------------------------
 

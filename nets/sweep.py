@@ -149,10 +149,10 @@ def grid_from_json(spec: Any) -> list[Run]:
     >>> len(grid_from_json({"base": {"policy": "wfp"}, "grid": {"cap_fraction": [0.8, 0.6],
     ...                     "capping": ["wait"]}}))
     2
-    >>> runs = grid_from_json({"model": "thesis", "base": {"trace": "a.swf"},
-    ...                        "grid": {"policy": ["upas"], "wq_threshold": [0, 4, None]}})
-    >>> [run.options for run in runs]
-    [(('wq_threshold', 0),), (('wq_threshold', 4),), (('wq_threshold', None),)]
+    >>> runs = grid_from_json([{"grid": {"policy": ["fcfs", "wfp"]}},
+    ...                        {"experiments": [{"policy": "wfp", "alpha": 3}]}])
+    >>> [run.policy for run in runs]   # alpha cannot act uncapped: the same run
+    ['fcfs', 'wfp']
     """
     if isinstance(spec, (str, os.PathLike)):
         with open(spec) as stream:

@@ -5,6 +5,7 @@ import json
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from cli.main import main as cpn
@@ -14,6 +15,7 @@ from modules.swf import read_swf
 from nets.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
                              prepare_workload, read_result, run_experiment)
 from nets.puppet import PuppetConfig, simulate
+from nets import run_keys
 from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
 from tiny_traces import write_two_month_trace
 
@@ -32,12 +34,12 @@ def comparable(record: dict) -> dict:
 # -- experiments --------------------------------------------------------------
 
 
-def test_keys_are_stable_across_spellings_and_processes():
+def test_keys_are_stable_across_spellings_and_processes(trace):
     # Changing this value invalidates every stored result: do it on purpose.
     assert Experiment().key() == Experiment.from_dict(json.loads(Experiment().canonical_json())).key()
-    exp = Experiment(trace="a.swf", month=2, policy="wfp", capping="dvfs", cap_fraction=0.7,
+    exp = Experiment(trace=str(trace), month=1, policy="wfp", capping="dvfs", cap_fraction=0.7,
                      alpha=2, beta=0.5)
-    assert exp.key() == Experiment(trace=Path("a.swf"), month=2.0, policy="wfp",
+    assert exp.key() == Experiment(trace=Path(trace), month=1.0, policy="wfp",
                                    capping="dvfs", alpha=2.0).key()
     assert len(exp.key()) == 16 and int(exp.key(), 16) >= 0
     assert Experiment.from_dict(exp.to_dict()) == exp
@@ -45,8 +47,8 @@ def test_keys_are_stable_across_spellings_and_processes():
     assert Experiment().key() == "2f361ef4bf4ba104"  # the same in every process
 
 
-def test_keys_are_distinct_when_the_run_differs_and_equal_when_it_cannot():
-    runs = grid(Experiment(trace="a.swf"), policy=["fcfs", "wfp"],
+def test_keys_are_distinct_when_the_run_differs_and_equal_when_it_cannot(trace):
+    runs = grid(Experiment(trace=str(trace)), policy=["fcfs", "wfp"],
                 capping=["none", "block", "wait", "dvfs"], cap_fraction=[0.8, 0.4],
                 alpha=[1, 3], month=[0, 1])
     # none: 2 policies x 2 months; block, wait: x 2 caps; dvfs: x 2 caps x 2 alphas
@@ -57,6 +59,61 @@ def test_keys_are_distinct_when_the_run_differs_and_equal_when_it_cannot():
     assert Experiment(capping="wait", beta=2).key() == Experiment(capping="wait").key()
     assert Experiment(capping="wait", l=4).key() != Experiment(capping="wait").key()
     assert Experiment(capping="none", cap_fraction=0.4).cap_fraction is None
+
+
+def test_a_trace_is_keyed_by_its_content_however_its_path_is_spelt(trace, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x").mkdir()
+    copy = tmp_path / "x" / "tiny.swf"
+    copy.write_bytes(trace.read_bytes())
+    spellings = ["x/tiny.swf", str(copy), "./x/../x/tiny.swf", Path("x") / "tiny.swf"]
+    runs = [Experiment(trace=spelling, month=1) for spelling in spellings]
+    assert {run.trace for run in runs} == {str(copy)}  # the resolved path, for reading
+    assert len({run.key() for run in runs}) == 1
+    assert len(grid_from_json([{"base": {"trace": str(spelling), "month": 1}}
+                               for spelling in spellings])) == 1
+    for run in runs:  # the same run, spelt differently, runs once and is one row
+        run_sweep([run], tmp_path / "out", workers=1, progress=False)
+    table = pd.read_csv(tmp_path / "out" / "results.csv")
+    assert table.key.tolist() == [runs[0].key()] and table.trace.tolist() == [str(copy)]
+    # the same content elsewhere is the same run; other content under the same name is not
+    assert Experiment(trace=trace, month=1).key() == runs[0].key()
+    (tmp_path / "y").mkdir()
+    other = write_two_month_trace(tmp_path / "y" / "tiny.swf", nodes=8, seed=8, later_jobs=8,
+                                  later_gap=3600, max_procs=16)
+    assert Experiment(trace=other, month=1).key() != runs[0].key()
+    # a trace rewritten in place is another run
+    copy.write_bytes(other.read_bytes())
+    assert Experiment(trace="x/tiny.swf", month=1).key() == Experiment(trace=other,
+                                                                       month=1).key()
+
+
+def test_a_trace_is_hashed_once_while_it_is_unchanged(tmp_path, monkeypatch):
+    hashed = []
+    original = run_keys._sha256_of_file
+    monkeypatch.setattr(run_keys, "_sha256_of_file",
+                        lambda path: hashed.append(path) or original(path))
+    path = tmp_path / "big.swf"
+    path.write_text("1 0 -1 60 1 -1 -1 1 60 -1 1 1 1 1 1 1 -1 -1\n")
+    os.utime(path, ns=(10**18, 10**18))  # written long ago
+    keys = {Experiment(trace=path, policy=policy).key() for policy in ("fcfs", "wfp", "fcfs")}
+    assert len(keys) == 2 and hashed == [str(path)]
+    # rewritten at the same size: a new mtime, hashed again
+    path.write_text("1 0 -1 90 1 -1 -1 1 90 -1 1 1 1 1 1 1 -1 -1\n")
+    os.utime(path, ns=(15 * 10**17, 15 * 10**17))
+    assert Experiment(trace=path, policy="wfp").key() not in keys
+    assert hashed == [str(path)] * 2
+    # a file modified just now may change again within the same mtime tick: not remembered
+    path.write_text("1 0 -1 30 1 -1 -1 1 30 -1 1 1 1 1 1 1 -1 -1\n")
+    first = Experiment(trace=path).key()
+    path.write_text("1 0 -1 20 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n")
+    assert Experiment(trace=path).key() != first and len(hashed) == 4
+
+
+def test_a_missing_trace_has_no_key(tmp_path):
+    with pytest.raises(FileNotFoundError, match=f"^no trace at {tmp_path / 'nowhere.swf'}$"):
+        Experiment(trace=tmp_path / "nowhere.swf").key()
 
 
 def test_experiments_are_validated_up_front():
@@ -161,6 +218,23 @@ def test_a_sweep_stores_each_run_atomically_and_a_restart_skips_them(trace, tmp_
     assert row.edp_j_s_norm == pytest.approx(row.edp_j_s / twin.edp_j_s)
 
 
+def test_thesis_runs_are_keyed_by_their_files_contents(trace, tmp_path, monkeypatch):
+    from nets.dvfs_thesis_runs import ThesisRun
+
+    monkeypatch.chdir(tmp_path)
+    profiles = tmp_path / "profiles.csv"
+    profiles.write_text("job_id,p,beta_comp\n1,0.5,0.5\n")
+    run = ThesisRun(trace, machine_cpus=16, profiles="profiles.csv")
+    folder = trace.parent.name
+    again = ThesisRun(f"{trace.parent}/../{folder}/./{trace.name}", machine_cpus=16,
+                      profiles=str(profiles))
+    assert (run.trace, run.profiles) == (str(trace), str(profiles))
+    key = run.key()
+    assert again.key() == key
+    profiles.write_text("job_id,p,beta_comp\n1,0.9,0.5\n")
+    assert run.key() != key
+
+
 def test_ctrl_c_stops_the_sweep_and_keeps_finished_results(trace, tmp_path):
     seen = []
 
@@ -177,14 +251,21 @@ def test_ctrl_c_stops_the_sweep_and_keeps_finished_results(trace, tmp_path):
     assert rest.skipped == seen and len(rest.ran) == 7
 
 
-def test_the_dask_path_gives_the_same_results_as_local_processes(trace, tmp_path):
+def test_the_dask_path_reads_traces_from_the_clients_directory(trace, tmp_path, monkeypatch):
+    """Worker processes run in another directory than the client: a trace
+    spelt relative to the client's must still be found, and the results
+    are those of local processes."""
     distributed = pytest.importorskip("distributed")
-    experiments = tiny_grid(trace)[:3]
-    local = run_sweep(experiments, tmp_path / "local", workers=1, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    monkeypatch.chdir(tmp_path)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
+        monkeypatch.chdir(trace.parent)  # the client moves; the worker stays in tmp_path
+        experiments = grid(Experiment(trace=trace.name, month=0), policy=["wfp"],
+                           capping=["wait"], cap_fraction=[0.6])
         remote = run_sweep(experiments, tmp_path / "dask", client=client, progress=False)
+    assert remote.complete and len(remote.ran) == 2, remote.failed
+    local = run_sweep(experiments, tmp_path / "local", workers=1, progress=False)
     assert sorted(remote.ran) == sorted(local.ran)
     for key in local.ran:
         assert comparable(read_result(tmp_path / "dask", key)) == \
