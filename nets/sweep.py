@@ -19,7 +19,9 @@ directory.
 
 :func:`collect` gathers every result of a directory into ``results.csv``
 with normalised columns (``utilization_norm`` = utilization over the
-baseline's, and so on), the form the papers' figures use.
+baseline's, and so on), the form the papers' figures use, and the waits'
+differences to the baseline (``wait_mean_s_diff``), which still compare
+runs whose baseline had no wait.
 
 >>> experiments = grid(Experiment(), policy=["fcfs", "wfp"], capping=["none", "wait"])
 >>> len(experiments)
@@ -50,6 +52,9 @@ NORMALISED = ("utilization", "wait_mean_s", "edp_j_s", "energy_j", "makespan_s",
               "bounded_slowdown_mean", "power_peak_w", "power_mean_w", "system_efficiency",
               "energy_computational_j", "energy_total_j", "bsld", "energy_bsld",
               "frequency_mean_ghz", "runtime_mean_s")
+#: Metrics whose baseline may be 0 (no job waited), where a ratio says
+#: nothing: ``results.csv`` also has their difference (``<name>_diff``).
+DIFFERENCED = ("wait_mean_s",)
 EXPERIMENT_FIELDS = tuple(f.name for f in fields(Experiment))
 THESIS_FIELDS = tuple(f.name for f in fields(ThesisRun)
                       if f.name not in EXPERIMENT_FIELDS and f.name != "options")
@@ -376,8 +381,7 @@ def _collect_path(results_dir: Path) -> Path | None:
 
 def load_results(results_dir) -> pd.DataFrame:
     """Every ``<key>.json`` of ``results_dir`` as one row, with normalised
-    columns ``<metric>_norm`` (over the row's baseline, when that baseline
-    is in the directory too)."""
+    columns (:func:`normalise`)."""
     rows = []
     for path in sorted(Path(results_dir).glob("*.json")):
         if path.name.startswith("."):
@@ -395,16 +399,31 @@ def load_results(results_dir) -> pd.DataFrame:
     if "levels" in frame:
         frame["levels"] = frame["levels"].map(
             lambda levels: ";".join(f"{f:g}" for f in levels) if isinstance(levels, list) else levels)
-    base = frame.set_index("key")
-    baseline = frame["baseline_key"].map(lambda key: key if key in base.index else None)
-    for metric in NORMALISED:
-        if metric not in frame:
-            continue
-        reference = baseline.map(lambda key: base.at[key, metric] if key else float("nan"))
-        frame[f"{metric}_norm"] = frame[metric] / reference.astype(float).where(reference != 0)
+    frame = normalise(frame)
     first = ["key", "label", "model", *EXPERIMENT_FIELDS, *THESIS_FIELDS,
              *sorted(c for c in frame if c.startswith("option_"))]
     return frame[[c for c in first if c in frame] + [c for c in frame if c not in first]]
+
+
+def normalise(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add ``<metric>_norm``, the metric over its baseline's (when that
+    baseline is in ``frame`` too), for the metrics of :data:`NORMALISED`,
+    and ``<metric>_diff``, the metric minus its baseline's, for those of
+    :data:`DIFFERENCED`.  Where the baseline's value is 0, the ratio is 1
+    if the run's is 0 too (no change) and empty (NaN) otherwise: a wait
+    that rises from nothing has no ratio, its ``_diff`` says by how much."""
+    base = frame.set_index("key")
+    baseline = frame["baseline_key"].where(frame["baseline_key"].isin(base.index))
+    for metric in NORMALISED:
+        if metric not in frame:
+            continue
+        value = frame[metric].astype(float)
+        reference = baseline.map(base[metric]).astype(float)
+        ratio = value / reference.where(reference != 0)
+        frame[f"{metric}_norm"] = ratio.mask((reference == 0) & (value == 0), 1.0)
+        if metric in DIFFERENCED:
+            frame[f"{metric}_diff"] = value - reference
+    return frame
 
 
 def collect(results_dir, out: str | os.PathLike | None = None) -> pd.DataFrame:

@@ -12,10 +12,11 @@ from cli.main import main as cpn
 from modules.batch_scheduling import SchedulingConfig
 from modules.power_profile import assign_rack_power
 from modules.swf import read_swf
-from nets.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
-                             prepare_workload, read_result, run_experiment)
-from nets.puppet import PuppetConfig, simulate
 from nets import run_keys
+from nets.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
+                             prepare_workload, read_result, result_path, run_experiment,
+                             write_json_atomically)
+from nets.puppet import PuppetConfig, simulate
 from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
 from tiny_traces import write_two_month_trace
 
@@ -216,6 +217,30 @@ def test_a_sweep_stores_each_run_atomically_and_a_restart_skips_them(trace, tmp_
     row = table[table.key == lost].iloc[0]
     twin = table[table.key == row.baseline_key].iloc[0]
     assert row.edp_j_s_norm == pytest.approx(row.edp_j_s / twin.edp_j_s)
+
+
+def write_record(results_dir, key, baseline_key, wait, utilization=0.5):
+    write_json_atomically(result_path(results_dir, key),
+                          {"key": key, "baseline_key": baseline_key, "label": key,
+                           "wait_mean_s": wait, "utilization": utilization})
+
+
+def test_a_baseline_without_waits_gives_ratios_where_defined_and_differences(tmp_path):
+    write_record(tmp_path, "base", "base", wait=0.0)
+    write_record(tmp_path, "same", "base", wait=0.0, utilization=0.25)
+    write_record(tmp_path, "worse", "base", wait=120.0)
+    write_record(tmp_path, "waits", "waits", wait=60.0)
+    write_record(tmp_path, "longer", "waits", wait=90.0)
+    write_record(tmp_path, "orphan", "gone", wait=30.0)  # its baseline is not here
+    collect(tmp_path)
+    table = pd.read_csv(tmp_path / "results.csv").set_index("key")
+    norm, diff = table.wait_mean_s_norm, table.wait_mean_s_diff
+    assert (norm["base"], norm["same"], norm["waits"], norm["longer"]) == (1.0, 1.0, 1.0, 1.5)
+    assert pd.isna(norm["worse"]) and pd.isna(norm["orphan"])  # no finite ratio; no baseline
+    assert (diff["base"], diff["same"], diff["worse"], diff["longer"]) == (0, 0, 120, 30)
+    assert pd.isna(diff["orphan"])
+    assert table.utilization_norm["same"] == 0.5
+    assert "utilization_diff" not in table
 
 
 def test_thesis_runs_are_keyed_by_their_files_contents(trace, tmp_path, monkeypatch):
