@@ -97,7 +97,9 @@ def add_sweep_parser(subparsers) -> None:
                "--out thesis_runs (LLNL-Atlas jobs 10001-15000 on 9,216 CPUs)")
     sweep.add_argument("--out", type=Path, default=Path("sweep"), help="results directory")
     sweep.add_argument("--collect", type=Path, metavar="DIR",
-                       help="only gather DIR's results into DIR/results.csv")
+                       help="only gather DIR's results into DIR/results.csv: the rows of "
+                            "the grid given with it (--grid or grid options) first, in its "
+                            "order, the others sorted by their fields")
     sweep.add_argument("--grid", type=Path, metavar="FILE",
                        help="JSON grid ({model, base, grid, experiments}); the workload and "
                             "grid options below then belong in the file")
@@ -180,15 +182,20 @@ def add_sweep_parser(subparsers) -> None:
                        puppet_defaults={name: sweep.get_default(name) for name in PUPPET_OPTIONS})
 
 
+def grid_options_given(args) -> list[str]:
+    """The grid options (not ``--grid``) the command line sets."""
+    given = [name for name, default in args.puppet_defaults.items()
+             if getattr(args, name) != default]
+    return given + [name for name in ("trace", "policy", *THESIS_OPTIONS)
+                    if getattr(args, name) is not None]
+
+
 def experiments_from_args(args):
     from nets.experiment import Experiment, trace_months
     from nets.sweep import grid, grid_from_json
 
     if args.grid is not None:
-        given = [name for name, default in args.puppet_defaults.items()
-                 if getattr(args, name) != default]
-        given += [name for name in ("trace", "policy", *THESIS_OPTIONS)
-                  if getattr(args, name) is not None]
+        given = grid_options_given(args)
         if given:
             raise ValueError(f"--{given[0].replace('_', '-')} cannot be combined with --grid: "
                              "put it in the grid file")
@@ -257,7 +264,9 @@ def command_sweep(args) -> int:
 
     console = Console()
     if args.collect is not None:
-        frame = collect(args.collect)
+        declared = (args.grid is not None or args.model != "puppet"
+                    or bool(grid_options_given(args)))
+        frame = collect(args.collect, runs=experiments_from_args(args) if declared else None)
         if frame.empty:
             raise ValueError(f"no results in {args.collect}")
         console.print(f"{len(frame)} results gathered in {args.collect / 'results.csv'}")

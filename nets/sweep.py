@@ -21,7 +21,9 @@ directory.
 with normalised columns (``utilization_norm`` = utilization over the
 baseline's, and so on), the form the papers' figures use, and the waits'
 differences to the baseline (``wait_mean_s_diff``), which still compare
-runs whose baseline had no wait.
+runs whose baseline had no wait.  Rows follow the grid's order (then the
+baselines and prerequisites the sweep added); without a grid, the runs'
+fields (:func:`row_order`).
 
 >>> experiments = grid(Experiment(), policy=["fcfs", "wfp"], capping=["none", "wait"])
 >>> len(experiments)
@@ -33,6 +35,7 @@ from __future__ import annotations
 import concurrent.futures as futures
 import itertools
 import json
+import math
 import os
 import signal
 import tempfile
@@ -58,6 +61,10 @@ DIFFERENCED = ("wait_mean_s",)
 EXPERIMENT_FIELDS = tuple(f.name for f in fields(Experiment))
 THESIS_FIELDS = tuple(f.name for f in fields(ThesisRun)
                       if f.name not in EXPERIMENT_FIELDS and f.name != "options")
+#: Results from no grid are sorted by these fields (then their policy
+#: options, then their keys): PuPPET runs before the thesis', then by
+#: trace, month, policy, ..., capping, cap, ...
+ORDER_FIELDS = ("model", *EXPERIMENT_FIELDS, *THESIS_FIELDS)
 #: The run declarations of ``"model"`` in a JSON grid (TOPPER runs are
 #: PuPPET experiments with a resilience method).
 MODELS = {"puppet": Experiment, "thesis": ThesisRun}
@@ -302,7 +309,7 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
                 inputs[run.key()] = stored
     if not todo:
         if collect_results:
-            summary.results_csv = _collect_path(results_dir)
+            summary.results_csv = _collect_path(results_dir, runs)
         return summary
 
     own_executor = client is None
@@ -366,7 +373,7 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
         if own_executor:
             executor.shutdown(wait=not summary.interrupted, cancel_futures=True)
     if collect_results:
-        summary.results_csv = _collect_path(results_dir)
+        summary.results_csv = _collect_path(results_dir, runs)
     return summary
 
 
@@ -374,16 +381,17 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
 # Results
 
 
-def _collect_path(results_dir: Path) -> Path | None:
-    frame = collect(results_dir)
+def _collect_path(results_dir: Path, runs: Sequence[Run]) -> Path | None:
+    frame = collect(results_dir, runs=runs)
     return results_dir / RESULTS_CSV if len(frame) else None
 
 
-def load_results(results_dir) -> pd.DataFrame:
+def load_results(results_dir, runs: Sequence[Run] | None = None) -> pd.DataFrame:
     """Every ``<key>.json`` of ``results_dir`` as one row, with normalised
-    columns (:func:`normalise`)."""
+    columns (:func:`normalise`); rows in ``runs``' order (a sweep's grid),
+    the others in a stable order (:func:`row_order`)."""
     rows = []
-    for path in sorted(Path(results_dir).glob("*.json")):
+    for path in Path(results_dir).glob("*.json"):
         if path.name.startswith("."):
             continue
         try:
@@ -393,7 +401,7 @@ def load_results(results_dir) -> pd.DataFrame:
             continue  # not a result (a sweep writes whole files only)
         if isinstance(record, dict) and "key" in record:
             rows.append(record)
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(sorted(rows, key=row_order(runs)))
     if frame.empty:
         return frame
     if "levels" in frame:
@@ -403,6 +411,33 @@ def load_results(results_dir) -> pd.DataFrame:
     first = ["key", "label", "model", *EXPERIMENT_FIELDS, *THESIS_FIELDS,
              *sorted(c for c in frame if c.startswith("option_"))]
     return frame[[c for c in first if c in frame] + [c for c in frame if c not in first]]
+
+
+def row_order(runs: Sequence[Run] | None = None) -> Callable[[Mapping[str, Any]], tuple]:
+    """The sort key of result records: first ``runs`` (a grid) in their
+    order, then the baselines and prerequisites a sweep added to them, then
+    any other result sorted by its declaration (the fields of
+    :data:`ORDER_FIELDS` in that order, missing values first, numbers before
+    words; then its key)."""
+    order = unique([*runs, *plan(runs)]) if runs else []
+    positions = {run.key(): position for position, run in enumerate(order)}
+
+    def sort_key(record: Mapping[str, Any]) -> tuple:
+        if record["key"] in positions:
+            return (0, positions[record["key"]])
+        options = sorted(name for name in record if name.startswith("option_"))
+        return (1, tuple(_sortable(record.get(name)) for name in (*ORDER_FIELDS, *options)),
+                record["key"])
+    return sort_key
+
+
+def _sortable(value: Any) -> tuple:
+    """A value of any JSON type as something comparable with any other."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return (0,)
+    if isinstance(value, (bool, int, float)):
+        return (1, float(value))
+    return (2, str(value))
 
 
 def normalise(frame: pd.DataFrame) -> pd.DataFrame:
@@ -426,11 +461,13 @@ def normalise(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def collect(results_dir, out: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Gather ``results_dir``'s results (:func:`load_results`) into
-    ``results.csv`` there (or ``out``), written atomically; return them."""
+def collect(results_dir, out: str | os.PathLike | None = None,
+            runs: Sequence[Run] | None = None) -> pd.DataFrame:
+    """Gather ``results_dir``'s results (:func:`load_results`, rows in the
+    order of ``runs`` if given) into ``results.csv`` there (or ``out``),
+    written atomically; return them."""
     results_dir = Path(results_dir)
-    frame = load_results(results_dir)
+    frame = load_results(results_dir, runs)
     if frame.empty:
         return frame
     path = Path(out) if out is not None else results_dir / RESULTS_CSV

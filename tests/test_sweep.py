@@ -219,6 +219,28 @@ def test_a_sweep_stores_each_run_atomically_and_a_restart_skips_them(trace, tmp_
     assert row.edp_j_s_norm == pytest.approx(row.edp_j_s / twin.edp_j_s)
 
 
+def test_results_csv_follows_the_grid_order(trace, tmp_path):
+    experiments = grid(Experiment(trace=str(trace), month=0), policy=["wfp", "fcfs"],
+                       capping=["wait", "block"], cap_fraction=[0.6])
+    twins = [Experiment(trace=str(trace), month=0, policy=policy) for policy in ("wfp", "fcfs")]
+    summary = run_sweep(experiments, tmp_path, workers=2, progress=False)
+    assert summary.complete
+    # the grid as declared, then the uncapped twins the sweep added, as first needed
+    expected = [run.key() for run in experiments + twins]
+    assert pd.read_csv(tmp_path / "results.csv").key.tolist() == expected
+    # without a grid: sorted by the runs' fields (policy before capping), the same every time
+    by_fields = [Experiment(trace=str(trace), month=0, policy=policy, capping=capping,
+                            cap_fraction=0.6).key()
+                 for policy in ("fcfs", "wfp") for capping in ("block", "none", "wait")]
+    assert collect(tmp_path).key.tolist() == by_fields
+    assert pd.read_csv(tmp_path / "results.csv").key.tolist() == by_fields
+    # another grid over the same directory: its rows first, then the rest by fields
+    assert collect(tmp_path, runs=[experiments[3]]).key.tolist() == \
+        [experiments[3].key(), twins[1].key()] + [key for key in by_fields
+                                                  if key not in (experiments[3].key(),
+                                                                 twins[1].key())]
+
+
 def write_record(results_dir, key, baseline_key, wait, utilization=0.5):
     write_json_atomically(result_path(results_dir, key),
                           {"key": key, "baseline_key": baseline_key, "label": key,
@@ -241,6 +263,26 @@ def test_a_baseline_without_waits_gives_ratios_where_defined_and_differences(tmp
     assert pd.isna(diff["orphan"])
     assert table.utilization_norm["same"] == 0.5
     assert "utilization_diff" not in table
+
+
+def test_cpn_sweep_collect_orders_rows_by_the_grid_given(trace, tmp_path):
+    out, spec = tmp_path / "runs", tmp_path / "grid.json"
+    options = ["--trace", str(trace), "--month", "0", "--policy", "wfp,fcfs", "--capping",
+               "none"]
+    spec.write_text(json.dumps({"base": {"trace": str(trace), "month": 0},
+                                "grid": {"policy": ["wfp", "fcfs"]}}))
+    wfp, fcfs = (Experiment(trace=trace, month=0, policy=policy).key()
+                 for policy in ("wfp", "fcfs"))
+
+    def rows(*argv):
+        assert cpn(["sweep", *argv]) == 0
+        return pd.read_csv(out / "results.csv").key.tolist()
+
+    assert rows(*options, "--out", str(out), "--workers", "1", "--no-progress") == [wfp, fcfs]
+    assert rows("--collect", str(out)) == [fcfs, wfp]  # no grid: by the runs' fields
+    assert rows("--collect", str(out), *options) == [wfp, fcfs]
+    assert rows("--collect", str(out)) == [fcfs, wfp]
+    assert rows("--collect", str(out), "--grid", str(spec)) == [wfp, fcfs]
 
 
 def test_thesis_runs_are_keyed_by_their_files_contents(trace, tmp_path, monkeypatch):
