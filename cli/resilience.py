@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from modules.failure_logs import FAILURE_FORMATS
 from modules.resilience import ON_FAILURE, FaultTolerance
 
 from .values import positive_float
@@ -33,8 +34,11 @@ def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a unit's mean time to failure in days "
                             f"(default {defaults.unit_mttf / DAY:g}: Mira's racks)")
     group.add_argument("--failure-trace", help="replay failures from a CSV (time,unit; "
-                                               "times on the trace's clock) instead of "
-                                               "drawing them")
+                                               "times on the trace's clock) or from Mira's "
+                                               "RAS log (.cor, from its first rack failure; "
+                                               "48 units) instead of drawing them")
+    group.add_argument("--failure-format", choices=FAILURE_FORMATS,
+                       help="format of --failure-trace (default: told by its content)")
     group.add_argument("--failure-multiplier", type=positive_float, default=1.0,
                        help="scale every unit's failure rate (default 1)")
     group.add_argument("--dvfs-failure-multiplier", type=positive_float, default=1.0,
@@ -55,13 +59,17 @@ def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
                             f"(default {defaults.recovery:g})")
 
 
-def topper_config(args, puppet, time_offset: float = 0.0):
+def topper_config(args, puppet, time_offset: float = 0.0, report=print):
     """The TOPPER configuration the options ask for, or None for PuPPET.
-    A failure trace is on the trace's clock, which the run shifts by
-    ``time_offset`` (the workload's first submit time)."""
+    A CSV failure trace is on the trace's clock, which the run shifts by
+    ``time_offset`` (the workload's first submit time); ``report`` is
+    given a line saying what the failure trace replays."""
     if args.resilience is None:
+        if args.failure_trace is not None:
+            raise ValueError("--failure-trace needs --resilience "
+                             f"({', '.join(RESILIENCE)}): failures are off without it")
         return None
-    from modules.failure_logs import read_failure_csv
+    from modules.failure_logs import read_failure_trace
     from nets.topper import TopperConfig
 
     settings = FaultTolerance(
@@ -73,11 +81,13 @@ def topper_config(args, puppet, time_offset: float = 0.0):
         raise ValueError(f"the machine's {puppet.machine_nodes:,} nodes are not a whole "
                          f"number of {settings.unit_nodes:,}-node units: pass --unit-nodes "
                          "(1 for node failures)")
-    trace = None
+    failures = None
     if args.failure_trace is not None:
-        units = puppet.machine_nodes // settings.unit_nodes
-        trace = {unit: [time - time_offset for time in times] for unit, times
-                 in read_failure_csv(args.failure_trace, units=units).items()}
+        replayed = read_failure_trace(args.failure_trace,
+                                      puppet.machine_nodes // settings.unit_nodes,
+                                      time_offset, args.failure_format)
+        report(replayed.summary())
+        failures = replayed.failures
     return TopperConfig(puppet, settings, failure_multiplier=args.failure_multiplier,
                         dvfs_failure_multiplier=args.dvfs_failure_multiplier,
-                        failure_trace=trace)
+                        failure_trace=failures)

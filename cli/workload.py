@@ -20,6 +20,7 @@ def load_workload(args) -> Workload:
         workload = read_swf(args.trace, machine_nodes=args.machine_nodes,
                             procs_per_node=args.procs_per_node,
                             allocation_unit=args.allocation_unit)
+        _refuse_nothing_to_run(workload)
     if args.power == "constant":
         jobs = assign_constant_power(workload.jobs, args.node_watts)
     elif args.power == "csv":
@@ -29,3 +30,17 @@ def load_workload(args) -> Workload:
     else:
         jobs = assign_rack_power(workload.jobs, seed=args.seed)
     return replace(workload, jobs=jobs)
+
+
+def _refuse_nothing_to_run(workload: Workload) -> None:
+    """Stop before any output is written when the trace leaves no job to
+    simulate: an output directory of empty results would look like a run."""
+    if workload.jobs:
+        return
+    if not workload.jobs_read:
+        raise ValueError(f"{workload.path}: the trace has no jobs (no job line after "
+                         "its header), nothing to simulate")
+    reasons = ", ".join(f"{reason}: {count:,}"
+                        for reason, count in workload.rejection_counts().items())
+    raise ValueError(f"{workload.path}: none of the trace's {workload.jobs_read:,} jobs "
+                     f"can run ({reasons}), nothing to simulate")

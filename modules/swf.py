@@ -21,9 +21,14 @@ each job line to one ``Job``:
 
 Jobs that cannot run in a simulation are never dropped silently: they come
 back in :attr:`Workload.rejected` with the reason, so that ``accepted +
-rejected`` always equals the job lines of the file.  A malformed line is an
-error (:class:`SWFError`) naming the file, the line and the field, because a
-trace that parses "mostly" would give results nobody can trust.
+rejected`` always equals the job lines of the file.  A job id belongs to the
+first line that carries it: a later line with the same id is rejected
+("duplicate job id, first at line 12"), because two jobs under one id could
+not be told apart in the results (nor in a power CSV keyed by job id).
+A malformed line is an error (:class:`SWFError`) naming the file, the line
+and the field, because a trace that parses "mostly" would give results
+nobody can trust; so is a file that is empty, not text, or a gzip file cut
+short (an interrupted download).  A UTF-8 byte order mark is skipped.
 
 Reading is a single streaming pass in binary mode (gzip is detected from the
 file's magic bytes, whatever its name): each line is split once and only the
@@ -45,6 +50,7 @@ import io
 import math
 import os
 import re
+import zlib
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
@@ -85,12 +91,17 @@ SWF_FIELDS = (
     "think time",
 )
 
+DUPLICATE_JOB_ID = "duplicate job id"
 CANCELLED_BEFORE_START = "cancelled before start"
 NON_POSITIVE_RUNTIME = "non-positive runtime"
 NON_POSITIVE_SIZE = "non-positive size"
 LARGER_THAN_MACHINE = "size larger than the machine"
-#: Why a job line may be rejected, in the order the checks are made.
+#: Why a job line may be rejected, in the order the checks are made.  A
+#: rejected row's reason may add a detail after a comma ("duplicate job id,
+#: first at line 12"); :meth:`Workload.rejection_counts` counts by the part
+#: before it.
 REJECT_REASONS = (
+    DUPLICATE_JOB_ID,
     CANCELLED_BEFORE_START,
     NON_POSITIVE_RUNTIME,
     NON_POSITIVE_SIZE,
@@ -108,6 +119,21 @@ _INTEGER = re.compile(rb"-?\d+")
 _NUMERIC_BYTES = b"0123456789-. \t\r\n"
 _HEADER = re.compile(r" ?([A-Za-z][A-Za-z0-9_]*)\s*:(.*)")
 _GZIP_MAGIC = b"\x1f\x8b"
+_GZIP_WBITS = zlib.MAX_WBITS | 16  # zlib's setting for a gzip header and trailer
+_UTF8_BOM = b"\xef\xbb\xbf"
+# Control bytes a text file does not hold (tab, newlines and form feeds aside);
+# translate() deleting every other byte leaves them.
+_NOT_CONTROL = bytes(b for b in range(256) if b >= 32 and b != 127 or b in b"\t\n\v\f\r")
+_TEXT_PROBE = 1 << 16  # bytes looked at to tell text from binary
+#: Magic bytes of what is often mistaken for a trace, and what to say about it.
+_NOT_A_TRACE = {
+    b"\xff\xfe": "UTF-16 text: save it as UTF-8 or ASCII",
+    b"\xfe\xff": "UTF-16 text: save it as UTF-8 or ASCII",
+    b"\xfd7zXZ\x00": "xz-compressed: decompress it first (gzip is read directly)",
+    b"BZh": "bzip2-compressed: decompress it first (gzip is read directly)",
+    b"\x28\xb5\x2f\xfd": "zstd-compressed: decompress it first (gzip is read directly)",
+    b"PK\x03\x04": "a zip archive: extract the trace first",
+}
 _new_tuple = tuple.__new__
 
 
@@ -145,6 +171,14 @@ class Workload:
     def jobs_read(self) -> int:
         """Job lines seen: accepted plus rejected."""
         return len(self.jobs) + len(self.rejected)
+
+    def rejection_counts(self) -> dict[str, int]:
+        """Rejected jobs per reason (its part before any comma), in the
+        order of :data:`REJECT_REASONS`, then reasons added by a run."""
+        counts = self.rejected["reason"].str.split(",", n=1).str[0].value_counts()
+        later = [reason for reason in counts.index if reason not in REJECT_REASONS]
+        return {reason: int(counts[reason]) for reason in (*REJECT_REASONS, *later)
+                if counts.get(reason, 0)}
 
     def reject(self, ids, reason: str) -> "Workload":
         """This workload without the jobs ``ids``, which join the rejected
@@ -186,19 +220,16 @@ class Workload:
             f"{name}: {self.jobs_read:,} jobs read, {len(self.jobs):,} accepted, "
             f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} nodes"
         ]
-        if len(self.rejected):
-            counts = self.rejected["reason"].value_counts()
-            later = [reason for reason in counts.index if reason not in REJECT_REASONS]
-            for reason in (*REJECT_REASONS, *later):
-                if counts.get(reason, 0):
-                    lines.append(f"  rejected, {reason}: {counts[reason]:,}")
+        for reason, count in self.rejection_counts().items():
+            lines.append(f"  rejected, {reason}: {count:,}")
         if self.walltimes_substituted:
             lines.append(
                 f"  requested walltime unknown for {self.walltimes_substituted:,} "
                 "accepted jobs: the run time was used instead"
             )
         if self.time_offset:
-            lines.append(f"  submit times shifted by -{self.time_offset:,.0f} s")
+            lines.append(f"  submit times shifted by {-self.time_offset:+,.0f} s: the first, "
+                         f"at {self.time_offset:,.0f} s in the trace, is time 0")
         return "\n".join(lines)
 
 
@@ -258,7 +289,10 @@ def read_swf(
     gc.disable()
     try:
         with _open(path) as stream:
+            _check_text_and_skip_bom(stream, path)
             return _read(stream, path, machine_nodes, procs_per_node, allocation_unit, shift_to_zero)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise _damaged_gzip(path, error) from None
     finally:
         if collecting:
             gc.enable()
@@ -272,6 +306,45 @@ def _open(path: Path) -> IO[bytes]:
         # GzipFile.readline is slow per call; a large buffer in front halves it
         return io.BufferedReader(gzip.open(path, "rb"), buffer_size=1 << 20)
     return open(path, "rb", buffering=1 << 20)
+
+
+def _check_text_and_skip_bom(stream: io.BufferedReader, path: Path) -> None:
+    """Refuse a file that is empty or not text; step over a UTF-8 byte
+    order mark, which some editors put at the start of a text file."""
+    head = stream.peek(_TEXT_PROBE)[:_TEXT_PROBE]
+    if not head:
+        raise SWFError(f"{path}: the file is empty")
+    for magic, what in _NOT_A_TRACE.items():
+        if head.startswith(magic):
+            raise SWFError(f"{path}: not an SWF trace but {what}")
+    control = head.translate(None, _NOT_CONTROL)
+    if control:
+        offset = head.index(control[:1])
+        line = head.count(b"\n", 0, offset) + 1
+        raise SWFError(f"{path}:{line}: not a text file "
+                       f"(byte 0x{control[0]:02x} at offset {offset:,}); an SWF trace is "
+                       "text, one job per line")
+    if head.startswith(_UTF8_BOM):
+        stream.read(len(_UTF8_BOM))
+
+
+def _damaged_gzip(path: Path, error: Exception) -> SWFError:
+    """Say that a gzip file is corrupt, or cut short and after how many
+    lines: decompressing it again, chunk by chunk, counts what a buffered
+    read of the failing chunk lost."""
+    if not isinstance(error, EOFError):
+        return SWFError(f"{path}: the gzip file is corrupt ({error})")
+    lines = 0
+    decompressor = zlib.decompressobj(wbits=_GZIP_WBITS)
+    with open(path, "rb") as stream:
+        while chunk := stream.read(1 << 16):
+            lines += decompressor.decompress(chunk).count(b"\n")
+            while decompressor.eof:  # a file of several gzip members: the next one
+                rest = decompressor.unused_data
+                decompressor = zlib.decompressobj(wbits=_GZIP_WBITS)
+                lines += decompressor.decompress(rest).count(b"\n")
+    return SWFError(f"{path}: the gzip file is truncated: its data stops after "
+                    f"line {lines:,} (an interrupted download or copy?)")
 
 
 def _read(
@@ -288,6 +361,7 @@ def _read(
     rejected_ids: list[int] = []
     rejected_lines: list[int] = []
     rejected_reasons: list[str] = []
+    first_lines: dict[int, int] = {}  # job id -> the line that owns it
     substituted = 0
     ppn = machine = 0  # resolved at the first job line, once the header is read
 
@@ -333,7 +407,10 @@ def _read(
         nodes = -(-procs // ppn)
         if unit > 1:
             nodes = -(-nodes // unit) * unit
-        if runtime <= 0:
+        first_line = first_lines.setdefault(job_id, lineno)
+        if first_line != lineno:
+            reason = f"{DUPLICATE_JOB_ID}, first at line {first_line}"
+        elif runtime <= 0:
             reason = CANCELLED_BEFORE_START if status == _STATUS_CANCELLED else NON_POSITIVE_RUNTIME
         elif nodes <= 0:
             reason = NON_POSITIVE_SIZE

@@ -5,11 +5,14 @@ Expected values are worked out by hand in the comments."""
 from __future__ import annotations
 
 import gzip
+import lzma
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from cli.main import main
 from modules.job import Job
 from modules.swf import REJECT_REASONS, SWFError, Workload, parse_header_line, read_swf
 
@@ -180,6 +183,7 @@ def test_each_rejection_reason(tmp_path):
         swf_line(job_id=15, requested=65),  # line 9: 17 nodes > 16
         swf_line(job_id=16, requested=64),  # line 10: exactly the machine
         swf_line(job_id=17, runtime=30, status=5),  # line 11: cancelled while running
+        swf_line(job_id=16, submit=50),  # line 12: id 16 is line 10's
     ]
     wl = read_swf(write(tmp_path, lines))
     assert [j.id for j in wl.jobs] == [16, 17]
@@ -191,15 +195,61 @@ def test_each_rejection_reason(tmp_path):
         {"job_id": 13, "line": 7, "reason": "non-positive runtime"},
         {"job_id": 14, "line": 8, "reason": "non-positive size"},
         {"job_id": 15, "line": 9, "reason": "size larger than the machine"},
+        {"job_id": 16, "line": 12, "reason": "duplicate job id, first at line 10"},
     ]
-    assert wl.jobs_read == 8
+    assert wl.jobs_read == 9
     summary = wl.summary()
-    assert "8 jobs read, 2 accepted, 6 rejected" in summary
+    assert "9 jobs read, 2 accepted, 7 rejected" in summary
+    assert "rejected, duplicate job id: 1" in summary
     assert "rejected, cancelled before start: 2" in summary
     assert "rejected, non-positive runtime: 2" in summary
     assert "rejected, non-positive size: 1" in summary
     assert "rejected, size larger than the machine: 1" in summary
-    assert set(REJECT_REASONS) == set(wl.rejected["reason"])
+    assert set(REJECT_REASONS) == set(wl.rejected["reason"].str.split(",").str[0])
+
+
+# Job 1 runs from 0 to 100 on 1 of the 16 nodes.  A second job 1 submitted at
+# 50 would run beside it (overlapping), one submitted at 500 after it
+# (sequential): either way two jobs would share an id in the results.
+@pytest.mark.parametrize("second_submit", [50, 500], ids=["overlapping", "sequential"])
+def test_a_duplicate_job_id_is_rejected_naming_the_first_line(tmp_path, second_submit):
+    lines = HEADER + [
+        swf_line(job_id=1, submit=0),  # line 4: owns id 1
+        swf_line(job_id=2, submit=10),  # line 5
+        swf_line(job_id=1, submit=second_submit),  # line 6
+    ]
+    wl = read_swf(write(tmp_path, lines))
+    assert [(j.id, j.st) for j in wl.jobs] == [(1, 0.0), (2, 10.0)]
+    assert wl.rejected.to_dict("records") == [
+        {"job_id": 1, "line": 6, "reason": "duplicate job id, first at line 4"}]
+    assert wl.rejection_counts() == {"duplicate job id": 1}
+
+
+def test_an_id_stays_its_first_lines_even_when_that_line_is_rejected(tmp_path):
+    lines = HEADER + [
+        swf_line(job_id=7, runtime=0, status=5),  # line 4: cancelled, owns id 7
+        swf_line(job_id=7, submit=20),  # line 5: a duplicate, though it could run
+    ]
+    wl = read_swf(write(tmp_path, lines))
+    assert wl.jobs == []
+    assert wl.rejected["reason"].tolist() == ["cancelled before start",
+                                              "duplicate job id, first at line 4"]
+
+
+@pytest.mark.parametrize("second_submit", [50, 500], ids=["overlapping", "sequential"])
+def test_cpn_run_lists_a_duplicate_job_id_in_rejected_csv(tmp_path, capsys, second_submit):
+    lines = HEADER + [swf_line(job_id=1, submit=0), swf_line(job_id=2, submit=10),
+                      swf_line(job_id=1, submit=second_submit)]
+    out = tmp_path / "out"
+    assert main(["run", "--trace", str(write(tmp_path, lines)), "--out", str(out),
+                 "--no-plots"]) == 0
+    assert "rejected, duplicate job id: 1" in capsys.readouterr().out
+    jobs = pd.read_csv(out / "jobs.csv")
+    assert jobs[["job_id", "submit", "start", "end"]].values.tolist() == [
+        [1, 0, 0, 100], [2, 10, 10, 110]]
+    rejected = pd.read_csv(out / "rejected.csv")
+    assert rejected.to_dict("records") == [
+        {"job_id": 1, "line": 6, "reason": "duplicate job id, first at line 4"}]
 
 
 def test_rejection_uses_the_rounded_size(tmp_path):
@@ -261,6 +311,102 @@ def test_wrong_field_count(tmp_path, count):
         read_swf(path)
 
 
+# ---------------------------------------------------------------- files that are no trace
+
+
+def test_an_empty_file_is_named_as_empty(tmp_path):
+    path = tmp_path / "trace.swf"
+    path.write_bytes(b"")
+    with pytest.raises(SWFError, match=f"^{re.escape(str(path))}: the file is empty$"):
+        read_swf(path, machine_nodes=4)
+    (tmp_path / "trace.swf.gz").write_bytes(gzip.compress(b""))
+    with pytest.raises(SWFError, match="trace.swf.gz: the file is empty$"):
+        read_swf(tmp_path / "trace.swf.gz")
+
+
+def test_a_binary_file_is_not_text(tmp_path):
+    path = tmp_path / "trace.swf"
+    # a header line of 14 bytes, then a PNG signature: its "\r\n" starts line 3
+    path.write_bytes(b"; MaxNodes: 4\n\x89PNG\r\n\x1a\n\x00\x00")
+    message = (f"{path}:3: not a text file (byte 0x1a at offset 20); "
+               "an SWF trace is text, one job per line")
+    with pytest.raises(SWFError, match=f"^{re.escape(message)}$"):
+        read_swf(path, machine_nodes=4)
+
+
+def test_other_compressions_are_named(tmp_path):
+    text = ("\n".join(HEADER + [swf_line()]) + "\n").encode()
+    path = tmp_path / "trace.swf.xz"
+    path.write_bytes(lzma.compress(text))
+    with pytest.raises(SWFError, match=re.escape(
+            f"{path}: not an SWF trace but xz-compressed: decompress it first")):
+        read_swf(path)
+
+
+def test_a_utf8_byte_order_mark_is_skipped(tmp_path):
+    text = ("\n".join(HEADER + [swf_line(job_id=3)]) + "\n").encode()
+    (tmp_path / "bom.swf").write_bytes(b"\xef\xbb\xbf" + text)
+    (tmp_path / "bom.swf.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf" + text))
+    for name in ("bom.swf", "bom.swf.gz"):
+        wl = read_swf(tmp_path / name)
+        assert wl.header["Version"] == "2.2" and wl.machine_nodes == 16
+        assert wl.jobs == [Job(id=3, st=0.0, rt=100.0, js=1, wt=200.0)]
+
+
+def stored_gzip(text: bytes) -> bytes:
+    """gzip without compression: a 10-byte header, then one stored block
+    (5 bytes of block header, then ``text`` itself), so that cutting the file
+    after ``15 + n`` bytes keeps exactly the first ``n`` bytes of ``text``."""
+    packed = gzip.compress(text, compresslevel=0, mtime=0)
+    assert packed[15:15 + len(text)] == text
+    return packed
+
+
+def test_a_truncated_gzip_says_after_which_line(tmp_path):
+    lines = HEADER + [swf_line(job_id=i, submit=i) for i in range(1, 1001)]
+    text = ("\n".join(lines) + "\n").encode()
+    kept = len("\n".join(lines[:503]) + "\n") + 10  # 503 lines and part of the next
+    path = tmp_path / "trace.swf.gz"
+    path.write_bytes(stored_gzip(text)[:15 + kept])
+    message = (f"{path}: the gzip file is truncated: its data stops after line 503 "
+               "(an interrupted download or copy?)")
+    with pytest.raises(SWFError, match=f"^{re.escape(message)}$"):
+        read_swf(path)
+
+
+def test_a_corrupt_gzip_is_named(tmp_path):
+    packed = bytearray(gzip.compress(("\n".join(HEADER + [swf_line()]) + "\n").encode()))
+    packed[-8] ^= 0xFF  # the CRC in the trailer
+    path = tmp_path / "trace.swf.gz"
+    path.write_bytes(bytes(packed))
+    with pytest.raises(SWFError, match=re.escape(f"{path}: the gzip file is corrupt (CRC check")):
+        read_swf(path)
+
+
+# Each refused before anything is written: the output directory is not made.
+@pytest.mark.parametrize("content, message", [
+    (b"", ": the file is empty"),
+    (b"\x00\x01\x02", ":1: not a text file (byte 0x00 at offset 0); an SWF trace is text, "
+                      "one job per line"),
+    (stored_gzip(b"; MaxNodes: 4\n" + b"1 0 -1 10 1" * 10)[:40],
+     ": the gzip file is truncated: its data stops after line 1 "
+     "(an interrupted download or copy?)"),
+    ("\n".join(HEADER).encode(), ": the trace has no jobs (no job line after its header), "
+                                  "nothing to simulate"),
+    ("\n".join(HEADER + [swf_line(job_id=1, runtime=0, status=5), swf_line(job_id=2, runtime=0),
+                         swf_line(job_id=2)]).encode(),
+     ": none of the trace's 3 jobs can run (duplicate job id: 1, cancelled before start: 1, "
+     "non-positive runtime: 1), nothing to simulate"),
+], ids=["empty", "binary", "truncated gzip", "header only", "all rejected"])
+def test_cpn_run_refuses_a_trace_without_jobs_in_one_line(tmp_path, capsys, content, message):
+    path = tmp_path / "trace.swf"
+    path.write_bytes(content)
+    out = tmp_path / "out"
+    assert main(["run", "--trace", str(path), "--out", str(out), "--machine-nodes", "4"]) == 2
+    assert capsys.readouterr().err == f"cpn run: error: {path}{message}\n"
+    assert not out.exists()
+
+
 # ---------------------------------------------------------------- machine size
 
 
@@ -300,10 +446,19 @@ def test_shift_to_zero_keeps_the_offset_and_sorts_by_submit(tmp_path):
     wl = read_swf(write(tmp_path, lines))
     assert wl.time_offset == 1_641_021_254
     assert [(j.id, j.st) for j in wl.jobs] == [(2, 0.0), (1, 46.0), (4, 46.0)]
-    assert "shifted by -1,641,021,254 s" in wl.summary()
+    assert ("submit times shifted by -1,641,021,254 s: the first, at 1,641,021,254 s "
+            "in the trace, is time 0") in wl.summary()
     raw = read_swf(write(tmp_path, lines, "b.swf"), shift_to_zero=False)
     assert raw.time_offset == 0.0
     assert [j.st for j in raw.jobs] == [1_641_021_254, 1_641_021_300, 1_641_021_300]
+
+
+def test_negative_submit_times_are_shifted_forward(tmp_path):
+    lines = HEADER + [swf_line(job_id=1, submit=-500), swf_line(job_id=2, submit=0)]
+    wl = read_swf(write(tmp_path, lines))
+    assert wl.time_offset == -500 and [j.st for j in wl.jobs] == [0.0, 500.0]
+    assert wl.summary().splitlines()[-1] == (
+        "  submit times shifted by +500 s: the first, at -500 s in the trace, is time 0")
 
 
 def test_gzip_is_read_transparently(tmp_path):
