@@ -2,9 +2,11 @@
 
 An operator asks "what if we cap at 60 %?" or "at 40 MW?": ``--cap``
 takes either, as ``60%`` (of the peak power of the same run uncapped, as
-the paper's 70 % of January's peak) or as watts with an optional unit
-(``40MW``, ``45720kW``, ``4.5e7``).  ``--capping`` chooses how the cap is
-kept: power-aware allocation (``block``, ``wait``) or ``dvfs``.
+the paper's 70 % of January's peak) or as a power with its unit
+(``40MW``, ``45720kW``, ``3000W``); a bare number is refused, since
+``0.7`` and ``70`` would each be read wrongly by someone.  ``cpn sweep``
+takes a comma list of the same forms.  ``--capping`` chooses how the cap
+is kept: power-aware allocation (``block``, ``wait``) or ``dvfs``.
 """
 
 from __future__ import annotations
@@ -16,13 +18,18 @@ from dataclasses import dataclass
 from modules.cpu_scaling import CpuScaling, even_levels
 from modules.power_capping import PowerCap
 
+from .values import add_option, choice, comma_list, non_negative_float, non_negative_int, \
+    positive_float
+
 CAPPINGS = ("none", "block", "wait", "dvfs")
 #: What to do with a job whose power alone exceeds the cap.
 OVER_CAP = ("alone", "reject")
 OVER_CAP_REASON = "power alone above the cap"
 #: The paper's cap when a method is chosen without one: 70 % of the peak.
 DEFAULT_CAP = "70%"
-_UNITS = {"": 1.0, "w": 1.0, "kw": 1e3, "mw": 1e6, "gw": 1e9}
+#: How a cap is written, for the help and the errors.
+CAP_FORMS = "a share of the uncapped run's peak (70%) or a power (45720kW, 45.72MW, 3000W)"
+_UNITS = {"w": 1.0, "kw": 1e3, "mw": 1e6, "gw": 1e9}
 _CAP = re.compile(r"^\s*([0-9.eE+-]+)\s*(%|[kKmMgG]?[wW])?\s*$")
 
 
@@ -45,24 +52,29 @@ class CapSpec:
 
 
 def parse_cap(text: str) -> CapSpec:
-    """``"60%"`` -> 60 % of the uncapped peak; ``"40MW"``, ``"4e7"`` -> watts."""
+    """``"60%"`` -> 60 % of the uncapped peak; ``"40MW"``, ``"3000W"`` -> watts."""
     match = _CAP.match(text)
     try:
         value = float(match.group(1)) if match else None
     except ValueError:
         value = None
     if value is None:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a cap: write a share of the uncapped peak (60%) "
-            "or a power (40MW, 45720kW, 4.5e7)")
-    unit = (match.group(2) or "").lower()
+        raise argparse.ArgumentTypeError(f"{text!r} is not a cap: write {CAP_FORMS}")
+    unit = match.group(2)
+    if unit is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no unit: write {CAP_FORMS}")
     if unit == "%":
         if not 0 < value <= 100:
             raise argparse.ArgumentTypeError(f"a cap share must lie in (0, 100] %, not {text}")
         return CapSpec(fraction=value / 100)
-    if value <= 0:
+    if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"a power cap must be positive, not {text}")
-    return CapSpec(watts=value * _UNITS[unit])
+    return CapSpec(watts=value * _UNITS[unit.lower()])
+
+
+def _watts(text: str) -> CapSpec:
+    """A cap in watts without a unit: the former ``--cap-watts`` of ``cpn sweep``."""
+    return CapSpec(watts=positive_float(text))
 
 
 def _levels(text: str) -> tuple[float, ...]:
@@ -72,45 +84,73 @@ def _levels(text: str) -> tuple[float, ...]:
             return even_levels(int(text))
         return tuple(float(part) for part in text.split(","))
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"--levels: {error}") from None
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def add_capping_arguments(parser: argparse.ArgumentParser) -> None:
+def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False):
+    """The capping options of ``cpn run``, or with ``axis`` of ``cpn sweep``
+    (each a comma list; the options an experiment cannot vary are left out);
+    returns their group, for a command's own additions."""
     group = parser.add_argument_group(
-        "power capping", "keep system power under a cap (PuPPET sections 3.2, 3.3)")
-    group.add_argument("--capping", choices=CAPPINGS,
-                       help="power-aware allocation (block, wait) or CPU scaling (dvfs); "
-                            "default: none, or wait when --cap is given")
-    group.add_argument("--cap", type=parse_cap,
-                       help="60%% (of the uncapped run's peak: runs it first) or a power "
-                            f"(40MW, 45720kW, 4.5e7 W); default {DEFAULT_CAP}% when --capping "
-                            "is given")
-    group.add_argument("--wait-queue", type=int, default=10, metavar="L",
-                       help="WAIT: jobs that may wait for power at once (l, default 10)")
-    group.add_argument("--max-wait", type=float, default=500.0, metavar="MINUTES",
-                       help="WAIT: a job waiting longer blocks its successors (w, default 500)")
-    group.add_argument("--alpha", type=float, default=2.0,
-                       help="DVFS: core power scales as f^alpha (default 2)")
-    group.add_argument("--beta", type=float, default=0.5,
-                       help="DVFS: runtime scales as 1/f^beta (default 0.5)")
+        "power capping" + (" (comma lists)" if axis else ""),
+        "keep system power under a cap (PuPPET sections 3.2, 3.3)")
+    add_option(group, "--capping", choice(CAPPINGS), axis=axis,
+               metavar="{" + ",".join(CAPPINGS) + "}",
+               help="how the cap is kept: power-aware allocation (block, wait) or CPU "
+                    "scaling (dvfs); default: none, or wait when --cap is given")
+    # argparse expands help with %: double the signs of "70%"
+    forms, default = CAP_FORMS.replace("%", "%%"), DEFAULT_CAP.replace("%", "%%")
+    if axis:
+        group.add_argument("--cap", type=comma_list(parse_cap), action="extend",
+                           metavar="CAPS", help=f"caps, each {forms}; a share runs the "
+                           f"uncapped twin first; default {default}")
+        group.add_argument("--cap-watts", type=comma_list(_watts), action="extend", dest="cap",
+                           help=argparse.SUPPRESS)
+    else:
+        group.add_argument("--cap", type=parse_cap, metavar="CAP",
+                           help=f"{forms}; a share runs the uncapped run first; "
+                                f"default {default} when --capping is given")
+    add_option(group, "--wait-queue", non_negative_int, axis=axis, default=10, metavar="L",
+               aliases=("--l",), help="WAIT: how many jobs may wait for power at once "
+                                      "(the paper's l; default 10)")
+    add_option(group, "--max-wait", non_negative_float, axis=axis, default=500.0,
+               metavar="MINUTES", aliases=("--w",),
+               help="WAIT: minutes a job may wait for power before it blocks the jobs "
+                    "behind it (the paper's w; default 500)")
+    add_option(group, "--alpha", positive_float, axis=axis, default=2.0,
+               help="DVFS: a core's power scales as f^alpha (default 2)")
+    add_option(group, "--beta", non_negative_float, axis=axis, default=0.5,
+               help="DVFS: a job's runtime scales as 1/f^beta (default 0.5)")
+    if axis:
+        return group
     group.add_argument("--levels", type=_levels, default=even_levels(),
                        help="DVFS frequency levels: a count (evenly 100%%..50%%, default 6) "
                             "or a comma list of fractions of nominal")
     group.add_argument("--over-cap", choices=OVER_CAP, default="alone",
                        help="a job whose power alone exceeds the cap: run it when nothing "
                             "else runs (default), or reject it (listed in rejected.csv)")
-    group.add_argument("--dvfs-latency", type=float, default=0.0, metavar="SECONDS",
-                       help="DVFS: time lost at each change of level (default 0)")
+    group.add_argument("--dvfs-latency", type=non_negative_float, default=0.0,
+                       metavar="SECONDS",
+                       help="DVFS: seconds lost at each change of level (default 0)")
+    return group
+
+
+def capping_methods(chosen: list[str] | None, caps: list[CapSpec] | None) -> list[str]:
+    """The methods asked for (``--capping``; None when not given) beside
+    the ``caps`` asked for: a cap without a method means WAIT, and a cap
+    with no method but none is refused rather than ignored."""
+    if chosen is None:
+        return ["none"] if caps is None else ["wait"]
+    if caps is not None and set(chosen) == {"none"}:
+        raise ValueError(f"--cap {', '.join(map(str, caps))} was given with --capping none: "
+                         "choose block, wait or dvfs")
+    return chosen
 
 
 def capping_method(args) -> str:
-    """The method the options ask for; a cap without a method means WAIT."""
-    if args.capping is None:
-        return "none" if args.cap is None else "wait"
-    if args.capping == "none" and args.cap is not None:
-        raise ValueError(f"--cap {args.cap} was given with --capping none: "
-                         "choose block, wait or dvfs")
-    return args.capping
+    """``cpn run``'s one method (see :func:`capping_methods`)."""
+    return capping_methods(None if args.capping is None else [args.capping],
+                           None if args.cap is None else [args.cap])[0]
 
 
 def cap_spec(args) -> CapSpec | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -19,9 +20,10 @@ from modules.easy import ESTIMATES, POLICIES
 
 from .capping import (OVER_CAP_REASON, add_capping_arguments, build_cap, cap_spec,
                       capping_method, over_cap_alone)
-from .resilience import add_resilience_arguments, topper_config
-from .sleeping import add_sleeping_arguments, sleeping_nodes
-from .values import fraction, positive_float
+from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
+                         topper_config)
+from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
+from .values import fraction, integer, positive_float, positive_int
 
 
 def add_run_parser(subparsers) -> None:
@@ -34,13 +36,16 @@ def add_run_parser(subparsers) -> None:
                     "plots.")
     run.add_argument("--trace", type=Path, help="SWF trace (.swf or .swf.gz); default: "
                      "the built-in synthetic Mira month")
-    run.add_argument("--machine-nodes", type=int, help="machine size in nodes "
-                     "(default: the trace header's MaxNodes)")
-    run.add_argument("--procs-per-node", type=int,
+    run.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
+                     help="machine size in nodes (default: the trace header's MaxNodes)")
+    run.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
                      help="processors per node (default: MaxProcs/MaxNodes, else 1)")
-    run.add_argument("--allocation-unit", type=int, default=1,
-                     help="round job sizes up to this many nodes (512: Blue Gene midplanes)")
-    run.add_argument("--policy", choices=POLICIES, default="fcfs")
+    run.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
+                     help="round job sizes up to this many nodes (512: Blue Gene midplanes; "
+                          "default 1)")
+    run.add_argument("--policy", choices=POLICIES, default="fcfs",
+                     help="batch scheduling policy: first come first served, or WFP's "
+                          "priority of waiting and large jobs (default fcfs)")
     run.add_argument("--estimate", choices=ESTIMATES, default="requested",
                      help="runtime the scheduler plans with: the requested walltime "
                           "(what a real scheduler knows) or the actual runtime")
@@ -57,18 +62,44 @@ def add_run_parser(subparsers) -> None:
                      help="an idle node's share of its full power (default 0.3)")
     run.add_argument("--energy-steps", default="60,300,900,1800,3600",
                      help="fixed-step energy estimates to report, in seconds (comma list)")
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--out", type=Path, default=Path("out"), help="output directory")
-    run.add_argument("--no-plots", action="store_true")
+    run.add_argument("--seed", type=integer, default=0,
+                     help="seed of the drawn job powers, the synthetic month, the "
+                          "simulator's choices and the failures (default 0)")
+    run.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
+                     help="output directory (default out)")
+    run.add_argument("--no-plots", action="store_true",
+                     help="write no PNG figures (faster)")
     add_capping_arguments(run)
     add_resilience_arguments(run)
     add_sleeping_arguments(run)
-    run.set_defaults(func=command_run)
+    run.set_defaults(func=command_run, check=check_run_options)
 
 
-def main(argv: list[str] | None = None) -> int:
+def check_run_options(args) -> None:
+    """Refuse, before anything is read or run, options that mean nothing
+    together (a cap with --capping none, failure options without failures,
+    a boot order for nodes that never sleep)."""
+    capping_method(args)
+    check_failure_options(args)
+    check_sleeping_options(args)
+
+
+def version() -> str:
+    """The installed package's version (``cpn --version``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+    try:
+        return installed("cpn")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cpn", description=__doc__.splitlines()[0])
-    subparsers = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                        help="print the version and stop")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                       help="run COMMAND --help for its options")
     add_run_parser(subparsers)
     try:
         from .step import add_step_parsers
@@ -78,12 +109,37 @@ def main(argv: list[str] | None = None) -> int:
         add_step_parsers(subparsers)
     from .sweep import add_sweep_parser
     add_sweep_parser(subparsers)
+    for command in subparsers.choices.values():
+        command.set_defaults(command_parser=command)  # for in_flags
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if hasattr(args, "check"):
+            args.check(args)
         return args.func(args) or 0
     except (ValueError, OSError) as error:
-        print(f"cpn {args.command}: error: {error}", file=sys.stderr)
+        message = in_flags(str(error), args.command_parser)
+        print(f"cpn {args.command}: error: {message}", file=sys.stderr)
         return 2
+
+
+def in_flags(message: str, parser: argparse.ArgumentParser) -> str:
+    """``message`` with the Python parameters it names put as the flags that
+    set them (``pass machine_nodes`` -> ``pass --machine-nodes``): the API
+    below speaks of parameters, a user of the command line typed flags."""
+    flags: dict[str, str] = {}
+    for action in parser._actions:
+        if "_" in action.dest and action.option_strings:
+            flags.setdefault(action.dest, action.option_strings[0])
+    if not flags:
+        return message
+    names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
+    return re.sub(rf"(?<![\w./-])({names})(?![\w/-])",
+                  lambda match: flags[match.group(1)], message)
 
 
 def command_run(args) -> int:
@@ -111,6 +167,8 @@ def command_run(args) -> int:
                                     not args.no_backfill))
     method, spec = capping_method(args), cap_spec(args)
     model = topper_config(args, config, workload.time_offset)
+    if model is not None:
+        console.print(describe_topper(args, model))
     capping: dict = {}
     if spec is not None:
         peak = None

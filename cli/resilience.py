@@ -1,9 +1,12 @@
 """Turning command-line options into TOPPER's failures and resilience.
 
-Without ``--resilience`` nothing fails and ``cpn run`` is PuPPET.  With
-it, compute units fail (drawn, or replayed from ``--failure-trace``) and
-jobs protect themselves by checkpoint/restart, by replication, or not at
-all (``restart``: a failure loses everything since the job started).
+Without ``--resilience`` nothing fails and a run is PuPPET (and the
+failure options are refused: they would mean nothing).  With it, compute
+units fail (drawn, or replayed from ``--failure-trace``) and jobs protect
+themselves by checkpoint/restart, by replication, or not at all
+(``restart``: a failure loses everything since the job started).  ``cpn
+run`` and ``cpn sweep`` share these options, their defaults (those of
+:class:`nets.experiment.Experiment`) and their checks.
 """
 
 from __future__ import annotations
@@ -11,83 +14,171 @@ from __future__ import annotations
 import argparse
 
 from modules.failure_logs import FAILURE_FORMATS
-from modules.resilience import ON_FAILURE, FaultTolerance
+from modules.resilience import (ON_FAILURE, RACK_NODES, FaultTolerance,
+                                default_unit_nodes)
 
-from .values import positive_float
+from .values import add_option, at_least, choice, non_negative_float, positive_float, \
+    positive_int
 
-#: The command line's names for FaultTolerance.method.
+#: The command line's names for the methods (FaultTolerance.method).
 RESILIENCE = {"checkpoint": "checkpoint", "replication": "replication", "restart": "none"}
+#: Options that act only with failures, by their argparse names.
+FAILURE_OPTIONS = ("on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
+                   "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
+                   "failure_trace", "failure_format", "failure_multiplier", "recovery")
 DAY = 86_400.0
 
 
-def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
+def resilience_method(text: str) -> str:
+    """``checkpoint``, ``replication`` or ``restart`` -> the method's name."""
+    if text == "none":
+        raise argparse.ArgumentTypeError(
+            "'none' is ambiguous: write restart (units fail; a failed job starts again "
+            "from scratch) or leave --resilience out (nothing fails)")
+    if text not in RESILIENCE:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(RESILIENCE)}")
+    return RESILIENCE[text]
+
+
+def add_resilience_arguments(parser: argparse.ArgumentParser, *, axis: bool = False) -> None:
+    """The failure options of ``cpn run``, or with ``axis`` of ``cpn sweep``
+    (comma lists; a failure trace, uniform rate multiplier and recovery
+    time are not fields of an experiment, so they are left out)."""
+    from nets.experiment import MIRA_SYSTEM_MTTF_HOURS
+
     defaults = FaultTolerance()
     group = parser.add_argument_group(
-        "failures and resilience (TOPPER)",
+        "failures and resilience (TOPPER" + ("; comma lists" if axis else "") + ")",
         "compute units fail; jobs checkpoint, replicate, or restart from scratch")
-    group.add_argument("--resilience", choices=tuple(RESILIENCE),
-                       help="turn failures on, with this protection (default: no failures)")
-    group.add_argument("--unit-nodes", type=int, default=defaults.unit_nodes,
+    add_option(group, "--resilience", resilience_method, axis=axis,
+               metavar="{" + ",".join(RESILIENCE) + "}",
+               help="turn failures on, with this protection: checkpoint/restart, "
+                    "replication, or none (restart: a failed job starts again from "
+                    "scratch); default: nothing fails")
+    add_option(group, "--on-failure", choice(ON_FAILURE), axis=axis,
+               metavar="{" + ",".join(ON_FAILURE) + "}",
+               help=f"a failed job keeps its units and rolls back at once, or is requeued "
+                    f"(default {defaults.on_failure})")
+    group.add_argument("--unit-nodes", type=positive_int, metavar="NODES",
                        help="nodes per compute unit, the unit of failure and allocation "
-                            f"(default {defaults.unit_nodes}: a Blue Gene/Q rack)")
-    group.add_argument("--mttf-days", type=positive_float, default=defaults.unit_mttf / DAY,
-                       help="a unit's mean time to failure in days "
-                            f"(default {defaults.unit_mttf / DAY:g}: Mira's racks)")
+                            f"(default: {RACK_NODES:,}-node racks on a machine made of them, "
+                            "else single nodes)")
+    add_option(group, "--mttf-days", positive_float, axis=axis, metavar="DAYS",
+               help="a unit's mean time to failure, in days (default: the machine fails "
+                    f"every {MIRA_SYSTEM_MTTF_HOURS:g} h, as Mira, whose "
+                    f"{RACK_NODES:,}-node racks fail every {defaults.unit_mttf / DAY:g} days)")
+    # The former spelling of the failure rate, for the whole machine.
+    add_option(group, "--system-mttf-hours", positive_float, axis=axis, help=argparse.SUPPRESS)
+    add_option(group, "--checkpoint-scale", non_negative_float, axis=axis,
+               help="scale the checkpoint overheads O_c (600 s / 1,200 s; TOPPER Fig. 12; "
+                    f"default {defaults.checkpoint_scale:g})")
+    add_option(group, "--redundancy", at_least(1), axis=axis,
+               help=f"replication degree r (default {defaults.redundancy:g}; fractional: "
+                    "partial replication)")
+    add_option(group, "--gamma", non_negative_float, axis=axis,
+               help="replication's communication/computation ratio "
+                    f"(default {defaults.communication:g})")
+    add_option(group, "--dvfs-failure-multiplier", positive_float, axis=axis,
+               help="scale failure rates while DVFS runs below nominal frequency "
+                    "(2: DVFS-double; default 1)")
+    if axis:
+        return
     group.add_argument("--failure-trace", help="replay failures from a CSV (time,unit; "
                                                "times on the trace's clock) or from Mira's "
                                                "RAS log (.cor, from its first rack failure; "
                                                "48 units) instead of drawing them")
     group.add_argument("--failure-format", choices=FAILURE_FORMATS,
                        help="format of --failure-trace (default: told by its content)")
-    group.add_argument("--failure-multiplier", type=positive_float, default=1.0,
+    group.add_argument("--failure-multiplier", type=positive_float,
                        help="scale every unit's failure rate (default 1)")
-    group.add_argument("--dvfs-failure-multiplier", type=positive_float, default=1.0,
-                       help="scale it while DVFS runs below nominal (2: DVFS-double)")
-    group.add_argument("--on-failure", choices=ON_FAILURE, default=defaults.on_failure,
-                       help="a failed job keeps its units and rolls back at once, or is "
-                            "requeued (default keep)")
-    group.add_argument("--redundancy", type=float, default=defaults.redundancy,
-                       help=f"replication degree r (default {defaults.redundancy:g}; "
-                            "fractional: partial replication)")
-    group.add_argument("--gamma", type=float, default=defaults.communication,
-                       help="replication's communication overhead "
-                            f"(default {defaults.communication:g})")
-    group.add_argument("--checkpoint-scale", type=positive_float, default=defaults.checkpoint_scale,
-                       help="scale the checkpoint overheads (600 s / 1,200 s; default 1)")
-    group.add_argument("--recovery", type=float, default=defaults.recovery,
-                       help=f"restart cost after a failure in seconds "
+    group.add_argument("--recovery", type=non_negative_float, metavar="SECONDS",
+                       help=f"restart cost after a failure, in seconds "
                             f"(default {defaults.recovery:g})")
+
+
+def check_failure_options(args) -> None:
+    """Refuse failure options without failures, and two failure rates."""
+    if args.mttf_days is not None and args.system_mttf_hours is not None:
+        raise ValueError("give --mttf-days (a unit's) or --system-mttf-hours (the "
+                         "machine's), not both")
+    if args.resilience is None:
+        given = [name for name in FAILURE_OPTIONS if getattr(args, name, None) is not None]
+        if given:
+            raise ValueError(f"--{given[0].replace('_', '-')} needs --resilience "
+                             f"({', '.join(RESILIENCE)}): without it nothing fails")
+
+
+def unit_nodes(args, machine_nodes: int) -> int:
+    """``--unit-nodes``, else the machine's default unit; whole units must
+    make the machine."""
+    unit = args.unit_nodes or default_unit_nodes(machine_nodes)
+    if machine_nodes % unit:
+        raise ValueError(f"the machine's {machine_nodes:,} nodes are not a whole number of "
+                         f"{unit:,}-node units: pass --unit-nodes (1 for node failures)")
+    return unit
+
+
+def system_mttf_hours(unit_mttf_days: float, units: int) -> float:
+    """The machine's MTTF when each of its ``units`` fails every
+    ``unit_mttf_days``; to 12 digits, so that Mira's 92.9 days over 48
+    racks is the 46.45 h of :class:`nets.experiment.Experiment`'s default."""
+    return float(f"{unit_mttf_days * 24 / units:.12g}")
+
+
+def describe_failures(args, machine_nodes: int, unit: int,
+                      unit_mttf: float | None = None) -> str:
+    """One line saying which units fail (and whether by default) and, given
+    a unit's MTTF in seconds, how often."""
+    units = machine_nodes // unit
+    text = (f"failures: {units:,} unit{'s' if units > 1 else ''} of {unit:,} "
+            f"node{'s' if unit > 1 else ''}")
+    if args.unit_nodes is None:
+        text += (f" (by default {RACK_NODES:,}-node racks on a machine made of them, else "
+                 "single nodes; --unit-nodes to choose)")
+    if unit_mttf is not None:
+        text += (f", each failing every {unit_mttf / DAY:,.4g} days on average (the machine "
+                 f"every {unit_mttf / units / 3600:,.4g} h)")
+    return text
+
+
+def describe_topper(args, model) -> str:
+    """:func:`describe_failures` of ``cpn run``'s TOPPER configuration (a
+    replayed failure trace has no MTTF to state)."""
+    drawn = model.failure_trace is None
+    return describe_failures(args, model.puppet.machine_nodes, model.resilience.unit_nodes,
+                             model.resilience.unit_mttf if drawn else None)
 
 
 def topper_config(args, puppet, time_offset: float = 0.0, report=print):
     """The TOPPER configuration the options ask for, or None for PuPPET.
-    A CSV failure trace is on the trace's clock, which the run shifts by
+    A failure trace is on the trace's clock, which the run shifts by
     ``time_offset`` (the workload's first submit time); ``report`` is
-    given a line saying what the failure trace replays."""
+    given a line saying what the failure trace replays; the options have
+    passed :func:`check_failure_options`."""
     if args.resilience is None:
-        if args.failure_trace is not None:
-            raise ValueError("--failure-trace needs --resilience "
-                             f"({', '.join(RESILIENCE)}): failures are off without it")
         return None
     from modules.failure_logs import read_failure_trace
+    from nets.experiment import MIRA_SYSTEM_MTTF_HOURS
     from nets.topper import TopperConfig
 
-    settings = FaultTolerance(
-        unit_nodes=args.unit_nodes, unit_mttf=args.mttf_days * DAY,
-        method=RESILIENCE[args.resilience], checkpoint_scale=args.checkpoint_scale,
-        recovery=args.recovery, redundancy=args.redundancy, communication=args.gamma,
-        on_failure=args.on_failure)
-    if puppet.machine_nodes % settings.unit_nodes:
-        raise ValueError(f"the machine's {puppet.machine_nodes:,} nodes are not a whole "
-                         f"number of {settings.unit_nodes:,}-node units: pass --unit-nodes "
-                         "(1 for node failures)")
-    failures = None
+    unit = unit_nodes(args, puppet.machine_nodes)
+    units = puppet.machine_nodes // unit
+    if args.mttf_days is not None:
+        unit_mttf = args.mttf_days * DAY
+    else:
+        unit_mttf = (args.system_mttf_hours or MIRA_SYSTEM_MTTF_HOURS) * 3600 * units
+    given = {name: value for name, value in (
+        ("checkpoint_scale", args.checkpoint_scale), ("recovery", args.recovery),
+        ("redundancy", args.redundancy), ("communication", args.gamma),
+        ("on_failure", args.on_failure)) if value is not None}
+    settings = FaultTolerance(unit_nodes=unit, unit_mttf=unit_mttf, method=args.resilience,
+                              **given)
+    trace = None
     if args.failure_trace is not None:
-        replayed = read_failure_trace(args.failure_trace,
-                                      puppet.machine_nodes // settings.unit_nodes,
-                                      time_offset, args.failure_format)
+        replayed = read_failure_trace(args.failure_trace, units, time_offset,
+                                      args.failure_format)
         report(replayed.summary())
-        failures = replayed.failures
-    return TopperConfig(puppet, settings, failure_multiplier=args.failure_multiplier,
-                        dvfs_failure_multiplier=args.dvfs_failure_multiplier,
-                        failure_trace=failures)
+        trace = replayed.failures
+    return TopperConfig(puppet, settings, failure_multiplier=args.failure_multiplier or 1.0,
+                        dvfs_failure_multiplier=args.dvfs_failure_multiplier or 1.0,
+                        failure_trace=trace)

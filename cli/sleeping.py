@@ -9,17 +9,25 @@ import argparse
 from modules.energy_saving import EnergySavingPolicy
 from modules.node_power import POWER_ON_ORDERS
 
+from .values import non_negative_float
+
 
 def add_sleeping_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "sleeping nodes", "switch idle nodes off and boot them for waiting jobs (the "
                           "paper's node states: standby 2 W, boot 555 s, shutdown 480 s, "
                           "scaled to this machine's idle and full power)")
-    group.add_argument("--sleep-after", type=float, metavar="SECONDS",
-                       help="switch a node off after this long idle (default: never)")
-    group.add_argument("--power-on-order", choices=POWER_ON_ORDERS, default="name",
-                       help="which sleeping nodes boot first: by name (the paper) or "
-                            "fewest shutdowns first (wear)")
+    group.add_argument("--sleep-after", type=non_negative_float, metavar="SECONDS",
+                       help="switch a node off after this many seconds idle (default: never)")
+    group.add_argument("--power-on-order", choices=POWER_ON_ORDERS,
+                       help="which sleeping nodes boot first: by name (the paper; default) "
+                            "or fewest shutdowns first (wear)")
+
+
+def check_sleeping_options(args) -> None:
+    """Refuse a boot order for nodes that never sleep."""
+    if args.sleep_after is None and args.power_on_order is not None:
+        raise ValueError("--power-on-order needs --sleep-after: without it no node sleeps")
 
 
 def sleeping_nodes(args):
@@ -28,8 +36,8 @@ def sleeping_nodes(args):
         return None
     from nets.energy_saving import SleepingNodes
 
-    policy = EnergySavingPolicy(idle_threshold_s=args.sleep_after,
-                                power_on_order=args.power_on_order)
+    order = {} if args.power_on_order is None else {"power_on_order": args.power_on_order}
+    policy = EnergySavingPolicy(idle_threshold_s=args.sleep_after, **order)
     # One state interval per node and change is too much to keep for a
     # machine-sized run: the per-node totals and decisions remain.
     return SleepingNodes(policy, timeline=False)

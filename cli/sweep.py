@@ -1,7 +1,8 @@
 """``cpn sweep``: run a grid of PuPPET, TOPPER or DVFS thesis runs, resumably, in parallel.
 
 A thin shell over :mod:`nets.sweep`: the grid comes from comma lists
-(``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 0.8,0.6,0.4``;
+(``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 80%,60%,40MW``,
+the options of ``cpn run`` under the same names, each taking a list;
 with ``--model thesis``, ``--policy easy,upas --option wq_threshold=0,4,none``)
 or a JSON file (``--grid FILE``, see :func:`nets.sweep.grid_from_json`);
 each run is stored as ``OUT/<key>.json`` and the whole as
@@ -20,31 +21,23 @@ from nets.dvfs_thesis_runs import ATLAS, parse_job_numbers
 from nets.dvfs_thesis_runs import POLICIES as THESIS_POLICIES
 from nets.sweep import MODELS, parse_months
 
-#: Options of PuPPET and TOPPER runs only (``--model puppet``).
+from .capping import DEFAULT_CAP, CapSpec, add_capping_arguments, capping_methods, parse_cap
+from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
+                         system_mttf_hours, unit_nodes)
+from .values import (add_option, choice, comma_list, fraction, integer, non_negative_int,
+                     positive_float, positive_int)
+
+#: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
-                  "seed", "estimate", "capping", "cap", "cap_watts", "cap_month", "l", "w",
+                  "seed", "estimate", "capping", "cap", "cap_month", "wait_queue", "max_wait",
                   "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
-                  "resilience", "on_failure", "unit_nodes", "system_mttf_hours",
+                  "resilience", "on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
                   "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier")
 #: Options of DVFS thesis runs only (``--model thesis``); None when not given.
 THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
-
-
-def _list(convert):
-    def parse(text: str):
-        try:
-            return [convert(item.strip()) for item in text.split(",") if item.strip()]
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    return parse
-
-
-def _choices(allowed):
-    def check(item: str) -> str:
-        if item not in allowed:
-            raise ValueError(f"{item!r} is not one of {', '.join(allowed)}")
-        return item
-    return check
+#: Experiment fields that TOPPER's options set, when given.
+FAILURE_AXES = ("on_failure", "checkpoint_scale", "redundancy", "gamma",
+                "dvfs_failure_multiplier")
 
 
 def _job_numbers(text: str) -> tuple[int, int]:
@@ -79,8 +72,7 @@ def _value(text: str):
 
 
 def add_sweep_parser(subparsers) -> None:
-    from modules.resilience import METHODS, ON_FAILURE
-    from nets.experiment import CAPPINGS, POWER_OPTIONS
+    from nets.experiment import POWER_OPTIONS
 
     sweep = subparsers.add_parser(
         "sweep", help="run a grid of experiments (policy x capping x cap x alpha x ...)",
@@ -89,13 +81,15 @@ def add_sweep_parser(subparsers) -> None:
                     "cluster; store each run as OUT/<key>.json (a restarted sweep skips "
                     "those) and all of them as OUT/results.csv, with metrics normalised "
                     "(*_norm) to the uncapped run of the same policy (thesis: to EASY "
-                    "without DVFS or budget).",
-        epilog="Lists are comma-separated.  Examples: cpn sweep --trace "
+                    "without DVFS or budget).  The options mean what they mean in cpn run; "
+                    "here each takes a comma list.",
+        epilog="Examples: cpn sweep --trace "
                "../shared/data/swf/LLNL-Atlas-2006-2.1-cln.swf --month 0-3 --policy fcfs,wfp "
-               "--capping block,wait --cap 0.7 --out runs;  cpn sweep --model thesis "
+               "--capping block,wait --cap 80%,60%,40MW --out runs;  cpn sweep --model thesis "
                "--policy easy,pb_guided,max_job_perf --option budget_fraction=0.8,0.7,0.6 "
                "--out thesis_runs (LLNL-Atlas jobs 10001-15000 on 9,216 CPUs)")
-    sweep.add_argument("--out", type=Path, default=Path("sweep"), help="results directory")
+    sweep.add_argument("--out", type=Path, default=Path("sweep"), metavar="DIR",
+                       help="results directory (default sweep)")
     sweep.add_argument("--collect", type=Path, metavar="DIR",
                        help="only gather DIR's results into DIR/results.csv: the rows of "
                             "the grid given with it (--grid or grid options) first, in its "
@@ -112,72 +106,58 @@ def add_sweep_parser(subparsers) -> None:
     workload.add_argument("--month", type=parse_months, default="none",
                           help="30-day windows of the trace: a list (0,1,2 or 0-3), 'all', "
                                "or 'none' for the whole trace (default)")
-    workload.add_argument("--procs-per-node", type=int)
-    workload.add_argument("--allocation-unit", type=int, default=1)
-    workload.add_argument("--machine-nodes", type=int)
-    workload.add_argument("--power", type=_list(_choices(POWER_OPTIONS)), default=["drawn"])
-    workload.add_argument("--seed", type=_list(int), default=[0])
+    workload.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
+                          help="processors per node (default: MaxProcs/MaxNodes, else 1)")
+    workload.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
+                          help="round job sizes up to this many nodes (default 1)")
+    workload.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
+                          help="machine size in nodes (default: the trace header's MaxNodes)")
+    add_option(workload, "--power", choice(POWER_OPTIONS), axis=True, default="drawn",
+               metavar="{" + ",".join(POWER_OPTIONS) + "}",
+               help="job power: drawn per user/group from Mira's per-rack distribution "
+                    "(default), or a constant per node")
+    add_option(workload, "--seed", integer, axis=True, default=0,
+               help="seeds of the drawn job powers, the synthetic month, the simulator's "
+                    "choices and the failures (default 0)")
     model = sweep.add_argument_group("model (comma lists)")
-    model.add_argument("--policy", type=_list(_choices(POLICIES + THESIS_POLICIES)),
+    model.add_argument("--policy", type=comma_list(choice(POLICIES + THESIS_POLICIES)),
                        help=f"PuPPET: {', '.join(POLICIES)} (default fcfs); thesis: "
                             f"{', '.join(THESIS_POLICIES)} (default easy)")
-    model.add_argument("--estimate", type=_list(_choices(ESTIMATES)), default=["requested"])
-    model.add_argument("--capping", type=_list(_choices(CAPPINGS)), default=["none"])
-    model.add_argument("--cap", type=_list(float), metavar="FRACTIONS",
-                       help="caps as fractions of the uncapped run's peak (default 0.7)")
-    model.add_argument("--cap-watts", type=_list(float), metavar="WATTS",
-                       help="caps in watts (instead of --cap)")
-    model.add_argument("--cap-month", type=int,
-                       help="take the peak of this month's uncapped run as the reference "
-                            "of --cap for every month (the paper: January)")
-    model.add_argument("--l", type=_list(int), default=[10], help="WAIT: wait queue length")
-    model.add_argument("--w", type=_list(float), default=[500.0],
-                       help="WAIT: maximum wait, minutes")
-    model.add_argument("--alpha", type=_list(float), default=[2.0], help="DVFS: P ~ f^alpha")
-    model.add_argument("--beta", type=_list(float), default=[0.5], help="DVFS: t ~ 1/f^beta")
-    model.add_argument("--idle-fraction", type=_list(float), default=[0.3])
-    model.add_argument("--walltime-scale", type=_list(float),
-                       help="multiply every job's runtime and walltime (TOPPER Fig. 16)")
-    model.add_argument("--size-scale", type=_list(float),
-                       help="multiply every job's nodes and power (TOPPER Fig. 17)")
-    topper = sweep.add_argument_group(
-        "failures and resilience (TOPPER; comma lists; default: no failures)")
-    topper.add_argument("--resilience", type=_list(_choices(METHODS)),
-                        help="checkpoint, replication, or none (restart from scratch)")
-    topper.add_argument("--on-failure", type=_list(_choices(ON_FAILURE)),
-                        help="a failed job keeps its units (default) or is requeued")
-    topper.add_argument("--unit-nodes", type=int,
-                        help="nodes per compute unit (default: 1,024-node racks on a "
-                             "machine made of them, else single nodes)")
-    topper.add_argument("--system-mttf-hours", type=_list(float),
-                        help="the whole machine's mean time to failure (default: Mira's "
-                             "46.45 h)")
-    topper.add_argument("--checkpoint-scale", type=_list(float), help="scale O_c (Fig. 12)")
-    topper.add_argument("--redundancy", type=_list(float), help="replication degree r")
-    topper.add_argument("--gamma", type=_list(float),
-                        help="replication's communication/computation ratio")
-    topper.add_argument("--dvfs-failure-multiplier", type=_list(float),
-                        help="failure rate multiplier below nominal frequency under DVFS")
+    add_option(model, "--estimate", choice(ESTIMATES), axis=True, default="requested",
+               metavar="{" + ",".join(ESTIMATES) + "}",
+               help="runtime the scheduler plans with (default requested)")
+    add_option(model, "--idle-fraction", fraction, axis=True, default=0.3,
+               help="an idle node's share of its full power (default 0.3)")
+    add_option(model, "--walltime-scale", positive_float, axis=True,
+               help="multiply every job's runtime and walltime (TOPPER Fig. 16)")
+    add_option(model, "--size-scale", positive_float, axis=True,
+               help="multiply every job's nodes and power (TOPPER Fig. 17)")
+    capping = add_capping_arguments(sweep, axis=True)
+    capping.add_argument("--cap-month", type=non_negative_int, metavar="MONTH",
+                         help="take the peak of this month's uncapped run as the reference "
+                              "of a share cap for every month (the paper: January)")
+    add_resilience_arguments(sweep, axis=True)
     thesis = sweep.add_argument_group(
         "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)")
-    thesis.add_argument("--cpus", type=int, help="machine CPUs (default 9216)")
+    thesis.add_argument("--cpus", type=positive_int, help="machine CPUs (default 9216)")
     thesis.add_argument("--jobs", type=_job_numbers, metavar="FIRST-LAST",
                         help="job numbers of the trace (default 10001-15000, Table 3.4)")
-    thesis.add_argument("--profile-seed", type=_list(int),
+    thesis.add_argument("--profile-seed", type=comma_list(integer),
                         help="seeds of the per-job p and beta draw (default 0)")
     thesis.add_argument("--profiles", help="CSV job_id,p,beta_comp instead of the draw")
-    thesis.add_argument("--idle", type=_list(_choices(IDLE_SCENARIOS)),
+    thesis.add_argument("--idle", type=comma_list(choice(IDLE_SCENARIOS)),
                         help="idle CPUs at the lowest gear (default) or drawing zero")
     thesis.add_argument("--option", type=_option_axis, action="append", metavar="NAME=VALUES",
                         help="a policy option and its values, e.g. wq_threshold=0,4,16,none "
                              "or budget_fraction=0.8,0.7; repeat for more axes; options of "
                              "another policy are ignored")
     run = sweep.add_argument_group("execution")
-    run.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    run.add_argument("--workers", type=positive_int,
+                     help="local worker processes (default: all cores)")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="run on this Dask scheduler (tcp://host:8786) instead")
     run.add_argument("--dry-run", action="store_true", help="list the runs and stop")
-    run.add_argument("--no-progress", action="store_true")
+    run.add_argument("--no-progress", action="store_true", help="show no progress bar")
     sweep.set_defaults(func=command_sweep,
                        puppet_defaults={name: sweep.get_default(name) for name in PUPPET_OPTIONS})
 
@@ -190,9 +170,10 @@ def grid_options_given(args) -> list[str]:
                     if getattr(args, name) is not None]
 
 
-def experiments_from_args(args):
+def experiments_from_args(args, console=None):
+    """The runs the options ask for; ``console`` is told which units fail."""
     from nets.experiment import Experiment, trace_months
-    from nets.sweep import grid, grid_from_json
+    from nets.sweep import grid, grid_from_json, unique
 
     if args.grid is not None:
         given = grid_options_given(args)
@@ -205,8 +186,12 @@ def experiments_from_args(args):
     given = [name for name in THESIS_OPTIONS if getattr(args, name) is not None]
     if given:
         raise ValueError(f"--{given[0].replace('_', '-')} applies to --model thesis only")
-    if args.cap is not None and args.cap_watts is not None:
-        raise ValueError("give --cap (fractions) or --cap-watts, not both")
+    check_failure_options(args)
+    methods = capping_methods(args.capping, args.cap)
+    caps = args.cap or [parse_cap(DEFAULT_CAP)]
+    if args.cap_month is not None and (set(methods) == {"none"}
+                                       or all(cap.fraction is None for cap in caps)):
+        raise ValueError("--cap-month needs a cap given as a share of the peak (--cap 70%)")
     base = Experiment(trace=args.trace or "synthetic", procs_per_node=args.procs_per_node,
                       allocation_unit=args.allocation_unit, machine_nodes=args.machine_nodes)
     months = args.month
@@ -216,24 +201,44 @@ def experiments_from_args(args):
     elif months == "none":
         months = [None]
     axes = {"month": months, "policy": args.policy or ["fcfs"], "estimate": args.estimate,
-            "capping": args.capping, "l": args.l, "w_minutes": args.w, "alpha": args.alpha,
-            "beta": args.beta, "idle_fraction": args.idle_fraction, "power": args.power,
-            "seed": args.seed}
-    resilience = ("on_failure", "system_mttf_hours", "checkpoint_scale", "redundancy",
-                  "gamma", "dvfs_failure_multiplier", "unit_nodes")
-    if args.resilience is None and any(getattr(args, name) is not None for name in resilience):
-        raise ValueError("the failure options need --resilience (checkpoint, replication "
-                         "or none)")
-    for name in ("walltime_scale", "size_scale", "resilience", *resilience):
-        value = getattr(args, name)
-        if value is not None:
-            axes[name] = value if isinstance(value, list) else [value]
-    if args.cap_watts is not None:
-        axes["cap_watts"] = args.cap_watts
-    else:
-        axes["cap_fraction"] = args.cap or [0.7]
-        axes["cap_month"] = [args.cap_month]
-    return grid(base, **axes)
+            "capping": methods, "l": args.wait_queue, "w_minutes": args.max_wait,
+            "alpha": args.alpha, "beta": args.beta, "idle_fraction": args.idle_fraction,
+            "power": args.power, "seed": args.seed}
+    for name in ("walltime_scale", "size_scale"):
+        if getattr(args, name) is not None:
+            axes[name] = getattr(args, name)
+    if args.resilience is not None:
+        axes.update(_failure_axes(args, base, console))
+    return unique(run for cap in caps
+                  for run in grid(base, **axes, **_cap_axes(cap, args.cap_month)))
+
+
+def _cap_axes(cap: CapSpec, cap_month: int | None) -> dict[str, list]:
+    """The Experiment fields of one cap: a share (of ``cap_month``'s peak) or watts."""
+    if cap.fraction is not None:
+        return {"cap_fraction": [cap.fraction], "cap_month": [cap_month]}
+    return {"cap_watts": [cap.watts]}
+
+
+def _failure_axes(args, base, console) -> dict[str, list]:
+    """The Experiment fields of the failure options, on ``base``'s machine."""
+    from nets.experiment import trace_window
+
+    machine = base.machine_nodes or trace_window(base).machine_nodes
+    unit = unit_nodes(args, machine)
+    if console is not None:
+        console.print(describe_failures(args, machine, unit))
+    axes = {"resilience": args.resilience}
+    axes.update({name: getattr(args, name) for name in FAILURE_AXES
+                 if getattr(args, name) is not None})
+    if args.unit_nodes is not None:
+        axes["unit_nodes"] = [args.unit_nodes]
+    if args.mttf_days is not None:
+        units = machine // unit
+        axes["system_mttf_hours"] = [system_mttf_hours(days, units) for days in args.mttf_days]
+    elif args.system_mttf_hours is not None:
+        axes["system_mttf_hours"] = args.system_mttf_hours
+    return axes
 
 
 def thesis_runs_from_args(args):
@@ -274,7 +279,7 @@ def command_sweep(args) -> int:
     trace = args.trace or (ATLAS if args.model == "thesis" else "synthetic")
     if trace != "synthetic" and not Path(trace).exists() and args.grid is None:
         raise ValueError(f"no trace at {trace}")
-    experiments = experiments_from_args(args)
+    experiments = experiments_from_args(args, console)
     runs = plan(experiments)
     console.print(f"{len(experiments)} experiments, {len(runs)} runs with their baselines "
                   f"and prerequisites; results in {args.out}/")

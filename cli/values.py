@@ -1,20 +1,79 @@
-"""Argument types shared by the ``cpn`` commands: a bad value is refused by
-argparse with a one-line hint, before anything runs."""
+"""The vocabulary shared by the ``cpn`` commands: argument types and how an
+option is declared.
+
+A bad value is refused by argparse with a one-line hint naming the flag the
+user typed, before anything runs, so that the Python API's checks (which
+speak of parameters, in SI units) never reach the command line.  An option
+that ``cpn run`` takes once is, in ``cpn sweep``, an axis of the grid: a
+comma list of the same values (:func:`add_option` with ``axis=True``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
 
 
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-    return value
+def _number(convert, test, rule: str):
+    """An argument type: ``convert`` the text, refuse it unless ``test``."""
+    kind = "whole number" if convert is int else "number"
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind}") from None
+        if not (test(value) and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be {rule}, not {text}")
+        return value
+    return parse
 
 
-def fraction(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be within [0, 1], not {text}")
-    return value
+positive_float = _number(float, lambda value: value > 0, "positive")
+non_negative_float = _number(float, lambda value: value >= 0, ">= 0")
+fraction = _number(float, lambda value: 0 <= value <= 1, "within [0, 1]")
+integer = _number(int, lambda value: True, "a whole number")
+positive_int = _number(int, lambda value: value > 0, "at least 1")
+non_negative_int = _number(int, lambda value: value >= 0, ">= 0")
+
+
+def at_least(minimum: float):
+    """A number no smaller than ``minimum`` (a replication degree: 1)."""
+    return _number(float, lambda value: value >= minimum, f">= {minimum:g}")
+
+
+def comma_list(convert):
+    """``"a,b,c"`` -> ``[convert("a"), ...]``: one axis of a sweep."""
+    def parse(text: str) -> list:
+        try:
+            items = [convert(item.strip()) for item in text.split(",") if item.strip()]
+        except ValueError as error:  # a converter from elsewhere (parse_months...)
+            raise argparse.ArgumentTypeError(str(error)) from None
+        if not items:
+            raise argparse.ArgumentTypeError(f"{text!r} holds no values")
+        return items
+    return parse
+
+
+def choice(allowed):
+    """One of ``allowed``, as argparse's ``choices`` but usable in a list."""
+    def check(item: str) -> str:
+        if item not in allowed:
+            raise argparse.ArgumentTypeError(f"{item!r} is not one of {', '.join(allowed)}")
+        return item
+    return check
+
+
+def add_option(group, flag: str, convert, *, axis: bool, help: str, default=None,
+               aliases: tuple[str, ...] = (), **options) -> argparse.Action:
+    """Declare ``flag``: one value, or with ``axis`` a comma list of values
+    (its default then a one-value list).  ``aliases`` are former spellings,
+    still accepted but left out of the help so that one name shows."""
+    if axis:
+        convert = comma_list(convert)
+        default = None if default is None else [default]
+    action = group.add_argument(flag, type=convert, default=default, help=help, **options)
+    for alias in aliases:
+        group.add_argument(alias, type=convert, dest=action.dest, metavar=action.metavar,
+                           default=default, help=argparse.SUPPRESS)
+    return action

@@ -25,6 +25,18 @@ from modules.metrics import SECONDS_PER_DAY, binned_power, collapse_step_series 
 MAX_DRAWN_STEPS = 4000
 
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
+#: Units of power, largest first (scale in watts, name).
+POWER_UNITS = ((1e6, "MW"), (1e3, "kW"), (1.0, "W"))
+
+
+def power_unit(watts: float) -> tuple[float, str]:
+    """The largest unit in which ``watts`` (a plot's highest power) is at
+    least 1: MW for Mira, kW for a 128-node cluster (not "0.01 MW"), W for
+    a few nodes."""
+    for scale, unit in POWER_UNITS:
+        if abs(watts) >= scale:
+            return scale, unit
+    return POWER_UNITS[-1]
 
 
 def save_figure(fig, path) -> Path:
@@ -86,9 +98,10 @@ def plot_power(
     end: float | None = None,
     title: str = "System power",
 ) -> Path:
-    """System power (MW) against time from the first time, with the power cap if given.
+    """System power against time from the first time, with the power cap if given.
 
-    Time is in days (hours for a series shorter than two days).
+    Power is in the unit its peak (or the cap) calls for (:func:`power_unit`);
+    time in days (hours for a series shorter than two days).
     ``end`` defaults to the last change time.  A short series is drawn step
     by step; a long one (more than :data:`MAX_DRAWN_STEPS` steps after
     collapsing) as a time-weighted mean line within a shaded min–max band,
@@ -99,6 +112,8 @@ def plot_power(
     end = float(t[-1]) if end is None else float(end)
     t, w = collapse_step_series(t, w, end)
     start = float(t[0])
+    peak = float(w.max())
+    scale, unit = power_unit(max(peak, cap or 0))
     # Days, as the papers plot; hours for a run shorter than two days.
     hours = end - start < 2 * SECONDS_PER_DAY
     scale_x = 1.0 / 3600 if hours else 1.0 / SECONDS_PER_DAY
@@ -106,25 +121,26 @@ def plot_power(
     if t.size <= MAX_DRAWN_STEPS:
         x = np.append(t, end)
         y = np.append(w, w[-1])
-        ax.step((x - start) * scale_x, y / 1e6, where="post", linewidth=1.0, label="power")
+        ax.step((x - start) * scale_x, y / scale, where="post", linewidth=1.0, label="power")
     else:
         bins = binned_power(t, w, end, width=(end - start) / 1500)
         x = np.append(bins["start"].to_numpy(), end)
         centre = (x[:-1] + x[1:]) / 2
         ax.fill_between(
             (x - start) * scale_x,
-            np.append(bins["min"], bins["min"].iloc[-1]) / 1e6,
-            np.append(bins["max"], bins["max"].iloc[-1]) / 1e6,
+            np.append(bins["min"], bins["min"].iloc[-1]) / scale,
+            np.append(bins["max"], bins["max"].iloc[-1]) / scale,
             step="post", alpha=0.3, linewidth=0, label="min–max per bin",
         )
-        ax.plot((centre - start) * scale_x, bins["mean"] / 1e6, linewidth=0.8, label="mean per bin")
+        ax.plot((centre - start) * scale_x, bins["mean"] / scale, linewidth=0.8,
+                label="mean per bin")
     if cap is not None:
-        ax.axhline(cap / 1e6, color="tab:red", linestyle="--", linewidth=1.2, label=f"power cap {cap / 1e6:,.2f} MW")
-    peak = float(w.max())
-    ax.set_title(f"{title} (peak {peak / 1e6:,.2f} MW)")
+        ax.axhline(cap / scale, color="tab:red", linestyle="--", linewidth=1.2,
+                   label=f"power cap {cap / scale:,.2f} {unit}")
+    ax.set_title(f"{title} (peak {peak / scale:,.2f} {unit})")
     ax.set_xlabel("Time (hours)" if hours else "Time (days)")
-    ax.set_ylabel("Power (MW)")
-    ax.set_ylim(bottom=0, top=max(peak, cap or 0) / 1e6 * 1.1 or 1)
+    ax.set_ylabel(f"Power ({unit})")
+    ax.set_ylim(bottom=0, top=max(peak, cap or 0) / scale * 1.1 or 1)
     ax.set_xlim(0, (end - start) * scale_x)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best")

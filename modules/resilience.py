@@ -85,6 +85,16 @@ METHODS = ("none", "checkpoint", "replication")
 #: What a failed job does: keep its units and roll back in place, or
 #: release them and go back to the queue.
 ON_FAILURE = ("keep", "requeue")
+#: A Blue Gene/Q rack: TOPPER's compute unit on Mira.
+RACK_NODES = 1024
+
+
+def default_unit_nodes(machine_nodes: int) -> int:
+    """A machine's compute unit when none is chosen: the rack on a machine
+    made of racks (Mira), else the node.  Units are also the grain of
+    allocation, so a larger unit that merely divides the machine (128 of
+    a 128-node cluster) would round every job up to it."""
+    return RACK_NODES if machine_nodes % RACK_NODES == 0 else 1
 
 
 @dataclass(frozen=True)
@@ -113,7 +123,7 @@ class FaultTolerance:
     paying the recovery.
     """
 
-    unit_nodes: int = 1024
+    unit_nodes: int = RACK_NODES
     unit_mttf: float = 92.9 * 86400
     method: str = "checkpoint"
     checkpoint_small: float = 600.0

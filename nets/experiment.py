@@ -570,10 +570,10 @@ def power_config(exp: Experiment, machine_nodes: int, cap_watts: float | None):
 
 def topper_config(exp: Experiment, puppet):
     """The ``TopperConfig`` of a run with failures, over ``puppet``."""
-    from modules.resilience import FaultTolerance
+    from modules.resilience import FaultTolerance, default_unit_nodes
     from nets.topper import TopperConfig
     machine = puppet.machine_nodes
-    unit_nodes = exp.unit_nodes or (1024 if machine % 1024 == 0 else 1)
+    unit_nodes = exp.unit_nodes or default_unit_nodes(machine)
     if machine % unit_nodes:
         raise ValueError(f"the machine's {machine} nodes are not a whole number of "
                          f"{unit_nodes}-node units: choose unit_nodes")

@@ -267,7 +267,7 @@ def test_a_share_cap_is_taken_of_the_uncapped_runs_peak(tmp_path, capsys):
     assert "75 % of the uncapped peak" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("cap, watts", [("40MW", 4e7), ("45720kW", 4.572e7), ("4.5e7", 4.5e7),
+@pytest.mark.parametrize("cap, watts", [("40MW", 4e7), ("45720kW", 4.572e7), ("4.5e7W", 4.5e7),
                                          ("300 W", 300.0)])
 def test_caps_read_with_their_units(cap, watts):
     from cli.capping import parse_cap
@@ -322,7 +322,7 @@ def test_without_failures_topper_runs_as_puppet(trace, tmp_path, capsys):
 
 
 def test_units_that_do_not_divide_the_machine_are_a_one_line_error(trace, tmp_path, capsys):
-    assert run_cli("--trace", trace, "--resilience", "checkpoint",
+    assert run_cli("--trace", trace, "--resilience", "checkpoint", "--unit-nodes", 3,
                    "--out", tmp_path / "out") == 2
     assert "pass --unit-nodes" in capsys.readouterr().err
 

@@ -223,7 +223,7 @@ def test_cpn_run_replays_the_real_ras_log(tmp_path, capsys):
      "{csv}:3: time 'nan' is not a finite number"),
     (["--failure-trace", "{csv}"],
      "--failure-trace needs --resilience (checkpoint, replication, restart): "
-     "failures are off without it"),
+     "without it nothing fails"),
 ])
 def test_cpn_run_refuses_a_bad_failure_trace_in_one_line(tmp_path, capsys, ras_excerpt,
                                                          arguments, message):

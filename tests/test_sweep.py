@@ -342,7 +342,7 @@ def test_the_dask_path_reads_traces_from_the_clients_directory(trace, tmp_path, 
 def test_cpn_sweep_command(trace, tmp_path, capsys):
     out = tmp_path / "runs"
     argv = ["sweep", "--trace", str(trace), "--month", "all", "--policy", "fcfs",
-            "--capping", "none,wait", "--cap", "0.5", "--out", str(out), "--workers", "1",
+            "--capping", "none,wait", "--cap", "50%", "--out", str(out), "--workers", "1",
             "--no-progress"]
     assert cpn(argv) == 0
     assert len(list(out.glob("*.json"))) == 4  # 2 months x (none, wait)
