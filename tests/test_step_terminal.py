@@ -4,6 +4,7 @@ terminal rendering (rich) run as they do for a user."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
@@ -165,3 +166,26 @@ def test_values_are_shown_as_they_are_not_as_markup(tmp_path, capsys):
     script.write_text("m\n")
     assert main_step(["step", str(path), "--script", str(script)]) == 0
     assert "1`'[bold]x' ++ 1`'[red]'" in capsys.readouterr().out
+
+
+def test_piped_input_is_read_line_by_line_without_the_line_editor(tmp_path, monkeypatch,
+                                                                  capsys):
+    """Standard input that is not a terminal: plain lines, no greeting, the
+    end of input ends the session."""
+    path = tmp_path / "counter.py"
+    path.write_text(textwrap.dedent("""
+        from cpn import Net
+
+        net = Net("counter")
+        net.place("P", int, initial=[0])
+        net.transition("Inc", guard="x < 1")
+        net.arc("P", "Inc", "x")
+        net.arc("Inc", "P", "x + 1")
+    """))
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\nzz\n"))
+    assert main_step(["step", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "[t=0 step 0]> fired Inc<x=0> at time 0\n" in out
+    assert "[t=0 step 1]> ? unknown command 'zz'; type help for the commands\n" in out
+    assert out.endswith("[t=0 step 1]> \n")
+    assert "Ctrl-D" not in out
