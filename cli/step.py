@@ -7,7 +7,8 @@ two subcommands with :func:`add_step_parsers`; :func:`main_step` runs them
 on their own (``main_step(["step", "net.py"])``).
 
 Everything here is a thin shell over :mod:`cpn.stepper` and
-:mod:`cpn.trace`, which a notebook can use directly.
+:mod:`cpn.trace`, which a notebook can use directly; ``cli/terminal.py``
+draws the session and reads the commands.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from rich.text import Text
 from cpn.errors import BindingError, ColourError, NetError
 from cpn.flatten import FlatNet
 from cpn.net import Net
+from cpn.stepper import Stepper
+from cpn.trace import ReplayError, load_trace, replay_on
+
+from .terminal import interact, make_console, show_on
 
 
 class LoadError(Exception):
@@ -104,18 +109,12 @@ def _lines(file):
         yield line.rstrip("\n")
 
 
-def _console() -> Console:
-    return Console(highlight=False)
-
-
 def run_step(args: argparse.Namespace) -> int:
     """``cpn step``: a stepping session, interactive or from ``--script``."""
-    from cpn.stepper import Stepper
-
-    console = _console()
+    console = make_console()
     try:
         net = load_net(args.net)
-        stepper = Stepper(net, seed=args.seed, console=console, show_diff=args.diff)
+        stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
     except LoadError as error:
         console.print(Text(f"cpn step: {error}", style="red"))
         return 2
@@ -125,9 +124,9 @@ def run_step(args: argparse.Namespace) -> int:
     return _session(stepper, args.script, console)
 
 
-def _session(stepper, script: str | None, console: Console) -> int:
+def _session(stepper: Stepper, script: str | None, console: Console) -> int:
     if script is None:
-        stepper.interact()
+        interact(stepper, console)
         return 0
     try:
         with (open(script, encoding="utf-8") if script != "-"
@@ -142,15 +141,12 @@ def _session(stepper, script: str | None, console: Console) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     """``cpn replay``: fire a saved trace again, show the marking it reaches,
     then optionally keep stepping from there."""
-    from cpn.stepper import Stepper
-    from cpn.trace import ReplayError, load_trace, replay_on
-
-    console = _console()
+    console = make_console()
     try:
         net = load_net(args.net)
         header, records = load_trace(args.trace)
         seed = args.seed if args.seed is not None else (header.get("seed") or 0)
-        stepper = Stepper(net, seed=seed, console=console)
+        stepper = Stepper(net, seed=seed, show=show_on(console))
         replay_on(stepper.simulator, args.trace)
     except LoadError as error:
         console.print(Text(f"cpn replay: {error}", style="red"))
@@ -171,7 +167,7 @@ def run_replay(args: argparse.Namespace) -> int:
                        f"time {sim.now:g}, step {sim.steps}", style="bold"))
     if args.step or args.script is not None:
         return _session(stepper, args.script, console)
-    console.print(Text(str(sim.marking)))
+    stepper.show_marking()
     return 0
 
 

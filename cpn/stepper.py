@@ -1,44 +1,44 @@
-"""Stepping through a net by hand, in a terminal or from a script.
+"""Stepping through a net by hand, from a terminal, a notebook or a script.
 
-The :class:`Stepper` shows the clock, the marking and the numbered enabled
-bindings, and reads one command per line.  It never reads the keyboard
-itself: it is driven by any iterable of lines and writes to a ``rich``
-console, so a test (or a file of commands) can script a whole session, and
-``cpn step NET`` (``cli/step.py``) only adds line editing on top.
+The :class:`Stepper` is a command interpreter over a simulator: it reads
+one command per line (fire binding 3, run to time 100, set a breakpoint,
+undo, save the trace, ...) and *shows* what happened as a sequence of
+:class:`Message` and :class:`Table` items, handed to a ``show`` callable.
+It never reads the keyboard nor decides how things look: by default each
+item is printed as plain text, and ``cpn step NET`` (``cli/terminal.py``)
+renders them with colours and wrapped tables and adds line editing.  So a
+test, a notebook or a file of commands can script a whole session.
 
 Every firing, by hand or during a run, is recorded; ``save FILE`` writes
 the trace as JSON lines and :func:`replay` fires it again on a fresh
 simulator, stopping with the step number at the first firing that is not
 enabled (the net changed, or the trace is from another net).
 
->>> import io
->>> from rich.console import Console
 >>> from cpn import Net
 >>> net = Net("loop")
 >>> _ = net.place("P", int, initial=[0])
 >>> _ = net.transition("Inc", guard="x < 2")
 >>> net.arc("P", "Inc", "x"); net.arc("Inc", "P", "x + 1")
->>> out = io.StringIO()
->>> stepper = Stepper(net, console=Console(file=out, width=100))
+>>> shown = []
+>>> stepper = Stepper(net, show=shown.append)
 >>> stepper.session(["1", "1", "q"])
 >>> stepper.simulator.tokens("P")
 [2]
+>>> print(shown[-1])
+nothing is enabled at time 0, nor ever will be (a dead marking): u to undo, q to quit
 """
 
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import math
 import random
 import shlex
-import sys
+import typing
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import Any, Callable, Iterable, Literal
 
 from .errors import BindingError, ColourError, NetError
 from .flatten import FlatNet
@@ -48,30 +48,7 @@ from .net import Net
 from .simulator import Binding, Simulator, StopReason
 from .trace import FiringRecord, ReplayError, replay, save_trace
 
-__all__ = ["Stepper", "replay", "ReplayError", "FiringRecord", "HELP"]
-
-HELP = """\
-Commands (one per line):
-  3           fire binding number 3 of the enabled list
-  r           fire one enabled binding chosen at random (seeded)
-  n N         run N steps, the clock advancing by itself
-  t T         run until the clock would pass time T
-  a           advance the clock to the next event (when nothing is enabled now)
-  l           list every enabled binding (the status shows the first 20)
-  m [PLACE]   the tokens with their timestamps (value@time), or one place's
-  diff        toggle showing what each command changed in the marking
-  u           undo the last command (one firing, a whole n or t run, an a)
-  save FILE   write the firings so far as JSON lines (cpn replay NET FILE)
-  b                         list the breakpoints (n and t stop at them)
-  b place NAME CONDITION    stop when CONDITION on `tokens` (the place's
-                            token values) holds: b place Queue len(tokens) > 3
-  b transition NAME [COND]  stop after NAME fires (with COND on its
-                            variables holding): b transition Start job.js > 4
-  b del K / b clear         remove breakpoint K / every breakpoint
-  help        this text
-  q           quit
-NAME is a full path (Scheduler/User) or its last part when that is unique.
-Bad input only prints a hint; the marking is left as it was."""
+__all__ = ["Stepper", "Message", "Table", "replay", "ReplayError", "FiringRecord"]
 
 STATUS_BINDINGS = 20
 
@@ -81,6 +58,49 @@ _CONDITION_BUILTINS = {name: getattr(builtins, name)
                        for name in ("len", "sum", "min", "max", "any", "all", "abs",
                                     "sorted", "set", "list", "tuple", "round", "int",
                                     "float", "str", "bool", "isinstance", "getattr")}
+
+
+#: What a message is, so a front end can style it: ``heading`` (the clock
+#: line, a table's title), ``info`` (what a command did), ``hint`` (bad
+#: input, starting with ``?``), ``error`` (a failure of the net),
+#: ``breakpoint`` (one was hit), ``waiting`` (why nothing is enabled),
+#: ``changes`` (the marking diff), ``note`` (an aside), ``command`` (an
+#: echoed command line) and ``help``.
+Kind = Literal["heading", "info", "hint", "error", "breakpoint", "waiting", "changes",
+               "note", "command", "help"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One line (or a few) of text the stepper shows."""
+
+    text: str
+    kind: Kind = "info"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of text cells under optional column headers.  Only the last
+    column may be long (a binding's values, a place's tokens): a front end
+    wraps it and keeps the others on one line."""
+
+    headers: tuple[str, ...] | None
+    rows: tuple[tuple[str, ...], ...]
+    right_aligned: frozenset[int] = frozenset()  # column numbers, from 0
+
+    def __str__(self) -> str:
+        lines = ([self.headers] if self.headers else []) + list(self.rows)
+        if not lines:
+            return ""
+        widths = [max(len(line[c]) for line in lines) for c in range(len(lines[0]))]
+        return "\n".join(
+            "  " + "  ".join(cell.rjust(width) if c in self.right_aligned
+                             else cell.ljust(width)
+                             for c, (cell, width) in enumerate(zip(line, widths))).rstrip()
+            for line in lines)
 
 
 class _Hint(Exception):
@@ -136,17 +156,105 @@ def _condition(text: str, where: str) -> Callable[[dict], bool]:
     return holds
 
 
+_HELP = """\
+Commands (one per line):
+  3           fire binding number 3 of the enabled list
+  r           fire one enabled binding chosen at random (seeded)
+  n N         run N steps, the clock advancing by itself
+  t T         run until the clock would pass time T
+  a           advance the clock to the next event (when nothing is enabled now)
+  l           list every enabled binding (the status shows the first 20)
+  m [PLACE]   the tokens with their timestamps (value@time); PLACE's in full
+  diff        toggle showing what each command changed in the marking
+  u           undo the last command (one firing, a whole n or t run, an a)
+  save FILE   write the firings so far as JSON lines (cpn replay NET FILE)
+  b                         list the breakpoints (n and t stop at them)
+  b place NAME CONDITION    stop when CONDITION on `tokens` (the place's
+                            token values) holds, e.g.
+                              b place {place}
+  b transition NAME [COND]  stop after NAME fires (with COND on its
+                            variables holding), e.g.
+                              b transition {transition}
+  b del K / b clear         remove breakpoint K / every breakpoint
+  help        this text
+  q           quit
+{names}
+Bad input only prints a hint; the marking is left as it was."""
+
+
+def _help_text(sim: Simulator) -> str:
+    """The commands, their examples naming nodes of the net being stepped
+    (a help that names nodes the net lacks only misleads)."""
+    net = sim.net
+    counts = sim.marking.counts()
+    place_paths = [p.path for p in net.places]
+    transition_paths = [t.path for t in net.transitions]
+    # A place that starts empty fills up as the net runs: stop once it holds two.
+    place = next((p.path for p in net.places if not counts[p.path]),
+                 place_paths[0] if place_paths else "NAME")
+    transition = _transition_example(sim)
+    nested = next((path for path in transition_paths + place_paths if "/" in path), None)
+    if nested is None:
+        names = "NAME is the name of a place or transition."
+    else:
+        names = (f"NAME is a full path ({nested}) or its last part when that is "
+                 "unique.")
+    return _HELP.format(place=f"{_short_name(place, place_paths)} len(tokens) >= 2",
+                        transition=transition, names=names)
+
+
+def _transition_example(sim: Simulator) -> str:
+    """A transition and a condition on one of its variables: the first
+    variable taken whole from a place of integers (``n == 2``) or of
+    records with an integer field (``job.id == 2``); the first transition
+    alone when no variable is such."""
+    paths = [t.path for t in sim.net.transitions]
+    for transition in sim.net.transitions:
+        variables = sim.transitions[transition.index].variables
+        for place, inscription in transition.inputs:
+            variable = inscription.strip()
+            if variable in variables:
+                value = _integer_expression(variable, sim.net.places[place].place.colour)
+                if value is not None:
+                    return f"{_short_name(transition.path, paths)} {value} == 2"
+    return _short_name(paths[0], paths) if paths else "NAME"
+
+
+def _integer_expression(variable: str, colour: Any) -> str | None:
+    """``variable`` itself, or its first integer field, if its colour says
+    it is an integer (or a record with one); else None."""
+    if colour is int:
+        return variable
+    if isinstance(colour, type) and (dataclasses.is_dataclass(colour)
+                                     or hasattr(colour, "_fields")):
+        try:
+            fields = typing.get_type_hints(colour)
+        except Exception:  # noqa: BLE001 - an annotation that does not resolve
+            return None
+        return next((f"{variable}.{name}" for name, kind in fields.items()
+                     if kind is int), None)
+    return None
+
+
+def _short_name(path: str, paths: list[str]) -> str:
+    """The last part of ``path`` when no other path ends with it (what the
+    breakpoint commands accept), else the full path."""
+    last = path.rsplit("/", 1)[-1]
+    return last if sum(p.rsplit("/", 1)[-1] == last for p in paths) == 1 else path
+
+
 class Stepper:
     """An interactive session over a simulator (or a net, simulated with
     ``seed``).  Call :meth:`session` with lines of commands, or
-    :meth:`execute` one command at a time; see ``HELP`` for the commands.
+    :meth:`execute` one command at a time; :meth:`help` lists the commands.
+    Everything shown goes to ``show`` (default: printed as plain text).
     """
 
     def __init__(self, net: Net | FlatNet | Simulator, seed: int | None = 0,
-                 console: Console | None = None, run_limit: int = 1_000_000,
-                 show_diff: bool = False):
+                 show: Callable[[Message | Table], None] = print,
+                 run_limit: int = 1_000_000, show_diff: bool = False):
         self.simulator = net if isinstance(net, Simulator) else Simulator(net, seed=seed)
-        self.console = console or Console(highlight=False)
+        self.show = show
         self.seed = seed if not isinstance(net, Simulator) else net.seed
         self.run_limit = run_limit
         self.show_diff = show_diff
@@ -155,7 +263,7 @@ class Stepper:
         # One entry per command that can be undone: the simulator's state and
         # the trace length before it.
         self._undo: list[tuple[tuple, int]] = []
-        self.finished = False
+        self._help = _help_text(self.simulator)
 
     # -- driving -------------------------------------------------------------
     def session(self, lines: Iterable[str], echo: bool = False) -> None:
@@ -165,17 +273,17 @@ class Stepper:
         self.show_status()
         for line in lines:
             if echo:
-                self.console.print(Text(self.prompt() + line.rstrip("\n")))
+                self._say(self.prompt() + line.rstrip("\n"), "command")
             if not self.execute(line):
                 break
 
-    def interact(self) -> None:
-        """A terminal session: line editing and history with
-        ``prompt_toolkit`` when the input is a terminal, plain lines otherwise."""
-        self.session(_terminal_lines(self))
-
     def prompt(self) -> str:
+        """What to show before reading a command: the clock and step."""
         return f"[t={self.simulator.now:g} step {self.simulator.steps}]> "
+
+    def help(self) -> str:
+        """The commands, with examples naming this net's places and transitions."""
+        return self._help
 
     @property
     def trace(self) -> list[FiringRecord]:
@@ -190,14 +298,17 @@ class Stepper:
         try:
             return self._dispatch(line)
         except _Hint as hint:
-            self.console.print(Text(f"? {hint}", style="yellow"))
+            self._say(f"? {hint}", "hint")
         except (BindingError, ColourError, NetError) as error:
-            self.console.print(Text(f"error: {error}", style="red"))
+            self._say(f"error: {error}", "error")
         except Exception as error:  # noqa: BLE001 - a session must survive anything
-            self.console.print(Text(f"error: {type(error).__name__}: {error}", style="red"))
+            self._say(f"error: {type(error).__name__}: {error}", "error")
         except KeyboardInterrupt:
-            self.console.print(Text("interrupted: the command was undone", style="red"))
+            self._say("interrupted: the command was undone", "error")
         return True
+
+    def _say(self, text: str, kind: Kind = "info") -> None:
+        self.show(Message(text, kind))
 
     def _dispatch(self, line: str) -> bool:
         word, _, rest = line.partition(" ")
@@ -206,10 +317,9 @@ class Stepper:
         if command.isdigit():
             self._fire_number(int(command), rest)
         elif command in ("q", "quit", "exit"):
-            self.finished = True
             return False
         elif command in ("h", "help", "?"):
-            self.console.print(Text(HELP))
+            self._say(self._help, "help")
         elif command == "r":
             self._no_argument(command, rest)
             self._fire_random()
@@ -226,11 +336,11 @@ class Stepper:
         elif command == "l":
             self._show_bindings(limit=None)
         elif command == "m":
-            self._show_timed_marking(rest or None)
+            self.show_marking(rest or None)
         elif command == "diff":
             self.show_diff = not self.show_diff
-            self.console.print(f"marking diff after each command: "
-                               f"{'on' if self.show_diff else 'off'}")
+            self._say(f"marking diff after each command: "
+                      f"{'on' if self.show_diff else 'off'}")
         elif command == "b":
             self._breakpoint(rest)
         elif command == "save":
@@ -260,12 +370,11 @@ class Stepper:
             raise
         self._undo.append((state, trace_length))
         if message:
-            self.console.print(Text(message))
+            self._say(message)
         for bp in self.recorder.hit:
-            self.console.print(Text(f"breakpoint hit: {bp.text}", style="magenta"))
+            self._say(f"breakpoint hit: {bp.text}", "breakpoint")
             if bp.error:
-                self.console.print(Text(f"  (its condition failed: {bp.error})",
-                                        style="red"))
+                self._say(f"  (its condition failed: {bp.error})", "error")
                 bp.error = None
         if before is not None:
             self._show_diff(before, sim.marking)
@@ -349,8 +458,8 @@ class Stepper:
         state, trace_length = self._undo.pop()
         self.simulator.restore(state)
         del self.recorder.trace[trace_length:]
-        self.console.print(Text(f"undone; back at time {self.simulator.now:g}, "
-                                f"step {self.simulator.steps}"))
+        self._say(f"undone; back at time {self.simulator.now:g}, "
+                  f"step {self.simulator.steps}")
         self.show_status()
 
     # -- breakpoints ---------------------------------------------------------
@@ -373,15 +482,15 @@ class Stepper:
         recorder = self.recorder
         if not rest:
             if not recorder.breakpoints:
-                self.console.print("no breakpoints")
+                self._say("no breakpoints")
             for k, bp in enumerate(recorder.breakpoints, 1):
-                self.console.print(Text(f"  {k}  {bp.text}"))
+                self._say(f"  {k}  {bp.text}")
             return
         kind, _, rest = rest.partition(" ")
         rest = rest.strip()
         if kind == "clear":
             recorder.breakpoints.clear()
-            self.console.print("breakpoints cleared")
+            self._say("breakpoints cleared")
             return
         if kind == "del":
             try:
@@ -389,7 +498,7 @@ class Stepper:
             except (ValueError, IndexError):
                 raise _Hint(f"b del takes a breakpoint number from 1 to "
                             f"{len(recorder.breakpoints)}") from None
-            self.console.print(Text(f"removed breakpoint: {removed.text}"))
+            self._say(f"removed breakpoint: {removed.text}")
             return
         if kind not in ("place", "transition"):
             raise _Hint("usage: b place NAME CONDITION, b transition NAME [CONDITION], "
@@ -415,7 +524,7 @@ class Stepper:
         entry.monitor = monitor
         entry.watched = frozenset(monitor.watched_transitions(self.simulator))
         recorder.breakpoints.append(entry)
-        self.console.print(Text(f"breakpoint {len(recorder.breakpoints)}: {entry.text}"))
+        self._say(f"breakpoint {len(recorder.breakpoints)}: {entry.text}")
 
     @staticmethod
     def _guarded(entry: _Breakpoint, holds: Callable[[Any], bool]) -> Callable[[Any], bool]:
@@ -443,52 +552,43 @@ class Stepper:
     def show_status(self) -> None:
         """The clock, the token count of each place, the enabled bindings."""
         sim = self.simulator
-        console = self.console
-        console.print(Text(f"time {sim.now:g}   step {sim.steps}   net {sim.net.name}",
-                           style="bold"))
-        table = Table(box=None, padding=(0, 2), show_header=True, header_style="dim")
-        table.add_column("place")
-        table.add_column("tokens", justify="right")
-        table.add_column("colour", style="dim")
+        self._say(f"time {sim.now:g}   step {sim.steps}   net {sim.net.name}", "heading")
         counts = sim.marking.counts()
-        for place in sim.net.places:
-            table.add_row(place.path, str(counts[place.path]),
-                          place.place.colour_name + (" (timed)" if place.timed else ""))
-        console.print(table)
+        self.show(Table(("place", "tokens", "colour"),
+                        tuple((place.path, str(counts[place.path]),
+                               place.place.colour_name + (" (timed)" if place.timed else ""))
+                              for place in sim.net.places),
+                        right_aligned=frozenset({1})))
         try:
             self._show_bindings(limit=STATUS_BINDINGS)
         except BindingError as error:
-            console.print(Text(f"error: {error}", style="red"))
+            self._say(f"error: {error}", "error")
 
     def _show_bindings(self, limit: int | None) -> None:
         bindings = self._current_bindings()
         if not bindings:
-            self.console.print(Text(self._why_nothing_enabled(), style="cyan"))
+            self._say(self._why_nothing_enabled(), "waiting")
             return
-        self.console.print(Text(f"enabled ({len(bindings)}):", style="bold"))
+        self._say(f"enabled ({len(bindings)}):", "heading")
         shown = bindings if limit is None else bindings[:limit]
-        for number, binding in enumerate(shown, 1):
-            values = ", ".join(f"{k}={v!r}" for k, v in binding.values.items())
-            self.console.print(Text(f"  {number:>3}  {binding.transition}"
-                                    + (f"  {values}" if values else "")))
+        self.show(Table(None, tuple(
+            (str(number), binding.transition,
+             ", ".join(f"{k}={v!r}" for k, v in binding.values.items()))
+            for number, binding in enumerate(shown, 1)), right_aligned=frozenset({0})))
         if len(bindings) > len(shown):
-            self.console.print(Text(f"  … and {len(bindings) - len(shown)} more "
-                                    "(l lists them all)", style="dim"))
+            self._say(f"  … and {len(bindings) - len(shown)} more (l lists them all)",
+                      "note")
 
-    def _show_timed_marking(self, name: str | None) -> None:
+    def show_marking(self, name: str | None = None) -> None:
+        """The tokens with their timestamps, of every place or (in full) of
+        the place ``name``."""
         marking = self.simulator.marking
         paths = [self._resolve(name, "place")] if name else list(marking)
-        self.console.print(Text(f"marking at time {marking.time:g} "
-                                "(count`value@timestamp)", style="bold"))
-        table = Table(box=None, padding=(0, 2), show_header=True, header_style="dim")
-        table.add_column("place", no_wrap=True)
-        table.add_column("tokens", justify="right")
-        table.add_column("multiset", overflow="fold")
-        for path in paths:
-            tokens = marking.timed(path)
-            table.add_row(path, str(len(tokens)),
-                          Marking.format_tokens(tokens, limit=10**9 if name else 12))
-        self.console.print(table)
+        self._say(f"marking at time {marking.time:g} (count`value@timestamp)", "heading")
+        self.show(Table(("place", "tokens", "multiset"), tuple(
+            (path, str(len(marking.timed(path))),
+             Marking.format_tokens(marking.timed(path), limit=10**9 if name else 12))
+            for path in paths), right_aligned=frozenset({1})))
 
     def _show_diff(self, before: Marking, after: Marking) -> None:
         lines = []
@@ -503,8 +603,7 @@ class Stepper:
             parts += [f"+{n}`{v}" + ("" if s is None else f"@{s:g}")
                       for (v, s), n in added.items()]
             lines.append(f"  {path}: {' '.join(parts)}")
-        self.console.print(Text("changes:\n" + "\n".join(lines) if lines
-                                else "changes: none", style="green"))
+        self._say("changes:\n" + "\n".join(lines) if lines else "changes: none", "changes")
 
     # -- the trace -----------------------------------------------------------
     def _save(self, rest: str) -> None:
@@ -519,24 +618,4 @@ class Stepper:
                                seed=self.seed, end_time=self.simulator.now)
         except OSError as error:
             raise _Hint(f"cannot write {name}: {error.strerror or error}") from None
-        self.console.print(f"saved {count} firing{'' if count == 1 else 's'} to {name}")
-
-
-def _terminal_lines(stepper: Stepper) -> Iterable[str]:
-    """Lines typed by the user, each read after the previous one ran (so the
-    prompt shows the current clock); ends on end of input or Ctrl-C."""
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        from prompt_toolkit import PromptSession
-
-        session: PromptSession = PromptSession()
-        read = session.prompt
-    else:
-        def read(prompt: str) -> str:
-            stepper.console.print(Text(prompt), end="")
-            return input()
-    while not stepper.finished:
-        try:
-            yield read(stepper.prompt())
-        except (EOFError, KeyboardInterrupt):
-            stepper.console.print()
-            return
+        self._say(f"saved {count} firing{'' if count == 1 else 's'} to {name}")

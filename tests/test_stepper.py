@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
-import io
 import json
+import re
 import textwrap
+from pathlib import Path
 
 import pytest
-from rich.console import Console
 
-from cli.step import main_step
+from cli.step import load_net, main_step
 from cpn import Net, Simulator, timed
-from cpn.stepper import HELP, ReplayError, Stepper, replay
+from cpn.stepper import Message, ReplayError, Stepper, replay
 
 
 def buffer_net() -> Net:
@@ -37,18 +35,34 @@ def buffer_net() -> Net:
     return net
 
 
+class Transcript(list):
+    """What a stepper showed, and as the plain text a notebook prints."""
+
+    @property
+    def text(self) -> str:
+        return "\n".join(map(str, self))
+
+
 def session(net, lines, seed=0):
-    out = io.StringIO()
-    stepper = Stepper(net, seed=seed, console=Console(file=out, width=120))
+    shown = Transcript()
+    stepper = Stepper(net, seed=seed, show=shown.append)
     stepper.session(lines, echo=True)
-    return stepper, out.getvalue()
+    return stepper, shown.text
+
+
+def shown_by(stepper, command):
+    """The items a stepper shows for one more command."""
+    shown = []
+    stepper.show = shown.append
+    assert stepper.execute(command) is True
+    return shown
 
 
 def test_fire_by_number_fires_that_binding():
     stepper, text = session(buffer_net(), ["2"])
     sim = stepper.simulator
     # The list is Produce x=1, x=2, x=3: number 2 produces item 2.
-    assert "   2  Produce  x=2" in text
+    assert "  2  Produce  x=2" in text
     assert sim.tokens("Buffer") == [2]
     assert sorted(sim.tokens("Ready")) == [1, 3]
     assert "fired Produce<x=2>" in text
@@ -65,9 +79,7 @@ def test_undo_restores_marking_and_trace():
     stepper.execute("u")
     assert sim.marking.freeze() == Simulator(net).marking.freeze()
     assert stepper.trace == []
-    out = stepper.console.file
-    stepper.execute("u")
-    assert out.getvalue().rstrip().endswith("? nothing to undo")
+    assert shown_by(stepper, "u") == [Message("? nothing to undo", "hint")]
 
 
 def test_undo_takes_back_a_whole_run():
@@ -130,22 +142,19 @@ def test_failing_breakpoint_condition_stops_and_reports():
 def test_bad_input_gives_one_line_hint(command, hint):
     net = buffer_net()
     stepper, _ = session(net, [])
-    out = stepper.console.file
-    before = out.getvalue()
-    assert stepper.execute(command) is True
-    printed = out.getvalue()[len(before):]
-    assert printed.count("\n") == 1 and printed.startswith("? ")
-    assert hint in printed
-    assert "Traceback" not in printed
+    (message,) = shown_by(stepper, command)
+    assert message.kind == "hint" and message.text.startswith("? ")
+    assert "\n" not in message.text
+    assert hint in message.text
     assert stepper.simulator.marking.freeze() == Simulator(net).marking.freeze()
 
 
 def test_help_documents_every_command():
-    _, text = session(buffer_net(), ["help"])
+    stepper, text = session(buffer_net(), ["help"])
     for command in ["  3 ", "  r ", "n N", "t T", "  a ", "  l ", "m [PLACE]", "diff",
                     "b place NAME CONDITION", "b transition NAME", "  u ", "save FILE",
                     "  q "]:
-        assert command in HELP and command in text
+        assert command in stepper.help() and command in text
 
 
 def test_advance_when_nothing_enabled_now_but_later():
@@ -286,3 +295,49 @@ def test_cpn_step_puppet_steps_the_built_in_net_to_the_easy_schedule(tmp_path, c
 
     assert main_step(["replay", "puppet", str(trace)]) == 0
     assert "time 1200" in capsys.readouterr().out
+
+
+def test_without_a_front_end_the_stepper_prints_plain_text(capsys):
+    stepper = Stepper(buffer_net())
+    stepper.session(["m Slots"])
+    out = capsys.readouterr().out
+    assert out.startswith("time 0   step 0   net buffer\n"
+                          "  place     tokens  colour\n"
+                          "  Ready          3  int\n")
+    assert "  1  Produce  x=1\n" in out
+    assert out.endswith("marking at time 0 (count`value@timestamp)\n"
+                        "  place  tokens  multiset\n"
+                        "  Slots       2  2`'slot'\n")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("net, place, transition, nested", [
+    ("puppet", "Finished len(tokens) >= 2", "Submit job.id == 2",
+     "NAME is a full path (Scheduler/Submit) or its last part when that is unique."),
+    ("producer_consumer", "Buffer len(tokens) >= 2", "Produce n == 2",
+     "NAME is the name of a place or transition."),
+    ("buffer", "Buffer len(tokens) >= 2", "Produce x == 2",
+     "NAME is the name of a place or transition."),
+])
+def test_help_examples_name_nodes_of_the_net_being_stepped(net, place, transition, nested):
+    """The breakpoint examples of ``help`` use a place and a transition of
+    the net (a short name where it is unique), and they work as typed."""
+    if net == "producer_consumer":
+        net = str(ROOT / "examples" / "producer_consumer.py")
+    stepper = Stepper(buffer_net() if net == "buffer" else load_net(net),
+                      show=lambda item: None)
+    help_text = stepper.help()
+    examples = re.findall(r"^ {4,}(b (?:place|transition) .*)$", help_text, re.MULTILINE)
+    assert examples == [f"b place {place}", f"b transition {transition}"]
+    assert nested in help_text.splitlines()
+    paths = ({p.path for p in stepper.simulator.net.places}
+             | {t.path for t in stepper.simulator.net.transitions})
+    named = [example.split()[2] for example in examples]
+    named += re.findall(r"full path \((\S+)\)", help_text)
+    assert all(any(path == name or path.endswith("/" + name) for path in paths)
+               for name in named)
+    for number, example in enumerate(examples, 1):
+        (message,) = shown_by(stepper, example)
+        assert message.kind == "info" and message.text.startswith(f"breakpoint {number}: ")
