@@ -101,12 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="run COMMAND --help for its options")
     add_run_parser(subparsers)
-    try:
-        from .step import add_step_parsers
-    except ImportError:  # the stepper is optional on minimal installs
-        pass
-    else:
-        add_step_parsers(subparsers)
+    from .step import add_step_parsers
+    add_step_parsers(subparsers)
     from .sweep import add_sweep_parser
     add_sweep_parser(subparsers)
     for command in subparsers.choices.values():
