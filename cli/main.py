@@ -144,13 +144,12 @@ def command_run(args) -> int:
     from rich.console import Console
 
     from modules.metrics import time_above, write_results
-    from nets.puppet import PuppetConfig
+    from nets.puppet import PuppetConfig, ctrl_c_requests
 
     from .workload import load_workload
 
     console = Console()
     workload = load_workload(args)
-    console.print(workload.summary())
     try:
         steps = [float(s) for s in args.energy_steps.split(",") if s.strip()]
     except ValueError:
@@ -166,28 +165,31 @@ def command_run(args) -> int:
     if model is not None:
         console.print(describe_topper(args, model))
     capping: dict = {}
-    if spec is not None:
-        peak = None
-        if spec.fraction is not None:
-            uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
-                                 model, args)
-            if uncapped.interrupted:
-                console.print("[yellow]interrupted before the capped run started[/]")
-                return 130
-            peak = uncapped.metrics["power_peak_w"]
-        cap_watts = spec.resolve(peak)
-        config = replace(config, cap=build_cap(args, cap_watts),
-                         **({"alpha": args.alpha} if method == "dvfs" else {}))
-        capping = {"capping": method, "cap_w": cap_watts, "uncapped_peak_w": peak}
-        console.print(f"capping: {method} at {format_power(cap_watts)}"
-                      + (f" ({spec} of the uncapped peak {format_power(peak)})"
-                         if peak is not None else ""))
-        over = over_cap_alone(config, workload.jobs)
-        capping["jobs_over_cap_alone"] = len(over)
-        if over and args.over_cap == "reject":
-            workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
-            console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
-    result = _simulate(console, "simulated", workload, config, model, args, steps)
+    with ctrl_c_requests() as ctrl_c:  # from here on, Ctrl-C stops the run cleanly
+        console.print(workload.summary())
+        if spec is not None:
+            peak = None
+            if spec.fraction is not None:
+                uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
+                                     model, args, stop=ctrl_c)
+                if uncapped.interrupted:
+                    console.print("[yellow]interrupted before the capped run started[/]")
+                    return 130
+                peak = uncapped.metrics["power_peak_w"]
+            cap_watts = spec.resolve(peak)
+            config = replace(config, cap=build_cap(args, cap_watts),
+                             **({"alpha": args.alpha} if method == "dvfs" else {}))
+            capping = {"capping": method, "cap_w": cap_watts, "uncapped_peak_w": peak}
+            console.print(f"capping: {method} at {format_power(cap_watts)}"
+                          + (f" ({spec} of the uncapped peak {format_power(peak)})"
+                             if peak is not None else ""))
+            over = over_cap_alone(config, workload.jobs)
+            capping["jobs_over_cap_alone"] = len(over)
+            if over and args.over_cap == "reject":
+                workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
+                console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
+        result = _simulate(console, "simulated", workload, config, model, args, steps,
+                           stop=ctrl_c)
     if capping and len(result.jobs):
         capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
                                                  result.end, config.cap_watts * (1 + 1e-9))
@@ -195,7 +197,7 @@ def command_run(args) -> int:
     result.metrics["rejected_jobs"] = len(workload.rejected)
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
-                          result.power_watts, end=result.end)
+                          result.power_watts, end=result.end, unfinished=result.unfinished)
     written = [*paths.values(), args.out / "rejected.csv"]
     workload.rejected.to_csv(written[-1], index=False)
     if not args.no_plots and len(result.jobs):
@@ -208,14 +210,31 @@ def command_run(args) -> int:
                                   args.out / "power.png", cap=capping.get("cap_w")))
     print_metrics(console, result.metrics)
     if result.interrupted:
-        console.print(f"[yellow]interrupted: {len(result.jobs)} finished jobs written[/]")
+        console.print(f"[yellow]{interruption_summary(result)}[/]")
     console.print(f"results in {args.out}/: {', '.join(sorted(p.name for p in written))}")
     return 130 if result.interrupted else 0
 
 
-def _simulate(console, label: str, workload, config, model, args, steps=()):
+#: The states of unfinished.csv and how the console says them.
+UNFINISHED_STATES = (("running", "running"), ("queued", "queued"),
+                     ("unsubmitted", "not yet submitted"))
+
+
+def interruption_summary(result) -> str:
+    """What an interrupted run wrote: when it stopped (on the trace's
+    clock), the finished jobs and the unfinished ones by state."""
+    states = result.unfinished["state"].value_counts()
+    unfinished = ", ".join(f"{states[state]:,} {label}" for state, label in UNFINISHED_STATES
+                           if states.get(state, 0))
+    return (f"interrupted at {result.end:,.0f} s on the trace's clock: "
+            f"{len(result.jobs):,} finished jobs in jobs.csv, {len(result.unfinished):,} "
+            f"unfinished in unfinished.csv" + (f" ({unfinished})" if unfinished else ""))
+
+
+def _simulate(console, label: str, workload, config, model, args, steps=(), stop=None):
     """One run with a progress bar (simulated days): of the PuPPET net for
-    ``config``, or of TOPPER when ``model`` (its TopperConfig) is given."""
+    ``config``, or of TOPPER when ``model`` (its TopperConfig) is given;
+    ``stop()`` turning true stops it (``nets.puppet.run_model``)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     horizon = max((job.st + job.rt for job in workload.jobs), default=1.0)
@@ -227,8 +246,8 @@ def _simulate(console, label: str, workload, config, model, args, steps=()):
         def progress(now: float, done: int) -> None:
             bar.update(task, completed=min(now, horizon), day=now / 86400, done=done)
 
-        options = dict(seed=args.seed, energy_steps=steps,
-                       time_offset=workload.time_offset, progress=progress)
+        options = dict(seed=args.seed, energy_steps=steps, time_offset=workload.time_offset,
+                       progress=progress, stop=stop)
         return _run_model(workload.jobs, config, model, sleeping_nodes(args), options)
 
 
@@ -255,7 +274,7 @@ def _run_model(jobs, config, model, sleeping, options):
 
 #: Keys of metrics.json that say how a run was set up, not how it went.
 INTERNAL_METRICS = frozenset({"config", "capping", "energy_saving", "energy_mwh", "makespan", "series_start_s", "series_end_s", "bsld_threshold_s",
-                              "energy_kwh", "machine_nodes", "trace"})
+                              "energy_kwh", "machine_nodes", "trace", "complete"})
 
 
 def format_duration(seconds: float) -> str:
@@ -353,6 +372,9 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
 
     add("jobs", "jobs", "finished", lambda v: f"{v:,}")
     add("jobs", "rejected_jobs", "rejected (see rejected.csv)", lambda v: f"{v:,}")
+    if metrics.get("unfinished_jobs"):  # a stopped run; its console says so
+        add("jobs", "unfinished_jobs", "unfinished (see unfinished.csv)", lambda v: f"{v:,}")
+    known.add("unfinished_jobs")
     add("scheduling", "utilization", "utilization", lambda v: f"{100 * v:.1f} %")
     for key, label in (("wait_mean_s", "wait, mean"), ("wait_median_s", "wait, median"),
                        ("wait_p90_s", "wait, 90th percentile"),

@@ -13,7 +13,7 @@ def load_workload(args) -> Workload:
     with each job's power set as ``--power`` says."""
     if args.trace is None:
         from modules.synthetic import synthetic_month
-        workload = synthetic_month(seed=args.seed)
+        workload = starting_at_zero(synthetic_month(seed=args.seed))
         if args.power == "drawn":
             return workload  # the synthetic month comes with drawn powers
     else:
@@ -44,3 +44,14 @@ def _refuse_nothing_to_run(workload: Workload) -> None:
                         for reason, count in workload.rejection_counts().items())
     raise ValueError(f"{workload.path}: none of the trace's {workload.jobs_read:,} jobs "
                      f"can run ({reasons}), nothing to simulate")
+
+
+def starting_at_zero(workload: Workload) -> Workload:
+    """The workload with its first submit at the clock's zero, where a run
+    and its power series begin, as ``read_swf`` shifts a trace (the shift
+    joins ``time_offset``, so the times shown stay the workload's own)."""
+    first = min((job.st for job in workload.jobs), default=0.0)
+    if not first:
+        return workload
+    return replace(workload, jobs=[job._replace(st=job.st - first) for job in workload.jobs],
+                   time_offset=workload.time_offset + first)

@@ -48,6 +48,11 @@ SECONDS_PER_DAY = 86400.0
 #: Columns every job record must have, in the order ``jobs.csv`` starts with.
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "nodes")
 
+#: Columns of ``unfinished.csv``: the jobs a stopped run had not finished,
+#: their ``state`` (``running``, ``queued`` or ``unsubmitted``) and their
+#: ``start`` (empty unless running).
+UNFINISHED_COLUMNS = ("job_id", "state", "submit", "start", "nodes")
+
 
 # --------------------------------------------------------------------------
 # The step series
@@ -446,11 +451,16 @@ def json_safe(value):
     return value
 
 
-def write_results(out_dir, jobs_df, metrics: dict, times, watts, end=None) -> dict[str, Path]:
+def write_results(out_dir, jobs_df, metrics: dict, times, watts, end=None,
+                  unfinished: pd.DataFrame | None = None) -> dict[str, Path]:
     """Write a run's results to ``out_dir`` (created if needed); return the paths.
 
     - ``jobs.csv``: the job records with ``runtime`` and ``wait`` added,
       starting with the columns ``job_id, submit, start, end, nodes``.
+    - ``unfinished.csv``: the jobs a stopped run had not finished
+      (:data:`UNFINISHED_COLUMNS`); always written, with the header alone
+      when every job finished, so no file from an earlier run is left
+      behind to be mistaken for this one's.
     - ``metrics.json``: ``metrics`` with plain numbers (NaN and infinity as
       ``null``), keys sorted.
     - ``power.csv``: :func:`power_series_frame` (``time, watts``), cut at
@@ -461,8 +471,12 @@ def write_results(out_dir, jobs_df, metrics: dict, times, watts, end=None) -> di
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     jobs = job_frame(jobs_df)
-    paths = {"jobs.csv": out / "jobs.csv", "metrics.json": out / "metrics.json", "power.csv": out / "power.csv"}
+    paths = {"jobs.csv": out / "jobs.csv", "unfinished.csv": out / "unfinished.csv",
+             "metrics.json": out / "metrics.json", "power.csv": out / "power.csv"}
     jobs.to_csv(paths["jobs.csv"], index=False)
+    if unfinished is None:
+        unfinished = pd.DataFrame(columns=list(UNFINISHED_COLUMNS))
+    unfinished[list(UNFINISHED_COLUMNS)].to_csv(paths["unfinished.csv"], index=False)
     with open(paths["metrics.json"], "w") as f:
         json.dump(json_safe(metrics), f, indent=2, sort_keys=True, allow_nan=False)
         f.write("\n")

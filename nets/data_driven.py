@@ -67,7 +67,7 @@ import pandas as pd
 
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
-from modules.metrics import binned_power, collapse_step_series, power_at, summary_metrics
+from modules.metrics import binned_power, collapse_step_series, power_at
 from modules.power_learning import (LearnerConfig, NoisyProfile, PowerLearner, SampleTable,
                                     learning_rate)
 from modules.window_scheduling import (NAIVE_RULES, PowerCapSchedule, Sampler, WindowConfig,
@@ -222,10 +222,7 @@ def _capping_metrics(result: PuppetResult, config: DataDrivenConfig, decisions: 
                      "cap": [list(step) for step in config.cap.steps]}
     if not len(result.jobs):
         return metrics
-    end = float(result.jobs["end"].max())
-    if end < result.end:  # a later cap change kept the net running: stop at the last end
-        metrics.update(summary_metrics(result.jobs, result.power_times, result.power_watts,
-                                       end, config.machine_nodes))
+    end = result.end  # the last job's end (nets.puppet.run_model)
     times = np.asarray(result.power_times) - offset  # the cap is in simulation time
     metrics.update(capping_success_rate(times, result.power_watts, end - offset,
                                         config.cap, config.csr_interval, details=True))

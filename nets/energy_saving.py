@@ -67,7 +67,7 @@ from modules.dvfs_thesis.profiles import JobProfile
 from modules.energy_saving import (Decision, EnergySavingPolicy, FifoQueues, LedgerMonitor,
                                    attach, scheduling_module, with_booting_nodes)
 from modules.job import Job
-from modules.metrics import energy_exact, summary_metrics
+from modules.metrics import energy_exact
 from modules.node_power import WH, NodeLedger, NodePower, format_dhms
 from modules.power_capping import PowerCap
 
@@ -271,11 +271,11 @@ def simulate_puppet(jobs: Sequence[Job], config: PuppetConfig,
     (the paper's FIFO per queue); metrics as :func:`simulate`."""
     scheduling = scheduling or config.scheduling
     monitor = sleeping.monitor(config, len(jobs))
-    result, sim = run_model(build_net(config, sleeping, jobs, scheduling), jobs, config, seed,
-                            time_offset=time_offset,
-                            monitors=[*options.pop("monitors", ()), monitor], **options)
-    monitor.ledger.close(sim.now)  # already closed at the last end unless interrupted
-    return report(result, monitor, sleeping, config.machine_nodes, time_offset,
+    result, _ = run_model(build_net(config, sleeping, jobs, scheduling), jobs, config, seed,
+                          time_offset=time_offset,
+                          monitors=[*options.pop("monitors", ()), monitor], **options)
+    monitor.ledger.close(result.end - time_offset)  # already closed unless interrupted
+    return report(result, monitor, sleeping, time_offset,
                   scheduling=repr(scheduling), job_power=job_power)
 
 
@@ -289,7 +289,7 @@ def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
     result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
                              monitors=[*options.pop("monitors", ()), monitor], **options)
     monitor.ledger.close(result.end - time_offset)
-    return report(result, monitor, sleeping, config.puppet.machine_nodes, time_offset,
+    return report(result, monitor, sleeping, time_offset,
                   unit_nodes=config.resilience.unit_nodes)
 
 
@@ -308,29 +308,21 @@ def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
                                   monitors=[monitor])
     end = result.jobs["end"].max() if len(result.jobs) else 0.0
     monitor.ledger.close(end)
-    return report(result, monitor, sleeping, config.machine_cpus, power="watts", size="cpus")
+    return report(result, monitor, sleeping, power="watts", size="cpus")
 
 
-#: The metrics that depend on where the power series ends.
-POWER_METRICS = ("energy_j", "energy_kwh", "power_mean_w", "power_peak_w", "edp_j_s",
-                 "series_end_s")
-
-
-def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, machine_nodes: int,
-           time_offset: float = 0.0, power: str = "power", size: str = "nodes", **settings
-           ) -> EnergySavingResult:
-    """The energy-saving result of a run: the model's metrics with energy
-    and per-node times up to the end of the last job (``monitor``'s closed
-    ledger), and the nodes' accounting, loaded nodes charged their jobs'
-    own power (columns ``power`` and ``size`` of the model's job records)
-    for every run, a requeued job's failed runs too; ``settings`` join the
-    configuration in the metrics."""
+def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, time_offset: float = 0.0,
+           power: str = "power", size: str = "nodes", **settings) -> EnergySavingResult:
+    """The energy-saving result of a run: the model's metrics, energy and
+    per-node times up to the end of the last job (``monitor``'s ledger,
+    closed there, where the model's power series ends), and the nodes'
+    accounting, loaded nodes charged their jobs' own power (columns
+    ``power`` and ``size`` of the model's job records) for every run, a
+    requeued job's failed runs too; ``settings`` join the configuration in
+    the metrics."""
     ledger, node = monitor.ledger, monitor.node
     end = ledger.closed_at + time_offset
     frame, metrics = model.jobs, dict(model.metrics)
-    if len(frame) and size == "nodes":  # PuPPET's records (the thesis has its own metrics)
-        series = summary_metrics(frame, model.power_times, model.power_watts, end, machine_nodes)
-        metrics.update({key: series[key] for key in POWER_METRICS})
     energy_j = (energy_exact(model.power_times, model.power_watts, end)
                 if len(model.power_times) else float("nan"))
     per_node = dict(zip(frame["job_id"], frame[power] / frame[size]))

@@ -18,8 +18,12 @@ nodes return idle, power drops, and scheduling is triggered.
 
 from __future__ import annotations
 
+import math
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import pandas as pd
 
@@ -30,7 +34,8 @@ from modules.cpu_scaling import CpuScaling, cpu_scaling
 from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig,
                                       batch_scheduling)
 from modules.job import Job
-from modules.metrics import summary_metrics
+from modules.metrics import (UNFINISHED_COLUMNS, collapse_step_series, energy_fixed_step,
+                             summary_metrics)
 from modules.power import PowerModel
 from modules.power_capping import PowerCap
 
@@ -137,7 +142,14 @@ def default_allocation(config: PuppetConfig, fault_tolerant: bool) -> Net:
 
 @dataclass
 class PuppetResult:
-    """Per-job records, the power series, and the summary metrics."""
+    """Per-job records, the power series, and the summary metrics.
+
+    The power series (``power_times``, ``power_watts``, held until ``end``)
+    spans the run: from the clock's zero (where ``read_swf`` puts the first
+    submit) to the last job's end, or to the moment the run stopped
+    (``interrupted``); all times are on the trace's clock.  ``unfinished``
+    lists the jobs that had not finished (``unfinished_records``): none
+    when every job did."""
 
     jobs: pd.DataFrame  # job_id, submit, start, end, nodes, power (+ wait, runtime)
     power_times: list[float]
@@ -146,6 +158,8 @@ class PuppetResult:
     metrics: dict
     energy_step: dict[float, float]  # step (s) -> fixed-step energy estimate (J)
     interrupted: bool = False
+    unfinished: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(UNFINISHED_COLUMNS)))
 
 
 def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> pd.DataFrame:
@@ -158,29 +172,94 @@ def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0)
     return frame.sort_values("job_id", kind="stable").reset_index(drop=True)
 
 
+def unfinished_records(sim: Simulator, jobs: Sequence[Job],
+                       time_offset: float = 0.0) -> pd.DataFrame:
+    """The jobs a stopped run had not finished, one row each
+    (``modules.metrics.UNFINISHED_COLUMNS``), times on the trace's clock:
+    ``running`` (in *Runtime Info*: it holds its nodes; ``start`` from its
+    token, the job itself or an execution carrying it as ``job``, whose
+    ``et`` is when it started), ``queued`` (submitted, waiting) or
+    ``unsubmitted`` (its submit time not reached)."""
+    finished = {job.id for job, _ in sim.tokens("Finished")}
+    running = sim.tokens("RuntimeInfo")[0]
+    marking = sim.marking
+    starts = {}
+    for place in marking:
+        for token in marking[place]:
+            job = token if isinstance(token, Job) else getattr(token, "job", None)
+            if isinstance(job, Job) and job.id in running:
+                starts[job.id] = job.et + time_offset
+    rows = []
+    for job in jobs:
+        if job.id in finished:
+            continue
+        if job.id in running:
+            state, start = "running", starts.get(job.id, math.nan)
+        else:
+            state, start = ("queued" if job.st <= sim.now else "unsubmitted"), math.nan
+        rows.append((job.id, state, job.st + time_offset, start, job.js))
+    return pd.DataFrame(rows, columns=list(UNFINISHED_COLUMNS))
+
+
+@contextmanager
+def ctrl_c_requests() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C as a request to stop, read by the function this yields.
+
+    A ``KeyboardInterrupt`` raised wherever Python happens to be may cut a
+    firing in half (its tokens taken, none put back), and the marking no
+    longer says which jobs run.  Meanwhile SIGINT only records the request,
+    which a run reads between firings.  It takes SIGINT over only in the
+    main thread and from Python's default handler: a process that ignores
+    Ctrl-C (a sweep's worker) keeps ignoring it, and a caller that already
+    turned it into a request (``cpn run``) passes its own to
+    :func:`run_model`."""
+    pressed: list[int] = []
+    previous = None
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        yield lambda: bool(pressed)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
 def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
              energy_steps: Sequence[float] = (), time_offset: float = 0.0,
              progress: Callable[[float, int], None] | None = None,
-             chunk: float = 86_400.0) -> PuppetResult:
+             chunk: float = 86_400.0, stop: Callable[[], bool] | None = None) -> PuppetResult:
     """Run the PuPPET net over ``jobs`` until every job has finished.
 
     ``energy_steps`` (seconds) adds the paper's fixed-step energy estimates
     beside the exact integral.  ``progress(now, finished)`` is called every
-    ``chunk`` simulated seconds; a ``KeyboardInterrupt`` stops the run and
-    returns what finished so far, marked ``interrupted``.
+    ``chunk`` simulated seconds.  Ctrl-C, ``stop()`` turning true (checked
+    every few thousand firings) or a ``KeyboardInterrupt`` raised by
+    ``progress`` stops the run between two firings and returns what
+    finished so far, marked ``interrupted``, and the jobs that had not.
     """
     result, _ = run_model(build_net(config), jobs, config, seed, energy_steps,
-                          time_offset, progress, chunk)
+                          time_offset, progress, chunk, stop=stop)
     return result
+
+
+#: Firings between two looks at a stop request: a few milliseconds.
+FIRINGS_PER_CHECK = 10_000
 
 
 def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
               energy_steps: Sequence[float] = (), time_offset: float = 0.0,
               progress: Callable[[float, int], None] | None = None,
-              chunk: float = 86_400.0, monitors: Sequence = ()) -> tuple[PuppetResult, Simulator]:
+              chunk: float = 86_400.0, monitors: Sequence = (),
+              stop: Callable[[], bool] | None = None) -> tuple[PuppetResult, Simulator]:
     """Run a net built by :func:`compose` (see :func:`simulate`); also
     returns the simulator, for the places a richer model adds.  Extra
-    ``monitors`` (``cpn.monitors``) are attached before the run."""
+    ``monitors`` (``cpn.monitors``) are attached before the run.
+
+    The power series, and every metric over it, ends at the last job's end
+    whatever the net does after (a superseded end that CPU scaling or
+    fault tolerance left in *Running*, a node's shutdown, a later change
+    of a power cap still move the clock), or where the run stopped."""
     too_big = [job.id for job in jobs if job.js > config.machine_nodes]
     if too_big:
         raise ValueError(f"{len(too_big)} jobs need more than the machine's "
@@ -189,28 +268,46 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
         "Scheduler/User": [timed(job, job.st) for job in jobs]})
     for monitor in monitors:
         sim.add_monitor(monitor)
-    exact = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))
-    estimates = {step: sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0],
-                                                     step=step))
-                 for step in energy_steps}
-    finished = sim.place_index("Finished")
-    interrupted = False
-    try:
-        while True:
-            result = sim.run(until_time=sim.now + chunk)
-            if progress is not None:
-                progress(sim.now, len(sim._R[finished]))
-            if result.reason is StopReason.DEAD:
-                break
-    except KeyboardInterrupt:
-        interrupted = True
-    records = job_records(sim.tokens("Finished"), time_offset)
-    metrics = (summary_metrics(records, exact.times, exact.values, sim.now,
-                               config.machine_nodes) if len(records) else {})
-    metrics.update({f"energy_step_{step:g}s_j": m.sampled for step, m in estimates.items()})
+    power = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))
+    with ctrl_c_requests() as ctrl_c:
+        interrupted = _run(sim, stop or ctrl_c, progress, chunk)
+    finished = sim.tokens("Finished")
+    end = sim.now if interrupted or not finished else max(end for _, end in finished)
+    times, watts = ((power.times, power.values) if power.times
+                    else ([sim.now], [sim.tokens("Power")[0]]))  # the clock never moved
+    times, watts = collapse_step_series(times, watts, end)
+    times, end = times + time_offset, end + time_offset
+    records = job_records(finished, time_offset)
+    metrics = (summary_metrics(records, times, watts, end, config.machine_nodes)
+               if len(records) else {})
+    estimates = {step: energy_fixed_step(times, watts, end, step) for step in energy_steps}
+    metrics.update({f"energy_step_{step:g}s_j": joules for step, joules in estimates.items()})
+    unfinished = unfinished_records(sim, jobs, time_offset)
+    metrics["complete"] = not len(unfinished)
+    metrics["unfinished_jobs"] = len(unfinished)
     metrics["rejected_jobs"] = 0
     metrics["config"] = {**asdict(config)}
-    return PuppetResult(records, [t + time_offset for t in exact.times], exact.values,
-                        sim.now + time_offset, metrics,
-                        {step: m.sampled for step, m in estimates.items()},
-                        interrupted), sim
+    return PuppetResult(records, times.tolist(), watts.tolist(), end, metrics, estimates,
+                        interrupted, unfinished), sim
+
+
+def _run(sim: Simulator, stop: Callable[[], bool],
+         progress: Callable[[float, int], None] | None, chunk: float) -> bool:
+    """Fire until the marking is dead (False) or a stop is asked for (True),
+    calling ``progress`` every ``chunk`` simulated seconds."""
+    finished = sim.place_index("Finished")
+    report_at = sim.now + chunk
+    try:
+        while True:
+            outcome = sim.run(until_time=report_at, max_steps=FIRINGS_PER_CHECK)
+            if outcome.reason is not StopReason.DEAD and stop():
+                return True
+            if outcome.reason is StopReason.STEPS:
+                continue
+            if progress is not None:
+                progress(sim.now, len(sim._R[finished]))
+            if outcome.reason is StopReason.DEAD:
+                return False
+            report_at = sim.now + chunk
+    except KeyboardInterrupt:  # from ``progress``, or where Ctrl-C could not be deferred
+        return True

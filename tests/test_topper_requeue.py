@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpn.monitors import FiringCounter, Monitor
+from cpn.monitors import FiringCounter, Monitor, PlaceIntegral
 from modules.job import Job
 from modules.resilience import FaultTolerance, daly_interval
 from nets.puppet import PuppetConfig
@@ -178,10 +178,11 @@ def test_requeue_under_dvfs_keeps_every_invariant():
     config = TopperConfig(machine, FaultTolerance(unit_mttf=10 * 86400, on_failure="requeue"),
                           dvfs_failure_multiplier=3)
     ledger = UnitLedger(config.units)
-    result = simulate(jobs, config, monitors=[ledger])
+    power = PlaceIntegral("Power", lambda tokens: tokens[0], record=True)  # the whole run
+    result = simulate(jobs, config, monitors=[ledger, power])
     frame = result.jobs
     assert sorted(frame["job_id"]) == list(range(150))
     assert result.metrics["requeues"] == result.metrics["failures"] > 5
     assert frame["requeues"].sum() == result.metrics["requeues"]
     assert (frame["first_start"] <= frame["start"]).all()
-    assert result.power_watts[-1] == pytest.approx(8192 * 60 * 0.3)  # all idle at the end
+    assert power.values[-1] == pytest.approx(8192 * 60 * 0.3)  # all idle at the end
