@@ -187,6 +187,40 @@ class Net:
         return flatten(self)
 
     def __repr__(self) -> str:
-        return (f"Net({self.name!r}: {len(self.places)} places, "
-                f"{len(self.transitions)} transitions, "
-                f"{len(self.substitutions)} substitution transitions)")
+        """A summary a notebook shows when Graphviz is missing: the counts,
+        then the first nodes of each kind by name."""
+        places = [f"{name}: {place.colour_name}"
+                  + (" timed" if place.timed else "")
+                  + (f" ({_count(len(place.initial), 'token')})" if place.initial else "")
+                  for name, place in self.places.items()]
+        transitions = [name + (f" [{t.guard}]" if t.guard else "")
+                       for name, t in self.transitions.items()]
+        modules = [f"{name}: {sub.module.name}" for name, sub in self.substitutions.items()]
+        lines = [f"Net {self.name!r}: {_count(len(self.places), 'place')}, "
+                 f"{_count(len(self.transitions), 'transition')}, "
+                 f"{_count(len(self.arcs), 'arc')}"
+                 + (f", {_count(len(modules), 'substitution transition')}" if modules else "")]
+        for heading, names in (("places", places), ("transitions", transitions),
+                               ("modules", modules)):
+            if names:
+                lines.append(f"  {heading:<12} {_listed(names)}")
+        return "\n".join(lines)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter draws the net (top level, as ``cpn.drawing`` does); None
+        when Graphviz's ``dot`` is missing, so Jupyter shows the text."""
+        from .drawing import DrawingError, render, to_graphviz  # drawing imports net
+        try:
+            return render(to_graphviz(self)).decode("utf-8")
+        except DrawingError:
+            return None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _listed(names: list[str], limit: int = 8) -> str:
+    """The first ``limit`` names, then how many more."""
+    shown = ", ".join(names[:limit])
+    return shown + (f", … ({len(names) - limit} more)" if len(names) > limit else "")

@@ -17,6 +17,7 @@ runs take the first binding a transition's compiled search finds.
 from __future__ import annotations
 
 import heapq
+import html
 import itertools
 import random
 from dataclasses import dataclass
@@ -213,6 +214,27 @@ class Simulator:
             return [(token, None) for token in self._R[place]]
         future = sorted((s, n, tok) for s, n, p, tok in self._heap if p == place)
         return list(zip(self._R[place], stamps)) + [(tok, s) for s, n, tok in future]
+
+    # -- display -------------------------------------------------------------
+    def _occupied(self) -> Marking:
+        """The marking of the places that hold tokens: what a person looks
+        at in a net whose places are mostly empty."""
+        tokens = {p.path: self._timed_tokens(p.index) for p in self.net.places}
+        return Marking(self.now, {path: held for path, held in tokens.items() if held},
+                       {p.path: p.timed for p in self.net.places})
+
+    def _headline(self) -> str:
+        return (f"Simulator of net {self.net.name!r}: {self.steps} "
+                f"firing{'' if self.steps == 1 else 's'}")
+
+    def __repr__(self) -> str:
+        """The clock and every non-empty place with its tokens (at most six
+        distinct values each, then how many more)."""
+        return f"{self._headline()}\n{self._occupied()}"
+
+    def _repr_html_(self) -> str:
+        """The same table as the text, for Jupyter."""
+        return f"<p>{html.escape(self._headline())}</p>{self._occupied()._repr_html_()}"
 
     # -- enabling ------------------------------------------------------------
     def _refresh(self) -> None:

@@ -96,5 +96,6 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
 
 
 def to_pnml(net: Net | FlatNet, warn: bool = True) -> str:
-    """PNML text of the untimed view (through SNAKES)."""
+    """PNML text of the untimed view (through SNAKES); ``cpn.pnml.from_pnml``
+    reads it back."""
     return snakes.pnml.dumps(to_snakes(net, warn=warn))

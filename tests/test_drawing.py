@@ -115,3 +115,67 @@ def test_svg_of_hierarchical_net_has_every_name_and_count(tmp_path):
 def test_png_is_written(tmp_path):
     path = draw(shop(), tmp_path / "sub" / "shop.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- notebook display ----------------------------------------------------------
+def test_net_text_names_its_nodes_and_counts():
+    text = repr(shop())
+    assert text.splitlines() == [
+        "Net 'Shop': 3 places, 1 transition, 2 arcs, 1 substitution transition",
+        "  places       Queue: int (3 tokens), Done: int, Archive: int",
+        "  transitions  Store",
+        "  modules      Counter: Server",
+    ]
+    many = Net("many")
+    for k in range(10):
+        many.place(f"P{k}", initial=[k] if k == 0 else [])
+    many.transition("T", guard="x > 1")
+    assert repr(many).splitlines()[1:] == [
+        "  places       P0: any (1 token), P1: any, P2: any, P3: any, P4: any, P5: any, "
+        "P6: any, P7: any, … (2 more)",
+        "  transitions  T [x > 1]",
+    ]
+
+
+@needs_dot
+def test_net_draws_itself_in_a_notebook():
+    svg = shop()._repr_svg_()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    shown = texts(svg)
+    for name in ["Queue", "Done", "Archive", "Counter", "Store", "module Server"]:
+        assert name in shown
+
+
+def test_without_graphviz_a_notebook_falls_back_to_text(monkeypatch):
+    monkeypatch.setenv("PATH", "")  # no dot to be found
+    assert shop()._repr_svg_() is None
+
+
+def test_simulator_shows_clock_and_non_empty_places():
+    net = shop()
+    net.place("Many", int, initial=range(20))
+    sim = Simulator(net)
+    sim.fire(next(b for b in sim.enabled() if b.values["job"] == 2))
+    text = repr(sim)
+    assert text.splitlines() == [
+        "Simulator of net 'Shop': 1 firing",
+        "time 0",
+        "  Queue             2  1`1 ++ 1`3",
+        "  Many             20  1`0 ++ 1`1 ++ 1`2 ++ 1`3 ++ 1`4 ++ 1`5 ++ … (14 more)",
+        "  Counter/Busy      1  1`2@6",
+    ]
+    html = sim._repr_html_()
+    assert "<caption>marking at time 0</caption>" in html
+    assert html.startswith("<p>Simulator of net &#x27;Shop&#x27;: 1 firing</p>")
+    rows = re.findall(r"<tr><td>([^<]*)</td><td[^>]*>(\d+)</td><td><code>([^<]*)</code>",
+                      html)
+    assert rows == [("Queue", "2", "1`1 ++ 1`3"),
+                    ("Many", "20", "1`0 ++ 1`1 ++ 1`2 ++ 1`3 ++ 1`4 ++ 1`5 ++ … (14 more)"),
+                    ("Counter/Busy", "1", "1`2@6")]
+    sim.run()  # every job archived: Queue and Busy are empty now, so not shown
+    assert repr(sim).splitlines() == [
+        "Simulator of net 'Shop': 9 firings",
+        "time 9",
+        "  Archive      3  1`10 ++ 1`20 ++ 1`30",
+        "  Many        20  1`0 ++ 1`1 ++ 1`2 ++ 1`3 ++ 1`4 ++ 1`5 ++ … (14 more)",
+    ]
