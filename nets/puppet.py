@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from cpn import Net, Simulator, StopReason, timed
+from cpn.colours import FrozenDict
 from cpn.monitors import PlaceIntegral
 from modules.allocation import power_allocation
 from modules.cpu_scaling import CpuScaling, cpu_scaling
@@ -33,13 +34,6 @@ from modules.job import Job
 from modules.metrics import summary_metrics
 from modules.power import PowerModel
 from modules.power_capping import PowerCap
-
-
-def remove_running(running: dict, job_id: int) -> dict:
-    """Runtime Info without the entry of ``job_id``."""
-    running = dict(running)
-    del running[job_id]
-    return running
 
 
 @dataclass(frozen=True)
@@ -94,11 +88,10 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
     (ports Queuing, RuntimeInfo, Nodes, Selected) replaces batch
     scheduling, ``allocation`` (ports Selected, Queuing, Nodes, Power,
     RuntimeInfo, Running) replaces the one ``config.cap`` chooses."""
-    net = Net(name, env={"busy_delta": config.power.busy_delta,
-                         "remove_running": remove_running})
+    net = Net(name, env={"busy_delta": config.power.busy_delta})
     net.place("Queuing", tuple, initial=[()])
     net.place("Power", float, initial=[config.power.idle_system(config.machine_nodes)])
-    net.place("RuntimeInfo", dict, initial=[{}])
+    net.place("RuntimeInfo", FrozenDict, initial=[FrozenDict()])
     net.place("Nodes", int, initial=[config.machine_nodes])
     net.place("Selected", tuple, initial=[()])
     net.place("Finished", tuple)
@@ -119,7 +112,7 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
                    inputs={ended: "job", "Nodes": "free", "Power": "watts",
                            "RuntimeInfo": "running", "Trigger": "signal"},
                    outputs={"Nodes": "free + job.js", "Power": "watts - busy_delta(job)",
-                            "RuntimeInfo": "remove_running(running, job.id)",
+                            "RuntimeInfo": "running.without(job.id)",
                             "Trigger": "True", "Finished": "(job, now)"})
     return net
 

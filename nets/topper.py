@@ -141,7 +141,7 @@ def add_requeue(net) -> None:
                            "RuntimeInfo": "running", "Queuing": "queue",
                            "Trigger": "signal"},
                    outputs={"Nodes": "free + job.js", "Power": "watts - busy_delta(job)",
-                            "RuntimeInfo": "remove_running(running, job.id)",
+                            "RuntimeInfo": "running.without(job.id)",
                             "Queuing": "requeue(queue, (job,))", "Trigger": "True"})
 
 
