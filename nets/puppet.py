@@ -7,7 +7,10 @@ picked, waiting for allocation), *Finished* (per-job records) and the
 transitions: batch scheduling (``modules/batch_scheduling.py``) and
 allocation (``modules/allocation.py``); power capping and CPU scaling plug
 in through the same sockets.  *Finish* ends a job at its timestamp: its
-nodes return idle, power drops, and scheduling is triggered.
+nodes return idle, power drops, and scheduling is triggered.  Every token
+is immutable and hashable (*Runtime Info* is one ``FrozenDict``, job id ->
+planned end and nodes; ``docs/tokens.md`` says why), so the net has a
+state space.
 
 >>> from modules.job import Job
 >>> jobs = [Job(1, 0, 100, 3, 100), Job(2, 1, 100, 4, 100), Job(3, 2, 1000, 1, 1000)]
