@@ -385,6 +385,15 @@ class LearnerConfig:
             raise ValueError(f"max_node_watts must be positive, not {self.max_node_watts}")
 
 
+def freeze_fields(token, *names: str) -> None:
+    """Make the mapping fields ``names`` of a frozen dataclass
+    ``FrozenDict``s (a caller may give plain dicts), so the token hashes."""
+    for name in names:
+        value = getattr(token, name)
+        if not isinstance(value, FrozenDict):
+            object.__setattr__(token, name, FrozenDict(value))
+
+
 @dataclass(frozen=True)
 class PowerLearner:
     """What the learner knows: histories by job identity and by project.
@@ -404,9 +413,7 @@ class PowerLearner:
 
     def __post_init__(self):
         config = self.config
-        for name in ("jobs", "projects"):
-            if not isinstance(getattr(self, name), FrozenDict):
-                object.__setattr__(self, name, FrozenDict(getattr(self, name)))
+        freeze_fields(self, "jobs", "projects")
         object.__setattr__(self, "_key", KEYS[config.key])
         object.__setattr__(self, "_project", PROJECTS[config.project])
         object.__setattr__(self, "_statistic", STATISTICS[config.statistic])
@@ -495,8 +502,7 @@ class RunningEstimates:
     total: float = 0.0
 
     def __post_init__(self):
-        if not isinstance(self.by_id, FrozenDict):
-            object.__setattr__(self, "by_id", FrozenDict(self.by_id))
+        freeze_fields(self, "by_id")
 
     def started(self, job: Job, watts: float, source: str) -> "RunningEstimates":
         return RunningEstimates(self.by_id | {job.id: (watts, source, job.js)},
