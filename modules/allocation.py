@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 
 from cpn import Net
+from cpn.colours import FrozenDict
 
 from .batch_scheduling import P_ALLOCATE
 from .job import Job
@@ -41,7 +42,7 @@ def allocation_ports(module: Net, running: str = "out") -> None:
     module.place("Queuing", tuple, port="inout")
     module.place("Nodes", int, port="inout")
     module.place("Power", float, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
+    module.place("RuntimeInfo", FrozenDict, port="inout")
     module.place("Running", Job, timed=True, port=running)
 
 
@@ -61,7 +62,7 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
     planned = "job.wt" if estimate == "requested" else "job.rt"
     resources = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
     started = {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
-               "RuntimeInfo": f"{{**running, job.id: (now + {planned}, job.js)}}",
+               "RuntimeInfo": f"running | {{job.id: (now + {planned}, job.js)}}",
                "Running": f"job._replace(et=now)@+{runtime}"}
     if math.isinf(cap.cap_watts):  # nothing can wait or be held: leave them out
         module.transition("Allocate", priority=P_ALLOCATE, guard="sel", code="job = sel[0]",

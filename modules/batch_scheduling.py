@@ -20,6 +20,7 @@ from typing import Callable
 from functools import partial
 
 from cpn import P_LOW, Net
+from cpn.colours import FrozenDict
 
 from .easy import ESTIMATES, POLICIES, easy_pass
 from .job import Job
@@ -60,7 +61,7 @@ def scheduler_base(module: Net, submit: bool = True) -> None:
     module.place("User", Job, timed=True)
     module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("Queuing", tuple, port="inout")
-    module.place("RuntimeInfo", dict, port="inout")
+    module.place("RuntimeInfo", FrozenDict, port="inout")
     module.place("Nodes", int, port="inout")
     module.place("Selected", tuple, port="inout")
     if submit:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from cpn import Delayed, Net, P_LOW
+from cpn.colours import FrozenDict
 
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
@@ -131,7 +132,7 @@ class ScalingRules:
             running_now[job_id] = (now + scaling.latency + scaling.duration(planned_left, new),
                                    job.js)
         watts = self.watts_at(list(progress_now.values()), watts, old, new)
-        return watts, progress_now, running_now, tokens
+        return watts, FrozenDict(progress_now), FrozenDict(running_now), tokens
 
     @staticmethod
     def stale(job: Job, progress: Mapping, running: Mapping) -> bool:
@@ -153,7 +154,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
         "requeue": requeue, "estimate": estimate})
     allocation_ports(module, running="inout")
     module.place("Level", float, initial=[scaling.levels[0]], fusion=DVFS_LEVEL)
-    module.place("Progress", dict, initial=[{}])
+    module.place("Progress", FrozenDict, initial=[FrozenDict()])
 
     state = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
              "Progress": "progress", "Level": "f"}
@@ -163,8 +164,8 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
         inputs={"Selected": "sel", **state},
         outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
                  "Power": "watts + busy_delta(job)",
-                 "RuntimeInfo": f"{{**running, job.id: (now + duration({planned}, f), job.js)}}",
-                 "Progress": "{**progress, job.id: (job, job.rt, now)}", "Level": "f",
+                 "RuntimeInfo": f"running | {{job.id: (now + duration({planned}, f), job.js)}}",
+                 "Progress": "progress | {job.id: (job, job.rt, now)}", "Level": "f",
                  "Running": "job@+duration(job.rt, f)" if retime_jobs else "job"})
     module.transition(
         "Hold", priority=P_ALLOCATE,

@@ -4,10 +4,10 @@ The batch scheduling net (``batch_scheduling.py``) calls :func:`easy_pass`
 from its *Schedule* transition; keeping the policy here, outside the net,
 lets it be tested on its own and read like the textbook algorithm.
 
-Running jobs are described by *Runtime Info*: a dict ``job id ->
-(estimated_end, nodes)`` (a dict because a job's entry is removed when it
-ends, and copying a dict without one key is much cheaper than filtering a
-tuple).  A job's estimate is its requested walltime or
+Running jobs are described by *Runtime Info*: a mapping ``job id ->
+(estimated_end, nodes)``, in the net an immutable ``cpn.colours.FrozenDict``
+(a mapping because a job's entry is removed when it ends, and copying a
+dict without one key is much cheaper than filtering a tuple).  A job's estimate is its requested walltime or
 its actual runtime (``Job.estimate``); an estimate already exceeded counts
 as ending now.
 """

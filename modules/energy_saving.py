@@ -66,6 +66,7 @@ from functools import partial
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 from cpn import P_LOW, Net, timed
+from cpn.colours import FrozenDict
 from cpn.monitors import Monitor
 
 from .batch_scheduling import (P_FINISH, P_SCHEDULE, TRIGGER_FUSION, SchedulingConfig,
@@ -401,7 +402,7 @@ def is_tail(selected: tuple, seen: tuple) -> bool:
 
 
 def record_waits(waits: Mapping[int, float], selected: Sequence[Job], now: float,
-                 smoothing: float) -> dict[int, float]:
+                 smoothing: float) -> FrozenDict:
     """Per-group mean wait of started jobs, exponentially smoothed (the
     paper keeps per-user waits "updated periodically")."""
     waits = dict(waits)
@@ -409,7 +410,7 @@ def record_waits(waits: Mapping[int, float], selected: Sequence[Job], now: float
         wait = now - job.st
         old = waits.get(job.group)
         waits[job.group] = wait if old is None else old + smoothing * (wait - old)
-    return waits
+    return FrozenDict(waits)
 
 
 # -- the module ----------------------------------------------------------------
@@ -442,7 +443,7 @@ def energy_saving(policy: EnergySavingPolicy, machine_nodes: int,
         "record_waits": partial(record_waits, smoothing=policy.wait_smoothing),
         "until": float(active_until), "idle_threshold": float(policy.idle_threshold_s)})
     for port, colour in (("Nodes", int), ("Power", float), ("Queuing", tuple),
-                         ("RuntimeInfo", dict), ("Selected", tuple)):
+                         ("RuntimeInfo", FrozenDict), ("Selected", tuple)):
         module.place(port, colour, port="inout")
     module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("IdlePool", IdlePool, initial=[IdlePool(on, ((0.0, on),) if on else ())])
@@ -460,7 +461,7 @@ def energy_saving(policy: EnergySavingPolicy, machine_nodes: int,
     module.place("PoweringOff", HaltBatch, timed=True)
     module.place("Clock", int, initial=[timed(0, 0.0)], timed=True)
     module.place("LastDecision", Decision, initial=[Decision(-math.inf)])
-    module.place("Waits", dict, initial=[{}])
+    module.place("Waits", FrozenDict, initial=[FrozenDict()])
 
     if cold:  # the machine starts with some nodes in standby
         module.place("Cold", bool, initial=[True])

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, NamedTuple, Sequence
 
 from cpn import P_LOW, Delayed, Net
+from cpn.colours import FrozenDict
 
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .cpu_scaling import DVFS_LEVEL
@@ -230,7 +231,7 @@ class FaultRules:
                 rate=frequency ** self.beta, version=execution.version + 1)
             executions[job_id] = moved
             tokens.append(Delayed(moved, moved.next_event() - now))
-        return executions, tokens
+        return FrozenDict(executions), tokens
 
 
 def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
@@ -245,24 +246,24 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     ``dvfs_level``) and re-times every running job when it changes."""
     requeue = settings.on_failure == "requeue"
     module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery,
-                                        "nothing_saved": {}})
+                                        "nothing_saved": FrozenDict()})
     module.place("Started", Job, timed=True, port="in")
     module.place("Free", Job, timed=True, port="out")
     module.place("Running", Execution, timed=True, port="inout")
     # Units start with no failure time drawn (-inf): drawn when first
     # assigned, which is the same for memoryless exponential failures.
     module.place("Units", tuple, initial=[tuple((unit, -math.inf) for unit in range(units))])
-    module.place("Current", dict, initial=[{}])
+    module.place("Current", FrozenDict, initial=[FrozenDict()])
     module.place("FailedJobs", Execution)
     module.place("Failures", FailureLog)
 
     assign = {"inputs": {"Started": "job", "Units": "free_units", "Current": "current"},
-              "outputs": {"Units": "rest", "Current": "{**current, job.id: execution}",
+              "outputs": {"Units": "rest", "Current": "current | {job.id: execution}",
                           "Running": "execution@+(execution.next_event() - now)"}}
     if requeue:  # a requeued job resumes from its checkpoint, which is then used up
-        module.place("Checkpoints", dict, initial=[{}])
+        module.place("Checkpoints", FrozenDict, initial=[FrozenDict()])
         assign["inputs"]["Checkpoints"] = "saved"
-        assign["outputs"]["Checkpoints"] = "{k: v for k, v in saved.items() if k != job.id}"
+        assign["outputs"]["Checkpoints"] = "saved.without(job.id)"
     module.transition(
         "Assign", priority=P_ALLOCATE,
         code="execution, rest = rules.assign(job, free_units, now, rng, "
@@ -282,20 +283,20 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
             inputs={"FailedJobs": "failed", "Current": "current", "Units": "free_units",
                     "Checkpoints": "saved"},
             outputs={"Requeued": "failed.job", "Units": "free_units + returned",
-                     "Current": "{k: v for k, v in current.items() if k != failed.job.id}",
-                     "Checkpoints": "{**saved, failed.job.id: checkpoint}", "Failures": "log"})
+                     "Current": "current.without(failed.job.id)",
+                     "Checkpoints": "saved | {failed.job.id: checkpoint}", "Failures": "log"})
     else:
         module.transition(
             "Rollback", priority=P_FAIL,
             code="resumed, log = rules.rollback(failed, now, recovery, rng)",
             inputs={"FailedJobs": "failed", "Current": "current"},
-            outputs={"Current": "{**current, failed.job.id: resumed}",
+            outputs={"Current": "current | {failed.job.id: resumed}",
                      "Running": "resumed@+(resumed.next_event() - now)", "Failures": "log"})
     module.transition(
         "Done", priority=P_DONE, guard="not rules.failed(execution)",
         inputs={"Running": "execution", "Units": "free_units", "Current": "current"},
         outputs={"Free": "execution.job", "Units": "free_units + execution.units",
-                 "Current": "{k: v for k, v in current.items() if k != execution.job.id}"})
+                 "Current": "current.without(execution.job.id)"})
     if scaled:
         module.place("Level", float, fusion=DVFS_LEVEL)  # marked by CPU scaling
         module.place("Applied", float, initial=[1.0])

@@ -30,9 +30,9 @@ that becomes the profile (``statistic``: by default the 95th percentile of
 the last ``window`` samples).  Unknown trace fields (-1) are compared as
 values: on a trace without users, jobs of one size share an identity.
 
-The learner is an immutable token: :meth:`PowerLearner.commit` returns a
-new learner (copying one dict), so a net's marking can be saved and
-restored.
+The learner is an immutable, hashable token: :meth:`PowerLearner.commit`
+returns a new learner (copying one mapping), so a net's marking can be
+saved, restored and compared; two learners that know the same are equal.
 
 The t-test (:func:`pooled_t_test`) is computed here, without scipy: the
 Student t tail comes from the regularised incomplete beta function.  The
@@ -52,6 +52,8 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
+
+from cpn.colours import FrozenDict
 
 from .job import Job
 
@@ -383,7 +385,16 @@ class LearnerConfig:
             raise ValueError(f"max_node_watts must be positive, not {self.max_node_watts}")
 
 
-@dataclass(frozen=True, eq=False)
+def freeze_fields(token, *names: str) -> None:
+    """Make the mapping fields ``names`` of a frozen dataclass
+    ``FrozenDict``s (a caller may give plain dicts), so the token hashes."""
+    for name in names:
+        value = getattr(token, name)
+        if not isinstance(value, FrozenDict):
+            object.__setattr__(token, name, FrozenDict(value))
+
+
+@dataclass(frozen=True)
 class PowerLearner:
     """What the learner knows: histories by job identity and by project.
 
@@ -397,11 +408,12 @@ class PowerLearner:
     """
 
     config: LearnerConfig = field(default_factory=LearnerConfig)
-    jobs: Mapping[Any, History] = field(default_factory=dict)
-    projects: Mapping[Any, History] = field(default_factory=dict)
+    jobs: Mapping[Any, History] = field(default_factory=FrozenDict)
+    projects: Mapping[Any, History] = field(default_factory=FrozenDict)
 
     def __post_init__(self):
         config = self.config
+        freeze_fields(self, "jobs", "projects")
         object.__setattr__(self, "_key", KEYS[config.key])
         object.__setattr__(self, "_project", PROJECTS[config.project])
         object.__setattr__(self, "_statistic", STATISTICS[config.statistic])
@@ -447,18 +459,16 @@ class PowerLearner:
         if run.n == 0 or self.config.oracle:
             return self
         window, statistic = self.config.window, self._statistic
-        jobs = dict(self.jobs)
         key = self._key(job)
-        old = jobs.get(key)
-        jobs[key] = (History.of(run.recent, statistic) if old is None
-                     else old.extended(run.recent, window, statistic))
+        old = self.jobs.get(key)
+        jobs = self.jobs | {key: History.of(run.recent, statistic) if old is None
+                            else old.extended(run.recent, window, statistic)}
         projects = self.projects
         project = self._project(job)
         if project is not None:
-            projects = dict(projects)
             old = projects.get(project)
-            projects[project] = (History.of(run.recent, statistic) if old is None
-                                 else old.extended(run.recent, window, statistic))
+            projects = projects | {project: History.of(run.recent, statistic) if old is None
+                                   else old.extended(run.recent, window, statistic)}
         return PowerLearner(self.config, jobs, projects)
 
     def with_history(self, job: Job, values: Sequence[float],
@@ -483,30 +493,31 @@ class PowerLearner:
 # Running jobs' estimates
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class RunningEstimates:
     """The learner's estimate of each running job: id -> (watts per node,
     source, nodes), and their total in watts (``P_used`` of eq. 1)."""
 
-    by_id: Mapping[int, tuple[float, str, int]] = field(default_factory=dict)
+    by_id: Mapping[int, tuple[float, str, int]] = field(default_factory=FrozenDict)
     total: float = 0.0
 
+    def __post_init__(self):
+        freeze_fields(self, "by_id")
+
     def started(self, job: Job, watts: float, source: str) -> "RunningEstimates":
-        by_id = dict(self.by_id)
-        by_id[job.id] = (watts, source, job.js)
-        return RunningEstimates(by_id, self.total + watts * job.js)
+        return RunningEstimates(self.by_id | {job.id: (watts, source, job.js)},
+                                self.total + watts * job.js)
 
     def changed(self, job_id: int, watts: float, source: str) -> "RunningEstimates":
         old, _, nodes = self.by_id[job_id]
-        by_id = dict(self.by_id)
-        by_id[job_id] = (watts, source, nodes)
-        return RunningEstimates(by_id, self.total + (watts - old) * nodes)
+        return RunningEstimates(self.by_id | {job_id: (watts, source, nodes)},
+                                self.total + (watts - old) * nodes)
 
     def pruned(self, running: Mapping[int, Any]) -> "RunningEstimates":
         """Only the jobs still in ``running`` (Runtime Info), total recomputed."""
         if len(self.by_id) == len(running):
             return self
-        by_id = {k: v for k, v in self.by_id.items() if k in running}
+        by_id = FrozenDict({k: v for k, v in self.by_id.items() if k in running})
         return RunningEstimates(by_id, float(sum(w * n for w, _, n in by_id.values())))
 
     def __repr__(self) -> str:

@@ -7,7 +7,10 @@ picked, waiting for allocation), *Finished* (per-job records) and the
 transitions: batch scheduling (``modules/batch_scheduling.py``) and
 allocation (``modules/allocation.py``); power capping and CPU scaling plug
 in through the same sockets.  *Finish* ends a job at its timestamp: its
-nodes return idle, power drops, and scheduling is triggered.
+nodes return idle, power drops, and scheduling is triggered.  Every token
+is immutable and hashable (*Runtime Info* is one ``FrozenDict``, job id ->
+planned end and nodes; ``docs/tokens.md`` says why), so the net has a
+state space.
 
 >>> from modules.job import Job
 >>> jobs = [Job(1, 0, 100, 3, 100), Job(2, 1, 100, 4, 100), Job(3, 2, 1000, 1, 1000)]
@@ -28,6 +31,7 @@ from typing import Callable, Iterator, Sequence
 import pandas as pd
 
 from cpn import Net, Simulator, StopReason, timed
+from cpn.colours import FrozenDict
 from cpn.monitors import PlaceIntegral
 from modules.allocation import power_allocation
 from modules.cpu_scaling import CpuScaling, cpu_scaling
@@ -38,13 +42,6 @@ from modules.metrics import (UNFINISHED_COLUMNS, collapse_step_series, energy_fi
                              summary_metrics)
 from modules.power import PowerModel
 from modules.power_capping import PowerCap
-
-
-def remove_running(running: dict, job_id: int) -> dict:
-    """Runtime Info without the entry of ``job_id``."""
-    running = dict(running)
-    del running[job_id]
-    return running
 
 
 @dataclass(frozen=True)
@@ -99,11 +96,10 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
     (ports Queuing, RuntimeInfo, Nodes, Selected) replaces batch
     scheduling, ``allocation`` (ports Selected, Queuing, Nodes, Power,
     RuntimeInfo, Running) replaces the one ``config.cap`` chooses."""
-    net = Net(name, env={"busy_delta": config.power.busy_delta,
-                         "remove_running": remove_running})
+    net = Net(name, env={"busy_delta": config.power.busy_delta})
     net.place("Queuing", tuple, initial=[()])
     net.place("Power", float, initial=[config.power.idle_system(config.machine_nodes)])
-    net.place("RuntimeInfo", dict, initial=[{}])
+    net.place("RuntimeInfo", FrozenDict, initial=[FrozenDict()])
     net.place("Nodes", int, initial=[config.machine_nodes])
     net.place("Selected", tuple, initial=[()])
     net.place("Finished", tuple)
@@ -124,7 +120,7 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
                    inputs={ended: "job", "Nodes": "free", "Power": "watts",
                            "RuntimeInfo": "running", "Trigger": "signal"},
                    outputs={"Nodes": "free + job.js", "Power": "watts - busy_delta(job)",
-                            "RuntimeInfo": "remove_running(running, job.id)",
+                            "RuntimeInfo": "running.without(job.id)",
                             "Trigger": "True", "Finished": "(job, now)"})
     return net
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
+from cpn import Net
 from modules.batch_scheduling import P_FINISH
 from modules.cpu_scaling import CpuScaling
 from modules.fault_tolerance import (Execution, FailureSource, FaultRules, fault_tolerance,
@@ -69,20 +70,11 @@ class TopperConfig:
         return self.puppet.machine_nodes // self.resilience.unit_nodes
 
 
-def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
-             sleeping=None, **options) -> PuppetResult:
-    """Run TOPPER over ``jobs`` (options as ``nets.puppet.run_model``).
-
-    Adds to the metrics: failures, lost node-hours, and system efficiency
-    (useful node-hours, the trace's own work, over elapsed node-hours:
-    replicas, overheads and lost work are not useful; TOPPER section 5).
-
-    ``sleeping`` (``nets.energy_saving.SleepingNodes``) lets idle compute
-    units sleep: the scheduler plans with booting ones and the energy-saving
-    module switches whole units (``nets.energy_saving.simulate_topper``
-    adds the per-node report; that module's docstring says what sleeping
-    means here).
-    """
+def build_net(jobs: Sequence[Job], config: TopperConfig,
+              sleeping=None) -> tuple[Net, list[Job]]:
+    """The TOPPER net for ``jobs``, and the jobs as its scheduler sees them
+    (whole units, replicas included, walltime stretched: ``plan_job``),
+    which go in ``Scheduler/User``.  ``sleeping``: see :func:`simulate`."""
     planned = [plan_job(job, config.resilience, config.units) for job in jobs]
     too_big = [job.id for job, _ in planned if job.js > config.puppet.machine_nodes]
     if too_big:
@@ -102,8 +94,7 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     net = compose("TOPPER", config.puppet, started="Started", ended="Free", scheduler=scheduler)
     net.place("Running", Execution, timed=True)
     sockets = {"Started": "Started", "Running": "Running", "Free": "Free"}
-    requeuing = config.resilience.on_failure == "requeue"
-    if requeuing:
+    if config.resilience.on_failure == "requeue":
         add_requeue(net)
         sockets["Requeued"] = "Requeued"
     net.substitution("FaultTolerance",
@@ -111,7 +102,26 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
                                      scaled=scaling is not None), sockets)
     if sleeping is not None:
         sleeping.attach(net, jobs, config.puppet, unit_nodes=config.resilience.unit_nodes)
-    result, sim = run_model(net, [job for job, _ in planned], config.puppet, seed, **options)
+    return net, [job for job, _ in planned]
+
+
+def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
+             sleeping=None, **options) -> PuppetResult:
+    """Run TOPPER over ``jobs`` (options as ``nets.puppet.run_model``).
+
+    Adds to the metrics: failures, lost node-hours, and system efficiency
+    (useful node-hours, the trace's own work, over elapsed node-hours:
+    replicas, overheads and lost work are not useful; TOPPER section 5).
+
+    ``sleeping`` (``nets.energy_saving.SleepingNodes``) lets idle compute
+    units sleep: the scheduler plans with booting ones and the energy-saving
+    module switches whole units (``nets.energy_saving.simulate_topper``
+    adds the per-node report; that module's docstring says what sleeping
+    means here).
+    """
+    net, scheduled = build_net(jobs, config, sleeping)
+    result, sim = run_model(net, scheduled, config.puppet, seed, **options)
+    requeuing = config.resilience.on_failure == "requeue"
     log = sim.tokens("FaultTolerance/Failures")
     useful = {job.id: job.js * job.rt for job in jobs}
     frame, metrics = result.jobs, result.metrics
@@ -119,7 +129,7 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
         span = metrics["makespan_s"] * config.puppet.machine_nodes
         metrics["system_efficiency"] = sum(useful[i] for i in frame["job_id"]) / span
     if requeuing:
-        describe_requeues(frame, metrics, log, {job.id: job.js for job, _ in planned},
+        describe_requeues(frame, metrics, log, {job.id: job.js for job in scheduled},
                           config.puppet.machine_nodes, options.get("time_offset", 0.0))
     metrics["failures"] = len(log)
     metrics["lost_node_hours"] = sum(entry.lost_node_seconds for entry in log) / 3600
@@ -141,7 +151,7 @@ def add_requeue(net) -> None:
                            "RuntimeInfo": "running", "Queuing": "queue",
                            "Trigger": "signal"},
                    outputs={"Nodes": "free + job.js", "Power": "watts - busy_delta(job)",
-                            "RuntimeInfo": "remove_running(running, job.id)",
+                            "RuntimeInfo": "running.without(job.id)",
                             "Queuing": "requeue(queue, (job,))", "Trigger": "True"})
 
 

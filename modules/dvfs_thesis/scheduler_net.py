@@ -35,7 +35,8 @@ def thesis_scheduling(policy) -> Net:
     module = Net("ThesisScheduling", env={"schedule": policy})
     scheduler_base(module, submit=False)  # its Submit also notes arrivals
     module.place("Arrivals", tuple, initial=[()])
-    module.place("PolicyState", object, initial=[policy.initial_state()])
+    state = policy.initial_state()  # None, or a policy's own immutable state
+    module.place("PolicyState", type(state), initial=[state])
 
     module.transition("Submit", priority=P_SUBMIT,
                       inputs={"User": "job", "Queuing": "queue", "Arrivals": "new",
@@ -95,6 +96,6 @@ def gear_allocation(planner: Planner, system: PowerModel) -> Net:
                 "RuntimeInfo": "running"},
         outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
                  "Power": "watts + busy_delta(job)",
-                 "RuntimeInfo": "{**running, job.id: execution.running(job, now)}",
+                 "RuntimeInfo": "running | {job.id: execution.running(job, now)}",
                  "Running": "job@+execution.runtime(job)"})
     return module
