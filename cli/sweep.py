@@ -1,9 +1,9 @@
 """``cpn sweep``: run a grid of PuPPET, TOPPER or DVFS thesis runs, resumably, in parallel.
 
-A thin shell over :mod:`nets.sweep`: the grid comes from comma lists
+A thin shell over :mod:`studies.sweep`: the grid comes from comma lists
 (``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 0.8,0.6,0.4``;
 with ``--model thesis``, ``--policy easy,upas --option wq_threshold=0,4,none``)
-or a JSON file (``--grid FILE``, see :func:`nets.sweep.grid_from_json`);
+or a JSON file (``--grid FILE``, see :func:`studies.sweep.grid_from_json`);
 each run is stored as ``OUT/<key>.json`` and the whole as
 ``OUT/results.csv``.  ``cpn sweep --collect OUT`` only rebuilds the table.
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
-from nets.dvfs_thesis_runs import ATLAS, parse_job_numbers
-from nets.dvfs_thesis_runs import POLICIES as THESIS_POLICIES
-from nets.sweep import MODELS, parse_months
+from studies.thesis_run import ATLAS, parse_job_numbers
+from studies.thesis_run import POLICIES as THESIS_POLICIES
+from studies.sweep import MODELS, parse_months
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``).
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -80,7 +80,7 @@ def _value(text: str):
 
 def add_sweep_parser(subparsers) -> None:
     from modules.resilience import METHODS, ON_FAILURE
-    from nets.experiment import CAPPINGS, POWER_OPTIONS
+    from studies.experiment import CAPPINGS, POWER_OPTIONS
 
     sweep = subparsers.add_parser(
         "sweep", help="run a grid of experiments (policy x capping x cap x alpha x ...)",
@@ -191,8 +191,8 @@ def grid_options_given(args) -> list[str]:
 
 
 def experiments_from_args(args):
-    from nets.experiment import Experiment, trace_months
-    from nets.sweep import grid, grid_from_json
+    from studies.experiment import Experiment, trace_months
+    from studies.sweep import grid, grid_from_json
 
     if args.grid is not None:
         given = grid_options_given(args)
@@ -238,8 +238,8 @@ def experiments_from_args(args):
 
 def thesis_runs_from_args(args):
     """The thesis grid: policies x profile seeds x idle scenarios x options."""
-    from nets.dvfs_thesis_runs import ThesisRun
-    from nets.sweep import grid
+    from studies.thesis_run import ThesisRun
+    from studies.sweep import grid
 
     given = [name for name, default in args.puppet_defaults.items()
              if getattr(args, name) != default]
@@ -260,7 +260,7 @@ def thesis_runs_from_args(args):
 def command_sweep(args) -> int:
     from rich.console import Console
 
-    from nets.sweep import collect, plan, run_sweep
+    from studies.sweep import collect, plan, run_sweep
 
     console = Console()
     if args.collect is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nets.studies import main  # noqa: E402
+from studies.puppet_studies import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main("fig10"))

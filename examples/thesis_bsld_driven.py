@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nets.dvfs_thesis_studies import main  # noqa: E402
+from studies.thesis_studies import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main("bsld_driven"))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nets.topper_studies import main  # noqa: E402
+from studies.topper_studies import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main("topper_fig16"))

@@ -13,10 +13,10 @@ from modules.dvfs_thesis.gears import CpuPowerModel
 from modules.dvfs_thesis.profiles import draw_profiles
 from nets.dvfs_thesis import (EasyConfig, PbGuidedConfig, ThesisConfig, UpasConfig, simulate,
                               thesis_portion)
-from nets.dvfs_thesis_runs import ThesisRun
-from nets.dvfs_thesis_studies import main
-from nets.experiment import read_result
-from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
+from studies.thesis_run import ThesisRun
+from studies.thesis_studies import main
+from studies.experiment import read_result
+from studies.sweep import collect, grid, grid_from_json, plan, run_sweep
 
 
 @pytest.fixture(scope="module")

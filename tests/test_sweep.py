@@ -12,12 +12,12 @@ from cli.main import main as cpn
 from modules.batch_scheduling import SchedulingConfig
 from modules.power_profile import assign_rack_power
 from modules.swf import read_swf
-from nets import run_keys
-from nets.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
+from studies import run_keys
+from studies.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
                              prepare_workload, read_result, result_path, run_experiment,
                              write_json_atomically)
 from nets.puppet import PuppetConfig, simulate
-from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
+from studies.sweep import collect, grid, grid_from_json, plan, run_sweep
 from tiny_traces import write_two_month_trace
 
 
@@ -286,7 +286,7 @@ def test_cpn_sweep_collect_orders_rows_by_the_grid_given(trace, tmp_path):
 
 
 def test_thesis_runs_are_keyed_by_their_files_contents(trace, tmp_path, monkeypatch):
-    from nets.dvfs_thesis_runs import ThesisRun
+    from studies.thesis_run import ThesisRun
 
     monkeypatch.chdir(tmp_path)
     profiles = tmp_path / "profiles.csv"
@@ -358,7 +358,7 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["fig13", "fig16"])
 def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
-    from nets.studies import STUDIES, run_study
+    from studies.puppet_studies import STUDIES, run_study
 
     base = Experiment(trace=str(trace), capping="wait", cap_fraction=0.6)
     outcome = run_study(name, base, months=[0, 1], out=tmp_path, workers=1, progress=False)

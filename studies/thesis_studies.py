@@ -2,8 +2,8 @@
 
 Each study runs the EASY baseline (no DVFS, no budget) and a grid of one
 policy's parameters on the thesis' portion of a trace (Atlas: jobs 10K-15K
-on 9,216 CPUs, Table 3.4) through ``nets.sweep.run_sweep`` (runs are
-:class:`~nets.dvfs_thesis_runs.ThesisRun`; a results directory shared by
+on 9,216 CPUs, Table 3.4) through ``studies.sweep.run_sweep`` (runs are
+:class:`~studies.thesis_run.ThesisRun`; a results directory shared by
 the studies keeps each once), writes ``<name>.csv`` (absolute metrics, and
 ``*_norm``: normalised to the EASY baseline, like the thesis' figures) and
 ``<name>.png``, and prints our numbers beside the thesis' for Atlas: its
@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .dvfs_thesis_runs import ATLAS, ThesisRun, parse_job_numbers
+from .thesis_run import ATLAS, ThesisRun, parse_job_numbers
 from .sweep import load_results, run_sweep
 
 #: A study's runs: each with the label its table and checks know it by.

@@ -8,7 +8,7 @@ that it is hashable, JSON-serialisable, and has a stable short id
 (:meth:`Experiment.key`, a hash of its canonical JSON) under which a sweep
 stores its result and recognises it when restarted.  A trace file is kept
 as its absolute path, to be read from anywhere, and enters the key by its
-content (:mod:`nets.run_keys`): however its path is spelt, a run has one key.
+content (:mod:`studies.run_keys`): however its path is spelt, a run has one key.
 
 Fields that cannot change a run are set to ``None`` (alpha and beta act
 only under DVFS, ``l`` and ``w`` only under WAIT, the cap only when there
@@ -350,7 +350,7 @@ class Experiment:
     def key(self) -> str:
         """A stable short id: 16 hex digits of the SHA-256 of the canonical
         JSON with the trace's content in place of its path
-        (:func:`nets.run_keys.run_key`; the synthetic workload is its name)."""
+        (:func:`studies.run_keys.run_key`; the synthetic workload is its name)."""
         return run_key(self.to_dict(), () if self.trace == SYNTHETIC else ("trace",))
 
     # -- related runs -------------------------------------------------------
@@ -366,7 +366,7 @@ class Experiment:
         twin = self.uncapped()
         return twin if self.cap_month is None else replace(twin, month=self.cap_month)
 
-    # -- as a run of a sweep (nets.sweep.Run) -------------------------------
+    # -- as a run of a sweep (studies.sweep.Run) -------------------------------
 
     def baseline(self) -> "Experiment":
         """The run results are normalised by: the uncapped twin."""

@@ -1,8 +1,8 @@
 """Run a grid of runs in parallel, resumably; gather the results.
 
 A sweep is a list of run declarations (usually the product of a few axes,
-:func:`grid`): PuPPET and TOPPER's :class:`~nets.experiment.Experiment`, or
-the DVFS thesis' :class:`~nets.dvfs_thesis_runs.ThesisRun`; anything with
+:func:`grid`): PuPPET and TOPPER's :class:`~studies.experiment.Experiment`, or
+the DVFS thesis' :class:`~studies.thesis_run.ThesisRun`; anything with
 the methods of :class:`Run`.  :func:`run_sweep` adds every run's baseline
 (what it is normalised by: an experiment's uncapped twin, a thesis run's
 EASY) and prerequisite (a run whose result it needs: the reference of a
@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import pandas as pd
 
-from .dvfs_thesis_runs import ThesisRun
+from .thesis_run import ThesisRun
 from .experiment import Experiment, read_result, result_path, write_json_atomically
 
 RESULTS_CSV = "results.csv"
@@ -155,7 +155,7 @@ def grid_from_json(spec: Any) -> list[Run]:
     (fields), ``"grid"`` (field -> list of values) and/or ``"experiments"``
     (a list of field objects), and ``"model"`` (``"puppet"``, the default,
     or ``"thesis"`` for the DVFS thesis' runs, whose fields are those of
-    :class:`~nets.dvfs_thesis_runs.ThesisRun` and its policy's options);
+    :class:`~studies.thesis_run.ThesisRun` and its policy's options);
     or a list of such objects.
 
     >>> len(grid_from_json({"base": {"policy": "wfp"}, "grid": {"cap_fraction": [0.8, 0.6],

@@ -9,7 +9,7 @@ directory), normalises every metric to the study's reference variant in
 the same month and policy — the paper's normalisation: Fig. 11 to
 checkpoint/restart, Fig. 12 to the default overhead, and so on — writes
 ``<name>.csv``, ``<name>.png`` and ``<name>_checks.txt``, and tests the
-paper's findings on what was measured: each :class:`~nets.studies.Check`
+paper's findings on what was measured: each :class:`~studies.puppet_studies.Check`
 says PASS or DIFFERS with the cases that differ.
 
 >>> sorted(STUDIES)[:3]
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .experiment import SYNTHETIC, Experiment, trace_months
-from .studies import TOLERANCE, Check
+from .puppet_studies import TOLERANCE, Check
 from .sweep import load_results, parse_months, run_sweep
 
 #: The paper's four metrics (section 5), normalised in every figure.
@@ -394,7 +394,7 @@ def plot_study(study: ResilienceStudy, table: pd.DataFrame, path, subtitle: str 
 
     from modules.plots import save_figure
 
-    from .studies import _month_label
+    from .puppet_studies import _month_label
 
     policies = [p for p in study.policies if p in set(table["policy"])] or \
         sorted(set(table["policy"]))
