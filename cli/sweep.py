@@ -3,7 +3,7 @@
 A thin shell over :mod:`studies.sweep`: the grid comes from comma lists
 (``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 0.8,0.6,0.4``;
 with ``--model thesis``, ``--policy easy,upas --option wq_threshold=0,4,none``)
-or a JSON file (``--grid FILE``, see :func:`studies.sweep.grid_from_json`);
+or a JSON file (``--grid FILE``, see :func:`studies.grids.grid_from_json`);
 each run is stored as ``OUT/<key>.json`` and the whole as
 ``OUT/results.csv``.  ``cpn sweep --collect OUT`` only rebuilds the table.
 """
@@ -16,9 +16,10 @@ from pathlib import Path
 
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
-from studies.thesis_run import ATLAS, parse_job_numbers
+from studies.grids import MODELS
 from studies.thesis_run import POLICIES as THESIS_POLICIES
-from studies.sweep import MODELS, parse_months
+from studies.thesis_run import parse_job_numbers
+from studies.workloads import ATLAS, parse_months
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``).
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -191,8 +192,9 @@ def grid_options_given(args) -> list[str]:
 
 
 def experiments_from_args(args):
-    from studies.experiment import Experiment, trace_months
-    from studies.sweep import grid, grid_from_json
+    from studies.experiment import Experiment
+    from studies.grids import grid, grid_from_json
+    from studies.workloads import trace_months
 
     if args.grid is not None:
         given = grid_options_given(args)
@@ -238,8 +240,8 @@ def experiments_from_args(args):
 
 def thesis_runs_from_args(args):
     """The thesis grid: policies x profile seeds x idle scenarios x options."""
+    from studies.grids import grid
     from studies.thesis_run import ThesisRun
-    from studies.sweep import grid
 
     given = [name for name, default in args.puppet_defaults.items()
              if getattr(args, name) != default]
@@ -260,7 +262,9 @@ def thesis_runs_from_args(args):
 def command_sweep(args) -> int:
     from rich.console import Console
 
-    from studies.sweep import collect, plan, run_sweep
+    from studies.grids import plan
+    from studies.results import collect
+    from studies.sweep import run_sweep
 
     console = Console()
     if args.collect is not None:

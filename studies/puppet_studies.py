@@ -29,8 +29,11 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .experiment import SYNTHETIC, Experiment, trace_months
-from .sweep import grid, load_results, parse_months, run_sweep
+from .experiment import SYNTHETIC, Experiment
+from .grids import grid
+from .results import load_results
+from .sweep import run_sweep
+from .workloads import default_trace, parse_months, trace_months
 
 METRIC_NAMES = {"utilization": "system utilization", "wait_mean_s": "average job wait time",
                 "edp_j_s": "energy delay product", "makespan_s": "makespan"}
@@ -597,13 +600,6 @@ def run_study(study: Study | str, base: Experiment, months: Sequence[int | None]
            + ("each month" if base.cap_month is None else f"month {base.cap_month}"))
     png = plot_study(study, table, out / f"{study.name}.png", subtitle=f"{name}; {cap}")
     return StudyOutcome(study, table, study.checks(study, table), csv, png)
-
-
-def default_trace() -> str:
-    """LLNL-Atlas from ``../shared/data`` beside the checkout, else the synthetic month."""
-    atlas = (Path(__file__).resolve().parents[2] / "shared" / "data" / "swf"
-             / "LLNL-Atlas-2006-2.1-cln.swf")
-    return str(atlas) if atlas.exists() else SYNTHETIC
 
 
 def summary_lines(outcome: StudyOutcome) -> list[str]:

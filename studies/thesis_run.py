@@ -55,8 +55,6 @@ POLICIES = tuple(POLICY_CONFIGS)
 OPTION_TYPES = {policy: {f.name: str(f.type) for f in fields(config)}
                 for policy, config in POLICY_CONFIGS.items()}
 ALL_OPTIONS = sorted({name for options in OPTION_TYPES.values() for name in options})
-ATLAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "swf" / \
-    "LLNL-Atlas-2006-2.1-cln.swf"
 #: What the prerequisite's result would be at the most lenient: BSLD is at
 #: least 1 and waits at least 0.  Options are validated up front with it.
 _LENIENT_MEASUREMENT = {"bsld": 1.0, "wait_p95_s": 0.0}

@@ -32,8 +32,10 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .thesis_run import ATLAS, ThesisRun, parse_job_numbers
-from .sweep import load_results, run_sweep
+from .results import load_results
+from .sweep import run_sweep
+from .thesis_run import ThesisRun, parse_job_numbers
+from .workloads import ATLAS
 
 #: A study's runs: each with the label its table and checks know it by.
 Runs = list[tuple[str, ThesisRun]]

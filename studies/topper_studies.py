@@ -29,9 +29,11 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .experiment import SYNTHETIC, Experiment, trace_months
+from .experiment import SYNTHETIC, Experiment
 from .puppet_studies import TOLERANCE, Check
-from .sweep import load_results, parse_months, run_sweep
+from .results import load_results
+from .sweep import run_sweep
+from .workloads import parse_months, trace_months
 
 #: The paper's four metrics (section 5), normalised in every figure.
 METRICS = {"system_efficiency": "system efficiency", "wait_mean_s": "average job wait time",

@@ -13,10 +13,12 @@ from modules.dvfs_thesis.gears import CpuPowerModel
 from modules.dvfs_thesis.profiles import draw_profiles
 from nets.dvfs_thesis import (EasyConfig, PbGuidedConfig, ThesisConfig, UpasConfig, simulate,
                               thesis_portion)
+from studies.grids import grid, grid_from_json, plan
+from studies.results import collect
+from studies.storage import read_result
+from studies.sweep import run_sweep
 from studies.thesis_run import ThesisRun
 from studies.thesis_studies import main
-from studies.experiment import read_result
-from studies.sweep import collect, grid, grid_from_json, plan, run_sweep
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,16 @@ from cli.main import main as cpn
 from modules.batch_scheduling import SchedulingConfig
 from modules.power_profile import assign_rack_power
 from modules.swf import read_swf
-from studies import run_keys
-from studies.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
-                             prepare_workload, read_result, result_path, run_experiment,
-                             write_json_atomically)
 from nets.puppet import PuppetConfig, simulate
-from studies.sweep import collect, grid, grid_from_json, plan, run_sweep
+from studies import run_keys
+from studies.experiment import Experiment
+from studies.grids import grid, grid_from_json, plan
+from studies.power_series import cap_excess, hourly_profile
+from studies.results import collect
+from studies.running import run_experiment
+from studies.storage import read_result, result_path, write_json_atomically
+from studies.sweep import run_sweep
+from studies.workloads import MONTH_SECONDS, prepare_workload
 from tiny_traces import write_two_month_trace
 
 

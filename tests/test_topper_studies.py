@@ -10,10 +10,12 @@ import pytest
 
 from cli.main import main as cpn
 from modules.resilience import FaultTolerance
-from studies.experiment import (Experiment, power_config, prepare_workload,
-                             run_experiment, scale_jobs, topper_config)
 from nets.topper import simulate
+from studies.configs import power_config, topper_config
+from studies.experiment import Experiment
+from studies.running import run_experiment
 from studies.topper_studies import STUDIES, run_study
+from studies.workloads import prepare_workload, scale_jobs
 from tiny_traces import write_two_month_trace
 
 
@@ -151,7 +153,7 @@ def test_cpn_sweep_takes_topper_axes_as_options(trace, tmp_path):
 
 
 def test_a_study_bar_is_the_mean_over_seeds(trace, tmp_path):
-    from studies.sweep import load_results
+    from studies.results import load_results
     base = Experiment(trace=str(trace), resilience="checkpoint", system_mttf_hours=2)
     outcome = run_study("topper_fig12", base, months=[0], out=tmp_path, workers=1,
                         progress=False, seeds=[0, 1])
