@@ -18,8 +18,9 @@ from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
 from studies.grids import MODELS
 from studies.thesis_run import POLICIES as THESIS_POLICIES
-from studies.thesis_run import parse_job_numbers
 from studies.workloads import ATLAS, parse_months
+
+from .values import job_numbers
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``).
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -46,13 +47,6 @@ def _choices(allowed):
             raise ValueError(f"{item!r} is not one of {', '.join(allowed)}")
         return item
     return check
-
-
-def _job_numbers(text: str) -> tuple[int, int]:
-    try:
-        return parse_job_numbers(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _option_axis(text: str) -> tuple[str, list]:
@@ -162,7 +156,7 @@ def add_sweep_parser(subparsers) -> None:
     thesis = sweep.add_argument_group(
         "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)")
     thesis.add_argument("--cpus", type=int, help="machine CPUs (default 9216)")
-    thesis.add_argument("--jobs", type=_job_numbers, metavar="FIRST-LAST",
+    thesis.add_argument("--jobs", type=job_numbers, metavar="FIRST-LAST",
                         help="job numbers of the trace (default 10001-15000, Table 3.4)")
     thesis.add_argument("--profile-seed", type=_list(int),
                         help="seeds of the per-job p and beta draw (default 0)")
@@ -264,7 +258,7 @@ def command_sweep(args) -> int:
 
     from studies.grids import plan
     from studies.results import collect
-    from studies.sweep import run_sweep
+    from studies.sweep import dask_client, run_sweep
 
     console = Console()
     if args.collect is not None:
@@ -286,13 +280,7 @@ def command_sweep(args) -> int:
         for run in runs:
             console.print(f"  {run.key()}  {run.label()}")
         return 0
-    client = None
-    if args.scheduler:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise ValueError("--scheduler needs Dask: pip install 'cpn[sweep]'") from None
-        client = Client(args.scheduler)
+    client = dask_client(args.scheduler) if args.scheduler else None
     try:
         summary = run_sweep(experiments, args.out, workers=args.workers, client=client,
                             progress=not args.no_progress)

@@ -212,3 +212,14 @@ class _Sweep:
         bar.advance(False)
         if self.on_result is not None:
             self.on_result(record)
+
+
+def dask_client(address: str):
+    """A ``distributed.Client`` of the Dask scheduler at ``address``
+    (``tcp://host:8786``), to give :func:`run_sweep`."""
+    try:
+        from distributed import Client
+    except ImportError:  # Dask is optional
+        raise ValueError("running on a Dask scheduler needs Dask: "
+                         "pip install 'cpn[sweep]'") from None
+    return Client(address)

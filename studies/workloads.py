@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -142,6 +142,23 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
                      if start <= job.st < start + MONTH_SECONDS)
     day_offset = _local_day_offset(workload.header, workload.time_offset + start)
     return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months)
+
+
+def study_months(exp: Experiment, months: Sequence[int | None] | str | None = None
+                 ) -> list[int | None]:
+    """The months a study runs on ``exp``'s workload: ``months`` as listed,
+    every month of the trace (``"all"``), the whole trace as one run
+    (``"none"``), or by default months 0-3 of a trace and 0-1 of the
+    synthetic workload (whose months are seeded draws)."""
+    if months is None and exp.trace == SYNTHETIC:
+        return [0, 1]
+    if months is None or months == "all":
+        count = trace_months(exp.trace, exp.procs_per_node, exp.allocation_unit,
+                             exp.machine_nodes)
+        return list(range(count if months == "all" else min(4, count)))
+    if months == "none":
+        return [None]
+    return list(months)
 
 
 def trace_months(trace: str, procs_per_node: int | None = None, allocation_unit: int = 1,

@@ -362,16 +362,21 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["fig13", "fig16"])
 def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
-    from studies.puppet_studies import STUDIES, run_study
+    from studies.registry import STUDIES
+    from studies.study import StudyOptions, run_study
 
-    base = Experiment(trace=str(trace), capping="wait", cap_fraction=0.6)
-    outcome = run_study(name, base, months=[0, 1], out=tmp_path, workers=1, progress=False)
-    assert outcome.csv.exists() and outcome.png.stat().st_size > 10_000
     study = STUDIES[name]
-    policies = len(study.policies)
-    assert len(outcome.table) == policies * 2 * len(study.values)
+    options = StudyOptions(trace=str(trace), months=[0, 1], cap=0.6)
+    outcome = run_study(study, options, out=tmp_path, results=tmp_path / "runs", workers=1,
+                        progress=False)
+    csv, png, checks = (tmp_path / f"{name}{end}" for end in (".csv", ".png", "_checks.txt"))
+    assert csv.exists() and png.stat().st_size > 10_000 and checks.exists()
+    policies = len(study.design.policies)
+    assert len(outcome.table) == policies * 2 * len(study.design.values)
     assert outcome.checks and all(check.verdict in ("PASS", "DIFFERS", "N/A")
                                   for check in outcome.checks)
+    assert checks.read_text() == "".join(f"{check}\n" for check in outcome.checks)
+    assert set(outcome.table["cap_fraction"].dropna()) == {0.6}
     none = outcome.table[outcome.table.capping == "none"]
     assert (none.get("utilization_norm", 1) == 1).all()
     if name == "fig16":  # DVFS holds the cap; the check says so
