@@ -14,6 +14,7 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+from modules.resilience import ON_FAILURE
 from studies.registry import STUDIES, find_study
 from studies.study import StudyOptions, check_options, run_study
 from studies.sweep import dask_client
@@ -58,7 +59,13 @@ def add_study_parser(subparsers) -> None:
                "topper_fig13 --seeds 0-4;  cpn study thesis_pb_guided --jobs 10001-10600")
     study.add_argument("name", nargs="?", help="the study (see --list)")
     study.add_argument("--list", action="store_true", help="list the studies and stop")
-    workload = study.add_argument_group("workload")
+    _add_workload_options(study.add_argument_group("workload"))
+    _add_run_options(study.add_argument_group("runs (PuPPET, TOPPER)"))
+    _add_execution_options(study.add_argument_group("execution"))
+    study.set_defaults(func=command_study)
+
+
+def _add_workload_options(workload) -> None:
     workload.add_argument("--trace", help="SWF trace, or 'synthetic' (PuPPET: LLNL-Atlas "
                           "from ../shared/data if there, else synthetic; TOPPER: synthetic; "
                           "thesis: LLNL-Atlas)")
@@ -75,7 +82,9 @@ def add_study_parser(subparsers) -> None:
                           help="thesis: seed of the per-job p and beta draw (default 0)")
     workload.add_argument("--profiles", help="thesis: CSV job_id,p,beta_comp instead of "
                                              "the draw")
-    runs = study.add_argument_group("runs (PuPPET, TOPPER)")
+
+
+def _add_run_options(runs) -> None:
     runs.add_argument("--policies", type=_items, help="e.g. fcfs,wfp (default: the paper's)")
     runs.add_argument("--values", type=_items,
                       help="PuPPET: the values of the parameter the figure varies")
@@ -93,9 +102,11 @@ def add_study_parser(subparsers) -> None:
     runs.add_argument("--system-mttf-hours", type=positive_float,
                       help="TOPPER: the whole machine's mean time to failure (default: "
                            "Mira's, 46.45 h)")
-    runs.add_argument("--on-failure", choices=("keep", "requeue"),
+    runs.add_argument("--on-failure", choices=ON_FAILURE,
                       help="TOPPER: a failed job keeps its units (default) or is requeued")
-    execution = study.add_argument_group("execution")
+
+
+def _add_execution_options(execution) -> None:
     execution.add_argument("--out", type=Path, help="where the study's files go "
                                                     "(default out/NAME)")
     execution.add_argument("--results", type=Path,
@@ -106,7 +117,6 @@ def add_study_parser(subparsers) -> None:
     execution.add_argument("--scheduler", metavar="ADDRESS",
                            help="run on this Dask scheduler (tcp://host:8786) instead")
     execution.add_argument("--no-progress", action="store_true")
-    study.set_defaults(func=command_study)
 
 
 def command_study(args) -> int:

@@ -28,8 +28,8 @@ def study_table(design, experiments: Sequence[Experiment], results: pd.DataFrame
     (``base_<metric>``) beside the normalised ones; ``value`` is the
     parameter the bars vary."""
     keys = [exp.key() for exp in experiments]
-    table = results.set_index("key").reindex(keys)
     base = results.set_index("key")
+    table = base.reindex(keys)
     for metric in ("utilization", "wait_mean_s", "edp_j_s", "makespan_s", "energy_j"):
         table[f"base_{metric}"] = table["baseline_key"].map(base[metric])
     table = table.reset_index()
