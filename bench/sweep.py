@@ -25,8 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nets.experiment import Experiment, prepare_workload  # noqa: E402
-from nets.sweep import grid, plan, run_sweep  # noqa: E402
+from studies.experiment import Experiment  # noqa: E402
+from studies.grids import grid, plan  # noqa: E402
+from studies.sweep import run_sweep  # noqa: E402
+from studies.workloads import prepare_workload  # noqa: E402
 
 
 def bench_grid(trace: str, month: int | None) -> list[Experiment]:

@@ -2,9 +2,10 @@
 
 ``cpn run`` simulates a workload on the PuPPET model and writes per-job
 records, metrics and plots; ``cpn step`` / ``cpn replay`` walk through any
-net interactively; ``cpn sweep`` runs a grid of experiments.  Everything
-here is also reachable from Python (``nets.puppet.simulate``,
-``nets.sweep.run_sweep``), which is what a notebook uses.
+net interactively; ``cpn sweep`` runs a grid of experiments; ``cpn study``
+runs one of the papers' studies.  Everything here is also reachable from
+Python (``nets.puppet.simulate``, ``studies.sweep.run_sweep``,
+``studies.study.run_study``), which is what a notebook uses.
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_step_parsers(subparsers)
     from .sweep import add_sweep_parser
     add_sweep_parser(subparsers)
+    from .study import add_study_parser
+    add_study_parser(subparsers)
     for command in subparsers.choices.values():
         command.set_defaults(command_parser=command)  # for in_flags
     return parser

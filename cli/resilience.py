@@ -6,7 +6,7 @@ units fail (drawn, or replayed from ``--failure-trace``) and jobs protect
 themselves by checkpoint/restart, by replication, or not at all
 (``restart``: a failure loses everything since the job started).  ``cpn
 run`` and ``cpn sweep`` share these options, their defaults (those of
-:class:`nets.experiment.Experiment`) and their checks.
+:class:`studies.experiment.Experiment`) and their checks.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def add_resilience_arguments(parser: argparse.ArgumentParser, *, axis: bool = Fa
     """The failure options of ``cpn run``, or with ``axis`` of ``cpn sweep``
     (comma lists; a failure trace, uniform rate multiplier and recovery
     time are not fields of an experiment, so they are left out)."""
-    from nets.experiment import MIRA_SYSTEM_MTTF_HOURS
+    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS
 
     defaults = FaultTolerance()
     group = parser.add_argument_group(
@@ -121,7 +121,7 @@ def unit_nodes(args, machine_nodes: int) -> int:
 def system_mttf_hours(unit_mttf_days: float, units: int) -> float:
     """The machine's MTTF when each of its ``units`` fails every
     ``unit_mttf_days``; to 12 digits, so that Mira's 92.9 days over 48
-    racks is the 46.45 h of :class:`nets.experiment.Experiment`'s default."""
+    racks is the 46.45 h of :class:`studies.experiment.Experiment`'s default."""
     return float(f"{unit_mttf_days * 24 / units:.12g}")
 
 
@@ -158,7 +158,7 @@ def topper_config(args, puppet, time_offset: float = 0.0, report=print):
     if args.resilience is None:
         return None
     from modules.failure_logs import read_failure_trace
-    from nets.experiment import MIRA_SYSTEM_MTTF_HOURS
+    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS
     from nets.topper import TopperConfig
 
     unit = unit_nodes(args, puppet.machine_nodes)

@@ -1,10 +1,10 @@
 """``cpn sweep``: run a grid of PuPPET, TOPPER or DVFS thesis runs, resumably, in parallel.
 
-A thin shell over :mod:`nets.sweep`: the grid comes from comma lists
+A thin shell over :mod:`studies.sweep`: the grid comes from comma lists
 (``--policy fcfs,wfp --capping none,block,wait,dvfs --cap 80%,60%,40MW``,
 the options of ``cpn run`` under the same names, each taking a list;
 with ``--model thesis``, ``--policy easy,upas --option wq_threshold=0,4,none``)
-or a JSON file (``--grid FILE``, see :func:`nets.sweep.grid_from_json`);
+or a JSON file (``--grid FILE``, see :func:`studies.grids.grid_from_json`);
 each run is stored as ``OUT/<key>.json`` and the whole as
 ``OUT/results.csv``.  ``cpn sweep --collect OUT`` only rebuilds the table.
 """
@@ -17,15 +17,15 @@ from pathlib import Path
 
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
-from nets.dvfs_thesis_runs import ATLAS, parse_job_numbers
-from nets.dvfs_thesis_runs import POLICIES as THESIS_POLICIES
-from nets.sweep import MODELS, parse_months
+from studies.grids import MODELS
+from studies.thesis_run import POLICIES as THESIS_POLICIES
+from studies.workloads import ATLAS, parse_months
 
 from .capping import DEFAULT_CAP, CapSpec, add_capping_arguments, capping_methods, parse_cap
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          system_mttf_hours, unit_nodes)
-from .values import (add_option, choice, comma_list, fraction, integer, non_negative_int,
-                     positive_float, positive_int)
+from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
+                     non_negative_int, positive_float, positive_int)
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -38,13 +38,6 @@ THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
 #: Experiment fields that TOPPER's options set, when given.
 FAILURE_AXES = ("on_failure", "checkpoint_scale", "redundancy", "gamma",
                 "dvfs_failure_multiplier")
-
-
-def _job_numbers(text: str) -> tuple[int, int]:
-    try:
-        return parse_job_numbers(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _option_axis(text: str) -> tuple[str, list]:
@@ -72,7 +65,7 @@ def _value(text: str):
 
 
 def add_sweep_parser(subparsers) -> None:
-    from nets.experiment import POWER_OPTIONS
+    from studies.experiment import POWER_OPTIONS
 
     sweep = subparsers.add_parser(
         "sweep", help="run a grid of experiments (policy x capping x cap x alpha x ...)",
@@ -140,7 +133,7 @@ def add_sweep_parser(subparsers) -> None:
     thesis = sweep.add_argument_group(
         "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)")
     thesis.add_argument("--cpus", type=positive_int, help="machine CPUs (default 9216)")
-    thesis.add_argument("--jobs", type=_job_numbers, metavar="FIRST-LAST",
+    thesis.add_argument("--jobs", type=job_numbers, metavar="FIRST-LAST",
                         help="job numbers of the trace (default 10001-15000, Table 3.4)")
     thesis.add_argument("--profile-seed", type=comma_list(integer),
                         help="seeds of the per-job p and beta draw (default 0)")
@@ -172,8 +165,9 @@ def grid_options_given(args) -> list[str]:
 
 def experiments_from_args(args, console=None):
     """The runs the options ask for; ``console`` is told which units fail."""
-    from nets.experiment import Experiment, trace_months
-    from nets.sweep import grid, grid_from_json, unique
+    from studies.experiment import Experiment
+    from studies.grids import grid, grid_from_json, unique
+    from studies.workloads import trace_months
 
     if args.grid is not None:
         given = grid_options_given(args)
@@ -222,7 +216,7 @@ def _cap_axes(cap: CapSpec, cap_month: int | None) -> dict[str, list]:
 
 def _failure_axes(args, base, console) -> dict[str, list]:
     """The Experiment fields of the failure options, on ``base``'s machine."""
-    from nets.experiment import trace_window
+    from studies.workloads import trace_window
 
     machine = base.machine_nodes or trace_window(base).machine_nodes
     unit = unit_nodes(args, machine)
@@ -243,8 +237,8 @@ def _failure_axes(args, base, console) -> dict[str, list]:
 
 def thesis_runs_from_args(args):
     """The thesis grid: policies x profile seeds x idle scenarios x options."""
-    from nets.dvfs_thesis_runs import ThesisRun
-    from nets.sweep import grid
+    from studies.grids import grid
+    from studies.thesis_run import ThesisRun
 
     given = [name for name, default in args.puppet_defaults.items()
              if getattr(args, name) != default]
@@ -265,7 +259,9 @@ def thesis_runs_from_args(args):
 def command_sweep(args) -> int:
     from rich.console import Console
 
-    from nets.sweep import collect, plan, run_sweep
+    from studies.grids import plan
+    from studies.results import collect
+    from studies.sweep import dask_client, run_sweep
 
     console = Console()
     if args.collect is not None:
@@ -287,13 +283,7 @@ def command_sweep(args) -> int:
         for run in runs:
             console.print(f"  {run.key()}  {run.label()}")
         return 0
-    client = None
-    if args.scheduler:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise ValueError("--scheduler needs Dask: pip install 'cpn[sweep]'") from None
-        client = Client(args.scheduler)
+    client = dask_client(args.scheduler) if args.scheduler else None
     try:
         summary = run_sweep(experiments, args.out, workers=args.workers, client=client,
                             progress=not args.no_progress)

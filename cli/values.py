@@ -77,3 +77,12 @@ def add_option(group, flag: str, convert, *, axis: bool, help: str, default=None
         group.add_argument(alias, type=convert, dest=action.dest, metavar=action.metavar,
                            default=default, help=argparse.SUPPRESS)
     return action
+
+
+def job_numbers(text: str) -> tuple[int, int]:
+    """``FIRST-LAST`` job numbers of a trace (the DVFS thesis' portion)."""
+    from studies.thesis_run import parse_job_numbers
+    try:
+        return parse_job_numbers(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

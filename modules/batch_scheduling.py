@@ -22,7 +22,7 @@ from functools import partial
 from cpn import P_LOW, Net
 from cpn.colours import FrozenDict
 
-from .easy import ESTIMATES, POLICIES, easy_pass
+from .easy import ESTIMATES, POLICIES, easy_pass_on_nodes
 from .job import Job
 
 TRIGGER_FUSION = "trigger"
@@ -79,8 +79,8 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
     paper's policy (FIFO per queue, EASY with booting nodes...) plugs in
     here and keeps Submit, Trigger and the ports."""
     if schedule is None:
-        schedule = partial(easy_pass, policy=config.policy, estimate=config.estimate,
-                           backfill=config.backfill)
+        schedule = partial(easy_pass_on_nodes, policy=config.policy,
+                           estimate=config.estimate, backfill=config.backfill)
     module = Net(name, env={"schedule": schedule})
     scheduler_base(module)
     module.transition(

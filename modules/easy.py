@@ -1,7 +1,7 @@
 """Batch scheduling policies as plain functions: queue order and EASY.
 
-The batch scheduling net (``batch_scheduling.py``) calls :func:`easy_pass`
-from its *Schedule* transition; keeping the policy here, outside the net,
+The batch scheduling net (``batch_scheduling.py``) calls
+:func:`easy_pass_on_nodes` from its *Schedule* transition; keeping the policy here, outside the net,
 lets it be tested on its own and read like the textbook algorithm.
 
 Running jobs are described by *Runtime Info*: a mapping ``job id ->
@@ -59,12 +59,15 @@ def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
                      f"{available} nodes exist")
 
 
-def easy_pass(queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
-              free: int, now: float, policy: str = "fcfs", estimate: str = "requested",
-              backfill: bool = True) -> tuple[list[Job], tuple[Job, ...]]:
-    """One scheduling pass: the jobs to start now, and the queue left.
+def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
+                       free: int, now: float, policy: str = "fcfs",
+                       estimate: str = "requested", backfill: bool = True
+                       ) -> tuple[list[Job], tuple[Job, ...]]:
+    """One scheduling pass over free nodes: the jobs to start now, and the
+    queue left.  Only node counts decide (power is the allocation module's
+    business, frequency the CPU scaling's); the policy is the queue order.
 
-    Jobs start in policy order while they fit.  When the head does not fit,
+    Jobs start in policy order (FCFS or WFP) while they fit.  When the head does not fit,
     it gets a reservation at its shadow time, and later jobs may start now
     (backfill) if they fit in the free nodes and either end by the shadow
     time or use only the nodes the head leaves over at that time.  The

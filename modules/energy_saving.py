@@ -71,7 +71,7 @@ from cpn.monitors import Monitor
 
 from .batch_scheduling import (P_FINISH, P_SCHEDULE, TRIGGER_FUSION, SchedulingConfig,
                                batch_scheduling)
-from .easy import ESTIMATES, easy_pass
+from .easy import ESTIMATES, easy_pass_on_nodes
 from .job import Job
 from .node_power import POWER_ON_ORDERS, NodeLedger, NodePower
 
@@ -565,7 +565,8 @@ def fifo_per_queue(queue: tuple[Job, ...], running: Mapping, free: int, now: flo
                    ) -> tuple[list[Job], tuple[Job, ...]]:
     """One pass of FIFO per queue: in arrival order, a job starts when it
     fits and no earlier job of its queue is still waiting; a job that does
-    not fit blocks its queue only.  Same signature as ``easy.easy_pass``.
+    not fit blocks its queue only.  Same signature as
+    ``easy.easy_pass_on_nodes``.
 
     >>> jobs = (Job(1, 0, 10, 3, 10, group=1), Job(2, 1, 10, 1, 10, group=1),
     ...         Job(3, 2, 10, 1, 10, group=2))
@@ -630,10 +631,11 @@ def with_booting_nodes(queue: Sequence[Job], running: Mapping, free: int, now: f
 
 def easy_with_sleeping_nodes(queue: tuple[Job, ...], running: Mapping, free: int,
                              now: float, boot_delay: float, **options):
-    """``easy.easy_pass`` on :func:`with_booting_nodes`: the head keeps its
-    reservation while its nodes boot, and backfilling fills the wait."""
-    return easy_pass(queue, with_booting_nodes(queue, running, free, now, boot_delay),
-                     free, now, **options)
+    """``easy.easy_pass_on_nodes`` on :func:`with_booting_nodes`: the head
+    keeps its reservation while its nodes boot, and backfilling fills the wait."""
+    return easy_pass_on_nodes(queue,
+                              with_booting_nodes(queue, running, free, now, boot_delay),
+                              free, now, **options)
 
 
 def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: float) -> Net:

@@ -18,7 +18,7 @@ import pytest
 from cli.main import build_parser, in_flags, main, version
 from cli.sweep import experiments_from_args
 from modules.resilience import default_unit_nodes
-from nets.experiment import MIRA_SYSTEM_MTTF_HOURS, Experiment
+from studies.experiment import MIRA_SYSTEM_MTTF_HOURS, Experiment
 from nets.puppet import PuppetConfig
 
 CAP_HINT = "write a share of the uncapped run's peak (70%) or a power (45720kW, 45.72MW, 3000W)"
@@ -169,7 +169,7 @@ def test_run_on_a_128_node_machine_states_its_default_units(trace, tmp_path, cap
 
 def test_run_and_sweep_fail_units_alike_by_default(trace, capsys):
     from cli.resilience import topper_config
-    from nets.experiment import topper_config as experiment_topper_config
+    from studies.configs import topper_config as experiment_topper_config
 
     puppet = PuppetConfig(machine_nodes=128)
     run = topper_config(build_parser().parse_args(["run", "--resilience", "checkpoint"]),

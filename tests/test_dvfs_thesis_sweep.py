@@ -9,14 +9,16 @@ import pandas as pd
 import pytest
 
 from cli.main import main as cpn
+from cli.study import main as cpn_study
 from modules.dvfs_thesis.gears import CpuPowerModel
 from modules.dvfs_thesis.profiles import draw_profiles
 from nets.dvfs_thesis import (EasyConfig, PbGuidedConfig, ThesisConfig, UpasConfig, simulate,
                               thesis_portion)
-from nets.dvfs_thesis_runs import ThesisRun
-from nets.dvfs_thesis_studies import main
-from nets.experiment import read_result
-from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
+from studies.grids import grid, grid_from_json, plan
+from studies.results import collect
+from studies.storage import read_result
+from studies.sweep import run_sweep
+from studies.thesis_run import ThesisRun
 
 
 @pytest.fixture(scope="module")
@@ -162,10 +164,11 @@ def test_cpn_sweep_runs_a_thesis_grid(trace, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("study", ["upas", "max_job_perf"])
-def test_examples_write_csv_and_png(trace, tmp_path, study, capsys):
-    assert main(study, ["--trace", str(trace), "--cpus", "64", "--jobs", "1-40",
-                        "--out", str(tmp_path / "out"), "--results", str(tmp_path / "runs"),
-                        "--workers", "1", "--no-progress"]) == 0
+def test_a_thesis_study_writes_csv_and_png(trace, tmp_path, study, capsys):
+    assert cpn_study([f"thesis_{study}", "--trace", str(trace), "--cpus", "64",
+                      "--jobs", "1-40", "--out", str(tmp_path / "out"),
+                      "--results", str(tmp_path / "runs"), "--workers", "1",
+                      "--no-progress"]) == 0
     table = pd.read_csv(tmp_path / "out" / f"thesis_{study}.csv")
     assert table["label"].iloc[0] == "EASY" and table["bsld_norm"].iloc[0] == 1.0
     assert (tmp_path / "out" / f"thesis_{study}.png").stat().st_size > 0

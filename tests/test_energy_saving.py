@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from modules.batch_scheduling import SchedulingConfig
-from modules.easy import easy_pass
+from modules.easy import easy_pass_on_nodes
 from modules.energy_saving import (BOOTING, EnergySavingPolicy, FifoQueues, GroupThresholds,
                                    IdlePool, decide, fifo_per_queue, follow, idle_added,
                                    idle_since_before, merge_before, nodes_to_power_off,
@@ -132,7 +132,7 @@ def test_fifo_with_one_queue_is_fcfs_without_backfilling():
         queue, free = random_queue(rng, rng.randint(0, 8)), rng.randint(0, 12)
         running = {100: (50.0, 4)}
         assert fifo_per_queue(queue, running, free, 0.0) == \
-            easy_pass(queue, running, free, 0.0, backfill=False)
+            easy_pass_on_nodes(queue, running, free, 0.0, backfill=False)
 
 
 def test_fifo_per_queue_blocks_only_the_queue_of_a_job_that_does_not_fit():
@@ -155,7 +155,7 @@ def test_easy_plans_with_the_nodes_that_will_boot():
     queue = (job(1, 0, 6, rt=100), job(2, 0, 1, rt=100))
     running = with_booting_nodes(queue, {7: (500.0, 2)}, 1, 10.0, 615.0)
     assert running[BOOTING] == (625.0, 3)  # 6 - (1 idle + 2 loaded)
-    started, _ = easy_pass(queue, running, 1, 10.0)
+    started, _ = easy_pass_on_nodes(queue, running, 1, 10.0)
     assert [j.id for j in started] == [2]  # ends at 110, before the head's shadow
     assert with_booting_nodes(queue, {7: (500.0, 5)}, 1, 10.0, 615.0) == {7: (500.0, 5)}
 

@@ -12,12 +12,16 @@ from cli.main import main as cpn
 from modules.batch_scheduling import SchedulingConfig
 from modules.power_profile import assign_rack_power
 from modules.swf import read_swf
-from nets import run_keys
-from nets.experiment import (MONTH_SECONDS, Experiment, cap_excess, hourly_profile,
-                             prepare_workload, read_result, result_path, run_experiment,
-                             write_json_atomically)
 from nets.puppet import PuppetConfig, simulate
-from nets.sweep import collect, grid, grid_from_json, plan, run_sweep
+from studies import run_keys
+from studies.experiment import Experiment
+from studies.grids import grid, grid_from_json, plan
+from studies.power_series import cap_excess, hourly_profile
+from studies.results import collect
+from studies.running import run_experiment
+from studies.storage import read_result, result_path, write_json_atomically
+from studies.sweep import run_sweep
+from studies.workloads import MONTH_SECONDS, prepare_workload
 from tiny_traces import write_two_month_trace
 
 
@@ -286,7 +290,7 @@ def test_cpn_sweep_collect_orders_rows_by_the_grid_given(trace, tmp_path):
 
 
 def test_thesis_runs_are_keyed_by_their_files_contents(trace, tmp_path, monkeypatch):
-    from nets.dvfs_thesis_runs import ThesisRun
+    from studies.thesis_run import ThesisRun
 
     monkeypatch.chdir(tmp_path)
     profiles = tmp_path / "profiles.csv"
@@ -358,16 +362,21 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["fig13", "fig16"])
 def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
-    from nets.studies import STUDIES, run_study
+    from studies.registry import STUDIES
+    from studies.study import StudyOptions, run_study
 
-    base = Experiment(trace=str(trace), capping="wait", cap_fraction=0.6)
-    outcome = run_study(name, base, months=[0, 1], out=tmp_path, workers=1, progress=False)
-    assert outcome.csv.exists() and outcome.png.stat().st_size > 10_000
     study = STUDIES[name]
-    policies = len(study.policies)
-    assert len(outcome.table) == policies * 2 * len(study.values)
+    options = StudyOptions(trace=str(trace), months=[0, 1], cap=0.6)
+    outcome = run_study(study, options, out=tmp_path, results=tmp_path / "runs", workers=1,
+                        progress=False)
+    csv, png, checks = (tmp_path / f"{name}{end}" for end in (".csv", ".png", "_checks.txt"))
+    assert csv.exists() and png.stat().st_size > 10_000 and checks.exists()
+    policies = len(study.design.policies)
+    assert len(outcome.table) == policies * 2 * len(study.design.values)
     assert outcome.checks and all(check.verdict in ("PASS", "DIFFERS", "N/A")
                                   for check in outcome.checks)
+    assert checks.read_text() == "".join(f"{check}\n" for check in outcome.checks)
+    assert set(outcome.table["cap_fraction"].dropna()) == {0.6}
     none = outcome.table[outcome.table.capping == "none"]
     assert (none.get("utilization_norm", 1) == 1).all()
     if name == "fig16":  # DVFS holds the cap; the check says so

@@ -10,10 +10,13 @@ import pytest
 
 from cli.main import main as cpn
 from modules.resilience import FaultTolerance
-from nets.experiment import (Experiment, power_config, prepare_workload,
-                             run_experiment, scale_jobs, topper_config)
 from nets.topper import simulate
-from nets.topper_studies import STUDIES, run_study
+from studies.configs import power_config, topper_config
+from studies.experiment import Experiment
+from studies.running import run_experiment
+from studies.registry import STUDIES
+from studies.study import StudyOptions, run_study
+from studies.workloads import prepare_workload, scale_jobs
 from tiny_traces import write_two_month_trace
 
 
@@ -107,17 +110,19 @@ def test_scaled_workloads(trace):
 
 @pytest.mark.parametrize("name", ["topper_fig11", "topper_fig15"])
 def test_a_topper_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
-    base = Experiment(trace=str(trace), resilience="checkpoint", system_mttf_hours=5)
-    outcome = run_study(name, base, months=[0, 1], out=tmp_path, workers=1,
-                        progress=False)
-    study = STUDIES[name]
-    assert outcome.csv.exists() and outcome.png.stat().st_size > 10_000
-    assert len(outcome.table) == len(study.variants) * 2
-    reference = outcome.table[outcome.table["variant"] == study.reference]
+    options = StudyOptions(trace=str(trace), months=[0, 1], system_mttf_hours=5)
+    outcome = run_study(STUDIES[name], options, out=tmp_path, results=tmp_path / "runs",
+                        workers=1, progress=False)
+    design = STUDIES[name].design
+    csv, png, checks_txt = outcome.files
+    assert csv == tmp_path / f"{name}.csv" and csv.exists()
+    assert png.stat().st_size > 10_000
+    assert len(outcome.table) == len(design.variants) * 2
+    reference = outcome.table[outcome.table["variant"] == design.reference]
     assert np.allclose(reference["system_efficiency_norm"], 1.0)
     assert outcome.checks and all(check.verdict in ("PASS", "DIFFERS", "N/A")
                                   for check in outcome.checks)
-    assert outcome.checks_txt.read_text().count("\n") == len(outcome.checks)
+    assert checks_txt.read_text().count("\n") == len(outcome.checks)
     if name == "topper_fig11":  # replicas are not useful work: efficiency falls
         efficiency = outcome.checks[0]
         assert efficiency.finding.startswith("checkpointing beats") and efficiency.passed
@@ -151,10 +156,10 @@ def test_cpn_sweep_takes_topper_axes_as_options(trace, tmp_path):
 
 
 def test_a_study_bar_is_the_mean_over_seeds(trace, tmp_path):
-    from nets.sweep import load_results
-    base = Experiment(trace=str(trace), resilience="checkpoint", system_mttf_hours=2)
-    outcome = run_study("topper_fig12", base, months=[0], out=tmp_path, workers=1,
-                        progress=False, seeds=[0, 1])
+    from studies.results import load_results
+    options = StudyOptions(trace=str(trace), months=[0], system_mttf_hours=2, seeds=[0, 1])
+    outcome = run_study(STUDIES["topper_fig12"], options, out=tmp_path,
+                        results=tmp_path / "runs", workers=1, progress=False)
     results = load_results(tmp_path / "runs").set_index("key")
     for _, row in outcome.table.iterrows():
         keys = row["keys"].split(";")

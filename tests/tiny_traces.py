@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nets.experiment import MONTH_SECONDS
+from studies.workloads import MONTH_SECONDS
 
 
 def write_two_month_trace(path: Path, nodes: int, seed: int, later_jobs: int,

@@ -1,8 +1,8 @@
 """EASY backfilling with a gear per job (thesis section 1.3.1), with or
 without a power budget (section 5.2.2.1).
 
-One pass over the wait queue in arrival order (the backfilling queue is
-FCFS too): while no job holds the reservation, a job starts now if it can
+One pass over the wait queue in arrival order (:func:`easy_pass_with_gears`;
+the backfilling queue is FCFS too): while no job holds the reservation, a job starts now if it can
 (*MakeJobReservation*), else it gets the one reservation at the earliest
 time its CPUs (and power) are free, planned with the requested times of
 the running jobs; every later job starts now only if that does not delay
@@ -28,8 +28,10 @@ from ..job import Job
 from .plan import Plan, Planner, RunningJob
 
 
-def easy_pass(queue: Sequence[Job], plan: Plan, policy) -> list[Job]:
-    """The jobs ``policy`` starts now, each with its gear; ``plan`` is
+def easy_pass_with_gears(queue: Sequence[Job], plan: Plan, policy) -> list[Job]:
+    """One EASY pass in arrival order in which ``policy`` picks each job's
+    gear (its ``reserve`` and ``backfill``), within the CPUs and power of
+    ``plan``: the jobs it starts now, each with its gear; ``plan`` is
     updated.  ``waiting`` given to the policy: the other jobs still in
     the wait queue (the thesis' WQsize)."""
     started: list[Job] = []
@@ -89,7 +91,7 @@ class EasyBackfilling:
 
     def __call__(self, queue: tuple[Job, ...], arrivals: tuple[Job, ...],
                  running: Mapping[int, RunningJob], free: int, now: float, state):
-        started = easy_pass(queue, Plan(self.planner, running, free, now), self)
+        started = easy_pass_with_gears(queue, Plan(self.planner, running, free, now), self)
         return started, remaining(queue, started), state
 
     def gear(self, job: Job) -> int:

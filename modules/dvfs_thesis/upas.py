@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Mapping, NamedTuple
 
 from ..job import Job
-from .easy import EasyBackfilling, easy_pass, remaining
+from .easy import EasyBackfilling, easy_pass_with_gears, remaining
 from .plan import Plan, Planner, RunningJob
 
 
@@ -109,6 +109,6 @@ class Upas(EasyBackfilling):
             meter.previous, position)) if job.id in new else job
             for position, job in enumerate(queue))
         plan = Plan(self.planner, running, free, now)
-        started = easy_pass(queue, plan, self)
+        started = easy_pass_with_gears(queue, plan, self)
         meter = meter._replace(busy_cpus=self.machine_cpus - plan.free)
         return started, remaining(queue, started), meter

@@ -3,7 +3,7 @@
 A :class:`ThesisRun` names one run completely (trace portion, machine,
 profile seed, policy and its options, idle scenario) as a frozen dataclass
 of plain values with a stable short key, the hash of its canonical JSON.
-It is a run declaration of :mod:`nets.sweep` (``key``, ``label``,
+It is a run declaration of :mod:`studies.sweep` (``key``, ``label``,
 ``to_dict``, ``baseline``, ``prerequisite``, ``run``), like PuPPET's
 ``Experiment``, so thesis grids go through ``run_sweep`` and ``cpn sweep
 --model thesis``: local processes or Dask, one ``<key>.json`` per run, a
@@ -43,7 +43,7 @@ from typing import Any, Mapping
 from modules.dvfs_thesis.gears import CpuPowerModel
 from modules.dvfs_thesis.profiles import draw_profiles, read_profiles
 
-from .dvfs_thesis import (BsldDrivenConfig, EasyConfig, MaxJobPerfConfig, PbGuidedConfig,
+from nets.dvfs_thesis import (BsldDrivenConfig, EasyConfig, MaxJobPerfConfig, PbGuidedConfig,
                           ThesisConfig, UpasConfig, simulate, thesis_portion)
 from .run_keys import absolute_path, run_key
 
@@ -55,8 +55,6 @@ POLICIES = tuple(POLICY_CONFIGS)
 OPTION_TYPES = {policy: {f.name: str(f.type) for f in fields(config)}
                 for policy, config in POLICY_CONFIGS.items()}
 ALL_OPTIONS = sorted({name for options in OPTION_TYPES.values() for name in options})
-ATLAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "swf" / \
-    "LLNL-Atlas-2006-2.1-cln.swf"
 #: What the prerequisite's result would be at the most lenient: BSLD is at
 #: least 1 and waits at least 0.  Options are validated up front with it.
 _LENIENT_MEASUREMENT = {"bsld": 1.0, "wait_p95_s": 0.0}
@@ -125,7 +123,7 @@ class ThesisRun:
     def key(self) -> str:
         """A stable short id: 16 hex digits of the SHA-256 of the canonical
         JSON with the files' contents in place of their paths
-        (:func:`nets.run_keys.run_key`)."""
+        (:func:`studies.run_keys.run_key`)."""
         return run_key(self.to_dict(), ("trace",) if self.profiles is None
                        else ("trace", "profiles"))
 

@@ -8,7 +8,7 @@ that it is hashable, JSON-serialisable, and has a stable short id
 (:meth:`Experiment.key`, a hash of its canonical JSON) under which a sweep
 stores its result and recognises it when restarted.  A trace file is kept
 as its absolute path, to be read from anywhere, and enters the key by its
-content (:mod:`nets.run_keys`): however its path is spelt, a run has one key.
+content (:mod:`studies.run_keys`): however its path is spelt, a run has one key.
 
 Fields that cannot change a run are set to ``None`` (alpha and beta act
 only under DVFS, ``l`` and ``w`` only under WAIT, the cap only when there
@@ -21,7 +21,7 @@ is 70 % of the peak of the uncapped January run), a fraction
 with ``capping="none"``, on the same window of the trace, with the same
 policy, machine and power options (``cap_month`` chooses another window of
 the trace as the reference: the paper took January's peak for every
-month).  :func:`run_experiment` runs that twin once and keeps its result as
+month).  :func:`studies.running.run_experiment` runs that twin once and keeps its result as
 ``<key>.json`` in the results directory, where a sweep finds it again; the
 twin is also the baseline that studies normalise by (``baseline_key``).
 
@@ -53,21 +53,13 @@ import functools
 import json
 import math
 import os
-import tempfile
-import time
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-import numpy as np
-
-from modules.batch_scheduling import P_SCHEDULE, SchedulingConfig
+from modules.batch_scheduling import P_SCHEDULE
 from modules.cpu_scaling import CpuScaling
 from modules.easy import ESTIMATES, POLICIES
-from modules.job import Job
-from modules.metrics import json_safe
-from modules.power_capping import PowerCap
 from modules.resilience import METHODS, ON_FAILURE
 
 from .run_keys import absolute_path, run_key
@@ -77,8 +69,6 @@ from .run_keys import absolute_path, run_key
 CAPPINGS = ("none", "block", "wait", "dvfs")
 POWER_OPTIONS = ("drawn", "constant")
 SYNTHETIC = "synthetic"
-#: Length of a "month" of a trace: a window of submit times.
-MONTH_SECONDS = 30 * 86_400.0
 #: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
 #: beta 0.5, idle power 30 %; WAIT with l = 10 and w = 500 minutes.
 DEFAULT_CAP_FRACTION = 0.7
@@ -350,7 +340,7 @@ class Experiment:
     def key(self) -> str:
         """A stable short id: 16 hex digits of the SHA-256 of the canonical
         JSON with the trace's content in place of its path
-        (:func:`nets.run_keys.run_key`; the synthetic workload is its name)."""
+        (:func:`studies.run_keys.run_key`; the synthetic workload is its name)."""
         return run_key(self.to_dict(), () if self.trace == SYNTHETIC else ("trace",))
 
     # -- related runs -------------------------------------------------------
@@ -366,7 +356,7 @@ class Experiment:
         twin = self.uncapped()
         return twin if self.cap_month is None else replace(twin, month=self.cap_month)
 
-    # -- as a run of a sweep (nets.sweep.Run) -------------------------------
+    # -- as a run of a sweep (studies.sweep.Run) -------------------------------
 
     def baseline(self) -> "Experiment":
         """The run results are normalised by: the uncapped twin."""
@@ -377,7 +367,10 @@ class Experiment:
         return self.cap_reference()
 
     def run(self, prerequisite: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """:func:`run_experiment`, given the cap reference's result if any."""
+        """:func:`studies.running.run_experiment`, given the cap reference's
+        result if any."""
+        from .running import run_experiment  # which runs experiments: imported when run
+
         peak = None if prerequisite is None else float(prerequisite["power_peak_w"])
         return run_experiment(self, uncapped_peak_w=peak)
 
@@ -415,326 +408,3 @@ class Experiment:
             if getattr(self, name) is not None:
                 parts.append(f"{what} x{getattr(self, name):g}")
         return ", ".join(parts)
-
-
-# ---------------------------------------------------------------------------
-# Workloads
-
-
-@dataclass(frozen=True)
-class PreparedWorkload:
-    """Jobs ready for ``simulate`` (times from 0 at the window's start), the
-    machine size, and the local time of day (seconds) at simulation time 0."""
-
-    jobs: tuple[Job, ...]
-    machine_nodes: int
-    day_offset: float
-    months: int  # windows in the whole trace (0 for the synthetic workload)
-
-
-def _window_seed(seed: int, month: int | None) -> int:
-    if not month:
-        return seed
-    return int(np.random.SeedSequence([seed, month]).generate_state(1)[0])
-
-
-@functools.lru_cache(maxsize=8)
-def _read_trace(trace: str, procs_per_node, allocation_unit, machine_nodes):
-    from modules.swf import read_swf
-    return read_swf(trace, procs_per_node=procs_per_node, allocation_unit=allocation_unit,
-                    machine_nodes=machine_nodes)
-
-
-@functools.lru_cache(maxsize=8)
-def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, power: str,
-                node_watts: float, seed: int):
-    """The whole trace with job powers (drawn over the whole trace, so a
-    job's power does not depend on the window it is simulated in)."""
-    from modules.power_profile import assign_constant_power, assign_rack_power
-    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes)
-    if power == "constant":
-        jobs = assign_constant_power(workload.jobs, node_watts)
-    else:
-        jobs = assign_rack_power(workload.jobs, seed=seed)
-    return tuple(jobs), workload
-
-
-def _local_day_offset(header: Mapping[str, str], trace_seconds: float) -> float:
-    """Local time of day (s) of the trace time ``trace_seconds`` (SWF times
-    count from the header's ``UnixStartTime``, in ``TimeZoneString``)."""
-    try:
-        epoch = float(header.get("UnixStartTime", "0").split()[0])
-    except (ValueError, IndexError):
-        epoch = 0.0
-    moment = datetime.fromtimestamp(epoch + trace_seconds, tz=timezone.utc)
-    zone = header.get("TimeZoneString", "").strip()
-    if zone:
-        try:
-            from zoneinfo import ZoneInfo
-            moment = moment.astimezone(ZoneInfo(zone))
-        except Exception:  # unknown zone or no tz database: keep UTC
-            pass
-    midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
-    return (moment - midnight) / timedelta(seconds=1)
-
-
-def scale_jobs(jobs, walltime: float | None, size: float | None,
-               machine_nodes: int) -> tuple[Job, ...]:
-    """Jobs whose runtime and requested walltime are ``walltime`` times
-    longer, and whose nodes (and power) ``size`` times more, rounded, at
-    least 1 and at most the machine (TOPPER Figs. 16-17)."""
-    walltime, size = walltime or 1.0, size or 1.0
-    scaled = []
-    for job in jobs:
-        nodes = job.js if size == 1.0 else min(machine_nodes, max(1, round(job.js * size)))
-        scaled.append(job._replace(rt=job.rt * walltime, wt=job.wt * walltime, js=nodes,
-                                   jp=job.jp * nodes / job.js))
-    return tuple(scaled)
-
-
-def prepare_workload(exp: Experiment) -> PreparedWorkload:
-    """The jobs of ``exp``'s trace window, with power, shifted to start at 0,
-    and scaled as ``exp`` asks."""
-    workload = trace_window(exp)
-    if exp.walltime_scale is None and exp.size_scale is None:
-        return workload
-    return replace(workload, jobs=scale_jobs(workload.jobs, exp.walltime_scale,
-                                             exp.size_scale, workload.machine_nodes))
-
-
-def trace_window(exp: Experiment) -> PreparedWorkload:
-    """The jobs of ``exp``'s 30-day window (or whole trace), with power,
-    shifted to start at 0, as the trace has them."""
-    if exp.trace == SYNTHETIC:
-        from modules.power_profile import assign_constant_power
-        from modules.synthetic import synthetic_month
-        workload = synthetic_month(_window_seed(exp.seed, exp.month))
-        jobs = workload.jobs
-        if exp.power == "constant":
-            jobs = assign_constant_power(jobs, exp.node_watts)
-        return PreparedWorkload(tuple(jobs), workload.machine_nodes, 0.0, 0)
-    jobs, workload = _trace_jobs(exp.trace, exp.procs_per_node, exp.allocation_unit,
-                                 exp.machine_nodes, exp.power, exp.node_watts, exp.seed)
-    last = max((job.st for job in jobs), default=0.0)
-    months = int(last // MONTH_SECONDS) + 1
-    start = 0.0
-    if exp.month is not None:
-        if exp.month >= months:
-            raise ValueError(f"{exp.trace} has {months} windows of 30 days (months 0 to "
-                             f"{months - 1}), not month {exp.month}")
-        start = exp.month * MONTH_SECONDS
-        jobs = tuple(job._replace(st=job.st - start) for job in jobs
-                     if start <= job.st < start + MONTH_SECONDS)
-    day_offset = _local_day_offset(workload.header, workload.time_offset + start)
-    return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months)
-
-
-def trace_months(trace: str, procs_per_node: int | None = None, allocation_unit: int = 1,
-                 machine_nodes: int | None = None) -> int:
-    """How many 30-day windows the trace's submit times span."""
-    if os.fspath(trace) == SYNTHETIC:
-        raise ValueError("the synthetic workload has as many months as you ask for: "
-                         "give them (e.g. 0,1,2,3)")
-    return trace_window(Experiment(trace=os.fspath(trace), procs_per_node=procs_per_node,
-                                       allocation_unit=allocation_unit,
-                                       machine_nodes=machine_nodes)).months
-
-
-# ---------------------------------------------------------------------------
-# Running
-
-
-class RunInterrupted(RuntimeError):
-    """A run stopped by Ctrl-C: its partial result must never be stored."""
-
-
-def power_config(exp: Experiment, machine_nodes: int, cap_watts: float | None):
-    """The ``PuppetConfig`` of ``exp`` with the cap resolved to watts."""
-    from nets.puppet import PuppetConfig
-    if exp.capping == "none":
-        cap: Any = PowerCap()
-    elif exp.capping == "block":
-        cap = PowerCap.block(cap_watts)
-    elif exp.capping == "wait":
-        cap = PowerCap.wait(cap_watts, l=exp.l, w_minutes=exp.w_minutes)
-    else:
-        cap = CpuScaling(cap_watts, **({"levels": exp.levels} if exp.levels else {}),
-                         beta=exp.beta, latency=exp.latency)
-    options = {} if exp.capping != "dvfs" else {"alpha": exp.alpha, "core_share": exp.core_share}
-    return PuppetConfig(
-        machine_nodes=machine_nodes, node_watts=exp.node_watts,
-        idle_fraction=exp.idle_fraction, cap=cap,
-        scheduling=SchedulingConfig(exp.policy, exp.estimate, exp.trigger, exp.backfill),
-        **options)
-
-
-def topper_config(exp: Experiment, puppet):
-    """The ``TopperConfig`` of a run with failures, over ``puppet``."""
-    from modules.resilience import FaultTolerance, default_unit_nodes
-    from nets.topper import TopperConfig
-    machine = puppet.machine_nodes
-    unit_nodes = exp.unit_nodes or default_unit_nodes(machine)
-    if machine % unit_nodes:
-        raise ValueError(f"the machine's {machine} nodes are not a whole number of "
-                         f"{unit_nodes}-node units: choose unit_nodes")
-    units = machine // unit_nodes
-    options = ({} if exp.checkpoint_scale is None
-               else {"checkpoint_scale": exp.checkpoint_scale})
-    if exp.resilience == "replication":
-        options.update(redundancy=exp.redundancy, communication=exp.gamma)
-    settings = FaultTolerance(unit_nodes=unit_nodes,
-                              unit_mttf=exp.system_mttf_hours * 3600 * units,
-                              method=exp.resilience, on_failure=exp.on_failure, **options)
-    return TopperConfig(puppet, settings,
-                        dvfs_failure_multiplier=exp.dvfs_failure_multiplier or 1.0)
-
-
-def hourly_profile(times, watts, end: float, day_offset: float = 0.0,
-                   until: float | None = None) -> np.ndarray:
-    """Mean power in each hour of the (local) day, over ``[times[0], until)``.
-
-    ``day_offset`` is the time of day (s) at simulation time 0.  An hour
-    that the span never covers is NaN.  This is Fig. 16's curve for one run.
-    """
-    t = np.asarray(times, dtype=float)
-    w = np.asarray(watts, dtype=float)
-    until = end if until is None else min(until, end)
-    keep = t < until
-    t, w = t[keep], w[keep]
-    if t.size == 0:
-        return np.full(24, np.nan)
-    durations = np.diff(t, append=until)
-    cumulative = np.concatenate(([0.0], np.cumsum(w * durations)))
-
-    def energy(x):
-        i = np.clip(np.searchsorted(t, x, side="right") - 1, 0, t.size - 1)
-        return cumulative[i] + w[i] * (x - t[i])
-
-    first = t[0] - ((t[0] + day_offset) % 3600.0)
-    edges = np.arange(first, until + 3600.0, 3600.0)
-    edges = np.clip(edges, t[0], until)
-    joules = np.diff(energy(edges))
-    seconds = np.diff(edges)
-    hours = (((edges[:-1] + day_offset) // 3600.0) % 24).astype(int)
-    hour_joules = np.bincount(hours, joules, minlength=24)
-    hour_seconds = np.bincount(hours, seconds, minlength=24)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(hour_seconds > 0, hour_joules / hour_seconds, np.nan)
-
-
-def cap_excess(times, watts, end: float, cap_watts: float | None) -> tuple[float, float]:
-    """Seconds the power series spends above the cap, and by how much at most (W)."""
-    if cap_watts is None or not math.isfinite(cap_watts):
-        return 0.0, 0.0
-    t = np.asarray(times, dtype=float)
-    w = np.asarray(watts, dtype=float)
-    durations = np.diff(np.minimum(t, end), append=end)
-    over = (w > cap_watts * (1 + 1e-9)) & (durations > 0)
-    return float(durations[over].sum()), float((w[over] - cap_watts).max(initial=0.0))
-
-
-def result_path(results_dir, key: str) -> Path:
-    return Path(results_dir) / f"{key}.json"
-
-
-def read_result(results_dir, key: str) -> dict | None:
-    """A stored result, or None when there is none (or it cannot be read)."""
-    try:
-        with open(result_path(results_dir, key)) as stream:
-            return json.load(stream)
-    except (FileNotFoundError, json.JSONDecodeError):
-        return None
-
-
-def write_json_atomically(path, data) -> Path:
-    """Write ``data`` as JSON to ``path`` through a temporary file in the same
-    directory and ``os.replace``: a reader (or a restarted sweep) sees the
-    whole file or none of it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
-                                             suffix=".tmp")
-    try:
-        os.fchmod(descriptor, 0o644)  # mkstemp's 0600 would hide results from others
-        with os.fdopen(descriptor, "w") as stream:
-            json.dump(json_safe(data), stream, indent=1, sort_keys=True, allow_nan=False)
-            stream.write("\n")
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
-
-
-def uncapped_peak(exp: Experiment, results_dir=None) -> float | None:
-    """The peak power of ``exp``'s cap reference (``None`` for a cap in
-    watts): read from ``results_dir`` if there, else run and stored there."""
-    reference = exp.cap_reference()
-    if reference is None:
-        return None
-    stored = read_result(results_dir, reference.key()) if results_dir is not None else None
-    if stored is None:
-        stored = run_experiment(reference)
-        if results_dir is not None:
-            write_json_atomically(result_path(results_dir, reference.key()), stored)
-    return float(stored["power_peak_w"])
-
-
-def run_experiment(exp: Experiment, results_dir=None,
-                   uncapped_peak_w: float | None = None) -> dict[str, Any]:
-    """Run ``exp`` through :func:`nets.puppet.simulate` (or, with a
-    ``resilience`` method, :func:`nets.topper.simulate`, whose metrics add
-    ``system_efficiency``, ``failures``, ``lost_node_hours``); return one
-    flat record: ``key``, the experiment's fields, the run's metrics
-    (``utilization``, ``wait_mean_s``, ``edp_j_s``, ...), the cap in watts
-    (``cap_w``), ``uncapped_peak_w``, ``baseline_key`` (the uncapped twin),
-    time above the cap (``cap_exceeded_s``, ``cap_excess_max_w``), the mean
-    power in each local hour of the day (``power_hour_00_w`` ...) and the
-    wall-clock time (``elapsed_s``).
-
-    A fractional cap needs the twin's peak: give it (``uncapped_peak_w``, as
-    a sweep does), or it is read from ``results_dir``, or the twin is run
-    (and stored in ``results_dir`` if given).
-    """
-    from nets import puppet, topper
-
-    started = time.perf_counter()
-    workload = prepare_workload(exp)
-    if exp.cap_fraction is not None:
-        if uncapped_peak_w is None:
-            uncapped_peak_w = uncapped_peak(exp, results_dir)
-        cap_w = exp.cap_fraction * uncapped_peak_w
-    else:
-        cap_w = exp.cap_watts
-    config = power_config(exp, workload.machine_nodes, cap_w)
-    if exp.resilience is None:
-        result = puppet.simulate(list(workload.jobs), config, seed=exp.seed)
-    else:
-        result = topper.simulate(list(workload.jobs), topper_config(exp, config), seed=exp.seed)
-    if result.interrupted:
-        raise RunInterrupted(f"run {exp.key()} ({exp.label()}) was interrupted")
-    metrics = {k: v for k, v in result.metrics.items() if not isinstance(v, dict)}
-    metrics["simulated_nodes"] = metrics.pop("machine_nodes", workload.machine_nodes)
-    exceeded_s, excess_w = (cap_excess(result.power_times, result.power_watts, result.end, cap_w)
-                            if len(result.jobs) else (0.0, 0.0))
-    until = MONTH_SECONDS if exp.month is not None else None
-    profile = (hourly_profile(result.power_times, result.power_watts, result.end,
-                              workload.day_offset, until)
-               if len(result.power_times) else np.full(24, np.nan))
-    record: dict[str, Any] = {"key": exp.key(), **exp.to_dict(), **metrics}
-    record.update({
-        "cap_w": cap_w,
-        "uncapped_peak_w": uncapped_peak_w,
-        "baseline_key": exp.uncapped().key(),
-        "cap_exceeded_s": exceeded_s,
-        "cap_excess_max_w": excess_w,
-        **{f"power_hour_{hour:02d}_w": float(value) for hour, value in enumerate(profile)},
-        "label": exp.label(),
-        "elapsed_s": time.perf_counter() - started,
-    })
-    return record

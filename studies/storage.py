@@ -1,0 +1,63 @@
+"""Results on disk: one JSON file per run, every file written atomically.
+
+A sweep may be killed at any moment, and several processes may read a
+results directory while it is written, so no file is ever written in
+place: it is written to a temporary file in the same directory, flushed to
+disk, and renamed over its name (``os.replace`` is atomic), so a reader
+sees the whole file or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable, TextIO
+
+from modules.metrics import json_safe
+
+
+def result_path(results_dir, key: str) -> Path:
+    """Where the result of the run with this key is kept."""
+    return Path(results_dir) / f"{key}.json"
+
+
+def read_result(results_dir, key: str) -> dict | None:
+    """A stored result, or None when there is none (or it cannot be read)."""
+    try:
+        with open(result_path(results_dir, key)) as stream:
+            return json.load(stream)
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+
+
+def write_atomically(path, write: Callable[[TextIO], None]) -> Path:
+    """Call ``write`` on a temporary text file beside ``path`` (directories
+    created), then put it in ``path``'s place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
+                                             suffix=".tmp")
+    try:
+        os.fchmod(descriptor, 0o644)  # mkstemp's 0600 would hide results from others
+        with os.fdopen(descriptor, "w") as stream:
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def write_json_atomically(path, data) -> Path:
+    """``data`` as JSON in ``path``, written atomically (NaN as null)."""
+    def write(stream: TextIO) -> None:
+        json.dump(json_safe(data), stream, indent=1, sort_keys=True, allow_nan=False)
+        stream.write("\n")
+    return write_atomically(path, write)

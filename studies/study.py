@@ -1,0 +1,221 @@
+"""A study: the runs behind one figure or table of a paper, and its findings, as data.
+
+A :class:`Study` is a name, the paper's figure and title, a *design* and
+*checks*.  The design says how the study's runs vary from a base run, and
+how their results make the figure's table and plot; each paper lays its
+figures out in its own way, so there is one kind of design per paper
+(:class:`Design`).  The checks test the paper's findings on what was
+measured: each :class:`Check` says PASS or DIFFERS, with the cases that
+differ, rather than being tuned until it passes.
+
+:func:`run_study` runs any study the same way: its runs go through
+:func:`~studies.sweep.run_sweep` (resumable, on local processes or a Dask
+cluster, and shared with every study that uses the same results
+directory), then it writes ``<name>.csv``, ``<name>.png`` and
+``<name>_checks.txt``.  A user chooses a study's workload and parameters
+with :class:`StudyOptions`; an option the study does not use is refused
+(:func:`check_options`), never ignored.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Protocol, Sequence
+
+import pandas as pd
+
+from .grids import Run
+from .results import load_results
+from .sweep import run_sweep
+
+#: A study's runs, each with the label its table knows it by.
+Runs = list[tuple[str, Run]]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One of a paper's findings, tested on our numbers."""
+
+    finding: str
+    passed: bool | None  # None: these runs cannot tell (one month, one policy, ...)
+    detail: str
+
+    @property
+    def verdict(self) -> str:
+        return {True: "PASS", False: "DIFFERS", None: "N/A"}[self.passed]
+
+    def __str__(self) -> str:
+        return f"{self.verdict:7}  {self.finding}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class StudyOptions:
+    """What a user may choose of a study; ``None`` leaves the study's default.
+
+    The workload: ``trace`` (an SWF file, or ``"synthetic"``), ``months``
+    (30-day windows: a list, ``"all"``, or ``"none"`` for the whole trace),
+    ``procs_per_node``, ``allocation_unit``, ``machine_nodes``; for the DVFS
+    thesis, ``cpus``, ``jobs`` (first and last job numbers),
+    ``profile_seed`` and ``profiles``.  The runs: ``policies``, ``values``
+    (of the parameter a figure varies), ``seeds``, ``cap`` (a fraction of the
+    uncapped peak) and ``cap_month`` (whose uncapped peak); for TOPPER,
+    ``unit_nodes``, ``system_mttf_hours`` and ``on_failure``.
+    """
+
+    trace: str | None = None
+    months: Sequence[int | None] | str | None = None
+    procs_per_node: int | None = None
+    allocation_unit: int | None = None
+    machine_nodes: int | None = None
+    policies: Sequence[str] | None = None
+    values: Sequence[Any] | None = None
+    seeds: Sequence[int] | None = None
+    cap: float | None = None
+    cap_month: int | None = None
+    unit_nodes: int | None = None
+    system_mttf_hours: float | None = None
+    on_failure: str | None = None
+    cpus: int | None = None
+    jobs: tuple[int, int] | None = None
+    profile_seed: int | None = None
+    profiles: str | None = None
+
+    def given(self) -> list[str]:
+        """The names of the options set."""
+        return [f.name for f in fields(self) if getattr(self, f.name) is not None]
+
+
+class Design(Protocol):
+    """How a paper lays out a study: its runs, table, files, plot and summary."""
+
+    paper: ClassVar[str]  # "PuPPET", "TOPPER", "DVFS thesis"
+    results: ClassVar[str]  # the default directory of runs, shared by the paper's studies
+    options: ClassVar[frozenset[str]]  # the StudyOptions it reads
+    baselines: ClassVar[bool]  # whether the sweep runs the runs' baselines too
+
+    def base(self, options: StudyOptions) -> Run:
+        """The run the study's runs vary from."""
+
+    def runs(self, base: Run, options: StudyOptions) -> Runs:
+        """The study's runs, labelled."""
+
+    def table(self, runs: Runs, results: pd.DataFrame) -> pd.DataFrame:
+        """The figure's numbers, from every stored result (:func:`load_results`)."""
+
+    def csv_tables(self, name: str, table: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        """The CSV files to write, by file stem."""
+
+    def plot(self, study: "Study", table: pd.DataFrame, base: Run, path: Path) -> Path:
+        """The figure, laid out like the paper's."""
+
+    def summary(self, study: "Study", table: pd.DataFrame, base: Run, runs: Runs
+                ) -> list[str]:
+        """The table in a few printed lines."""
+
+
+@dataclass(frozen=True)
+class Study:
+    """One figure (or table) of a paper: its runs, table and plot (``design``)
+    and the paper's findings tested on them (``checks``)."""
+
+    name: str
+    figure: str
+    title: str
+    design: Design
+    checks: Callable[[pd.DataFrame], list[Check]] = field(repr=False, compare=False)
+
+    @classmethod
+    def of_design(cls, name: str, figure: str, title: str, design: Design,
+                  checks: Callable[[Design, pd.DataFrame], list[Check]]) -> "Study":
+        """A study whose checks also read its design: ``checks(design, table)``."""
+        return cls(name, figure, title, design, functools.partial(checks, design))
+
+    @property
+    def paper(self) -> str:
+        return self.design.paper
+
+    @property
+    def heading(self) -> str:
+        return f"{self.paper} {self.figure}: {self.title}"
+
+
+@dataclass
+class StudyOutcome:
+    """What a study measured and found, and the files it wrote."""
+
+    study: Study
+    base: Run
+    runs: Runs
+    table: pd.DataFrame
+    checks: list[Check]
+    files: list[Path]
+
+    def report(self) -> list[str]:
+        """The lines a user reads: the summary, the checks, the files."""
+        study = self.study
+        written = [str(path) for path in self.files]
+        return [study.heading,
+                *study.design.summary(study, self.table, self.base, self.runs),
+                "checks against the paper's findings:",
+                *(f"  {check}" for check in self.checks),
+                f"wrote {', '.join(written[:-1])} and {written[-1]}"]
+
+
+def check_options(study: Study, options: StudyOptions,
+                  spell: Callable[[str], str] = str) -> None:
+    """Refuse the options ``study`` does not use (named by ``spell``)."""
+    unused = [name for name in options.given() if name not in study.design.options]
+    if unused:
+        known = [f.name for f in fields(StudyOptions) if f.name in study.design.options]
+        raise ValueError(f"{study.name} ({study.paper}) does not use "
+                         f"{', '.join(spell(name) for name in unused)}; it uses "
+                         f"{', '.join(spell(name) for name in known)}")
+
+
+def run_study(study: Study, options: StudyOptions = StudyOptions(), *, out, results,
+              workers: int | None = None, client=None, progress: bool = True
+              ) -> StudyOutcome:
+    """Run ``study`` with ``options``, keeping its runs in ``results``
+    (shared by studies: each run is stored once, under its key), on
+    ``workers`` local processes or a Dask ``client``; write its files in
+    ``out``.  Ctrl-C goes on as ``KeyboardInterrupt`` (finished runs are
+    kept), failed runs as a ``RuntimeError`` naming a few."""
+    check_options(study, options)
+    design = study.design
+    base = design.base(options)
+    runs = design.runs(base, options)
+    summary = run_sweep([run for _, run in runs], results, workers=workers, client=client,
+                        progress=progress, baselines=design.baselines,
+                        collect_results=False)
+    summary.raise_unless_complete()
+    table = design.table(runs, _stored_results(study, runs, results))
+    checks = study.checks(table)
+    files = _write(study, base, table, checks, Path(out))
+    return StudyOutcome(study, base, runs, table, checks, files)
+
+
+def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:
+    """Every stored result; an error if one of ``runs`` has none."""
+    stored = load_results(results)
+    keys = set(stored["key"]) if len(stored) else set()
+    missing = [run.key() for _, run in runs if run.key() not in keys]
+    if missing:
+        raise RuntimeError(f"{len(missing)} runs of {study.name} have no result "
+                           f"(failed or interrupted): {missing[:5]}")
+    return stored
+
+
+def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], out: Path
+           ) -> list[Path]:
+    """The study's CSV files, its figure and its checks, in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for stem, frame in study.design.csv_tables(study.name, table).items():
+        files.append(out / f"{stem}.csv")
+        frame.to_csv(files[-1], index=False)
+    files.append(study.design.plot(study, table, base, out / f"{study.name}.png"))
+    files.append(out / f"{study.name}_checks.txt")
+    files[-1].write_text("".join(f"{check}\n" for check in checks))
+    return files

@@ -1,0 +1,225 @@
+"""Run a sweep in parallel, resumably: the driver's side.
+
+:func:`run_sweep` adds every run's baseline and prerequisite
+(:func:`~studies.grids.plan`), skips every run whose ``<key>.json`` is
+already in the results directory, and runs the rest on local processes
+(``concurrent.futures.ProcessPoolExecutor``) or on a Dask cluster (give a
+``distributed.Client``).  The driver, never a worker, writes each result as
+soon as it arrives, atomically (:mod:`studies.storage`), so a sweep killed
+at any moment leaves whole results only, and a restarted sweep does only
+what is missing.  A run with a prerequisite is submitted once that result
+is known, and gets it as an argument: workers need the trace, not the
+results directory.  At the end, :func:`studies.results.collect` writes
+``results.csv``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import os
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .grids import Run, plan
+from .results import RESULTS_CSV, collect
+from .storage import read_result, result_path, write_json_atomically
+
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did: runs executed, found already done, failed (key ->
+    error), whether it was interrupted, and where the table is."""
+
+    results_dir: Path
+    ran: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+    results_csv: Path | None = None
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and not self.interrupted
+
+    def raise_unless_complete(self) -> None:
+        """For a study, which needs every run: Ctrl-C goes on as
+        ``KeyboardInterrupt``, failed runs as one error naming a few."""
+        if self.interrupted:
+            raise KeyboardInterrupt
+        if self.failed:
+            raise RuntimeError(f"{len(self.failed)} runs failed: " + "; ".join(
+                f"{key}: {error}" for key, error in list(self.failed.items())[:3]))
+
+
+def _ignore_interrupts() -> None:  # pragma: no cover - runs in worker processes
+    """Workers leave Ctrl-C to the driver, which stops them (a worker that
+    caught it would end its run early and report a partial result)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(run: Run, prerequisite: dict | None) -> dict:
+    return run.run(prerequisite)
+
+
+class _Progress:
+    """A rich progress bar over runs (or nothing)."""
+
+    def __init__(self, enabled: bool, total: int, skipped: int):
+        self.bar = None
+        if enabled and total:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+            self.bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("runs ({task.fields[failed]} failed, "
+                                           f"{skipped} already done)"),
+                                TimeElapsedColumn(), TimeRemainingColumn())
+            self.task = self.bar.add_task("sweep", total=total, failed=0)
+            self.bar.start()
+        self.failed = 0
+
+    def advance(self, failed: bool) -> None:
+        self.failed += failed
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, failed=self.failed)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _stop_local_workers(executor) -> None:
+    """Terminate the worker processes this sweep started (they ignore Ctrl-C)."""
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        if process.is_alive():
+            process.terminate()
+
+
+def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
+              client=None, progress: bool = True, baselines: bool = True,
+              on_result: Callable[[dict], None] | None = None,
+              collect_results: bool = True) -> SweepSummary:
+    """Run what is missing of ``runs`` (plus their prerequisites and, with
+    ``baselines``, their baselines) and store each result as
+    ``results_dir/<key>.json``.
+
+    ``workers``: local processes (default: all cores).  ``client``: a
+    ``distributed.Client``; runs go to its cluster instead.  ``on_result``
+    is called in the driver with each new result, after it is written.  On
+    Ctrl-C (``KeyboardInterrupt``) the sweep cancels what has not finished,
+    stops its local workers, and returns with ``interrupted`` set; finished
+    results stay.  At the end, :func:`~studies.results.collect` writes
+    ``results.csv``.
+    """
+    results_dir = Path(results_dir)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    sweep = _Sweep(results_dir, plan(runs, baselines), on_result)
+    if sweep.todo:
+        sweep.execute(workers, client, progress)
+    if collect_results and len(collect(results_dir, runs=runs)):
+        sweep.summary.results_csv = results_dir / RESULTS_CSV
+    return sweep.summary
+
+
+class _Sweep:
+    """The driver's state: results stored and known, runs running, runs
+    waiting for a prerequisite."""
+
+    def __init__(self, results_dir: Path, needed: Sequence[Run],
+                 on_result: Callable[[dict], None] | None):
+        self.summary = SweepSummary(results_dir)
+        self.on_result = on_result
+        self.required = {run.prerequisite().key() for run in needed
+                         if run.prerequisite() is not None}
+        self.inputs: dict[str, dict] = {}  # the results of prerequisites, by key
+        self.todo: list[Run] = []
+        self.running: dict[futures.Future, Run] = {}
+        for run in needed:
+            stored = read_result(results_dir, run.key())
+            if stored is None:
+                self.todo.append(run)
+            else:
+                self.summary.skipped.append(run.key())
+                if run.key() in self.required:
+                    self.inputs[run.key()] = stored
+
+    def execute(self, workers: int | None, client, progress: bool) -> None:
+        """Run ``todo`` to the end, or until Ctrl-C."""
+        own_executor = client is None
+        if own_executor:
+            executor = futures.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
+                                                   initializer=_ignore_interrupts)
+            # Start the workers now, before the progress bar's thread exists:
+            # forking a process that runs threads is unsafe.
+            executor.submit(int).result()
+        else:
+            executor = client.get_executor()
+        bar = _Progress(progress, len(self.todo), len(self.summary.skipped))
+        try:
+            self._drive(executor, bar)
+        except KeyboardInterrupt:
+            self.summary.interrupted = True
+            for future in self.running:
+                future.cancel()
+            if own_executor:
+                _stop_local_workers(executor)
+        finally:
+            bar.stop()
+            if own_executor:
+                executor.shutdown(wait=not self.summary.interrupted, cancel_futures=True)
+
+    def _drive(self, executor, bar: _Progress) -> None:
+        """Submit what is ready, store what finishes, until nothing runs."""
+        waiting = self._submit_ready(executor, self.todo, bar)
+        while self.running:
+            done, _ = futures.wait(list(self.running), return_when=futures.FIRST_COMPLETED)
+            for future in done:
+                self._receive(self.running.pop(future), future, bar)
+            waiting = self._submit_ready(executor, waiting, bar)
+        for run in waiting:  # cannot happen unless a prerequisite vanished
+            self.summary.failed[run.key()] = "its prerequisite never ran"
+
+    def _submit_ready(self, executor, candidates: list[Run], bar: _Progress) -> list[Run]:
+        """Submit the runs whose prerequisite is known; return the others."""
+        still = []
+        for run in candidates:
+            prerequisite = run.prerequisite()
+            if prerequisite is None:
+                self.running[executor.submit(_run, run, None)] = run
+            elif prerequisite.key() in self.inputs:
+                self.running[executor.submit(_run, run, self.inputs[prerequisite.key()])] = run
+            elif prerequisite.key() in self.summary.failed:
+                self.summary.failed[run.key()] = f"its prerequisite {prerequisite.key()} failed"
+                bar.advance(True)
+            else:
+                still.append(run)
+        return still
+
+    def _receive(self, run: Run, future: futures.Future, bar: _Progress) -> None:
+        """Store a finished run's result (or its error)."""
+        try:
+            record = future.result()
+        except Exception as error:  # noqa: BLE001 - reported per run
+            self.summary.failed[run.key()] = f"{type(error).__name__}: {error}"
+            bar.advance(True)
+            return
+        write_json_atomically(result_path(self.summary.results_dir, run.key()), record)
+        self.summary.ran.append(run.key())
+        if run.key() in self.required:
+            self.inputs[run.key()] = record
+        bar.advance(False)
+        if self.on_result is not None:
+            self.on_result(record)
+
+
+def dask_client(address: str):
+    """A ``distributed.Client`` of the Dask scheduler at ``address``
+    (``tcp://host:8786``), to give :func:`run_sweep`."""
+    try:
+        from distributed import Client
+    except ImportError:  # Dask is optional
+        raise ValueError("running on a Dask scheduler needs Dask: "
+                         "pip install 'cpn[sweep]'") from None
+    return Client(address)

@@ -1,0 +1,192 @@
+"""The jobs an experiment runs: its window of a trace, with power, scaled.
+
+Reading and parsing a trace, and drawing its jobs' power, is the slow part
+of a short run, so both are cached per process: every experiment of a sweep
+on the same trace (and power options) in one worker reads it once.  Job
+power is drawn over the whole trace, so a job's power does not depend on
+the window it is simulated in.  A "month" is a 30-day window of submit
+times counted from the first submit; the jobs of a window run to
+completion.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from modules.job import Job
+from modules.power_profile import assign_constant_power, assign_rack_power
+from modules.swf import read_swf
+from modules.synthetic import synthetic_month
+
+from .experiment import SYNTHETIC, Experiment
+
+#: Length of a "month" of a trace: a window of submit times.
+MONTH_SECONDS = 30 * 86_400.0
+#: LLNL-Atlas in ``../shared/data`` beside the checkout: the trace of the
+#: PuPPET and DVFS thesis studies.
+ATLAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "swf" / \
+    "LLNL-Atlas-2006-2.1-cln.swf"
+
+
+def default_trace() -> str:
+    """LLNL-Atlas when it is there, else the synthetic month."""
+    return str(ATLAS) if ATLAS.exists() else SYNTHETIC
+
+
+@dataclass(frozen=True)
+class PreparedWorkload:
+    """Jobs ready for ``simulate`` (times from 0 at the window's start), the
+    machine size, and the local time of day (seconds) at simulation time 0."""
+
+    jobs: tuple[Job, ...]
+    machine_nodes: int
+    day_offset: float
+    months: int  # windows in the whole trace (0 for the synthetic workload)
+
+
+def _window_seed(seed: int, month: int | None) -> int:
+    if not month:
+        return seed
+    return int(np.random.SeedSequence([seed, month]).generate_state(1)[0])
+
+
+@functools.lru_cache(maxsize=8)
+def _read_trace(trace: str, procs_per_node, allocation_unit, machine_nodes):
+    return read_swf(trace, procs_per_node=procs_per_node, allocation_unit=allocation_unit,
+                    machine_nodes=machine_nodes)
+
+
+@functools.lru_cache(maxsize=8)
+def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, power: str,
+                node_watts: float, seed: int):
+    """The whole trace with job powers (drawn over the whole trace, so a
+    job's power does not depend on the window it is simulated in)."""
+    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes)
+    if power == "constant":
+        jobs = assign_constant_power(workload.jobs, node_watts)
+    else:
+        jobs = assign_rack_power(workload.jobs, seed=seed)
+    return tuple(jobs), workload
+
+
+def _local_day_offset(header: Mapping[str, str], trace_seconds: float) -> float:
+    """Local time of day (s) of the trace time ``trace_seconds`` (SWF times
+    count from the header's ``UnixStartTime``, in ``TimeZoneString``)."""
+    try:
+        epoch = float(header.get("UnixStartTime", "0").split()[0])
+    except (ValueError, IndexError):
+        epoch = 0.0
+    moment = datetime.fromtimestamp(epoch + trace_seconds, tz=timezone.utc)
+    zone = header.get("TimeZoneString", "").strip()
+    if zone:
+        try:
+            from zoneinfo import ZoneInfo
+            moment = moment.astimezone(ZoneInfo(zone))
+        except Exception:  # unknown zone or no tz database: keep UTC
+            pass
+    midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    return (moment - midnight) / timedelta(seconds=1)
+
+
+def scale_jobs(jobs, walltime: float | None, size: float | None,
+               machine_nodes: int) -> tuple[Job, ...]:
+    """Jobs whose runtime and requested walltime are ``walltime`` times
+    longer, and whose nodes (and power) ``size`` times more, rounded, at
+    least 1 and at most the machine (TOPPER Figs. 16-17)."""
+    walltime, size = walltime or 1.0, size or 1.0
+    scaled = []
+    for job in jobs:
+        nodes = job.js if size == 1.0 else min(machine_nodes, max(1, round(job.js * size)))
+        scaled.append(job._replace(rt=job.rt * walltime, wt=job.wt * walltime, js=nodes,
+                                   jp=job.jp * nodes / job.js))
+    return tuple(scaled)
+
+
+def prepare_workload(exp: Experiment) -> PreparedWorkload:
+    """The jobs of ``exp``'s trace window, with power, shifted to start at 0,
+    and scaled as ``exp`` asks."""
+    workload = trace_window(exp)
+    if exp.walltime_scale is None and exp.size_scale is None:
+        return workload
+    return replace(workload, jobs=scale_jobs(workload.jobs, exp.walltime_scale,
+                                             exp.size_scale, workload.machine_nodes))
+
+
+def trace_window(exp: Experiment) -> PreparedWorkload:
+    """The jobs of ``exp``'s 30-day window (or whole trace), with power,
+    shifted to start at 0, as the trace has them."""
+    if exp.trace == SYNTHETIC:
+        workload = synthetic_month(_window_seed(exp.seed, exp.month))
+        jobs = workload.jobs
+        if exp.power == "constant":
+            jobs = assign_constant_power(jobs, exp.node_watts)
+        return PreparedWorkload(tuple(jobs), workload.machine_nodes, 0.0, 0)
+    jobs, workload = _trace_jobs(exp.trace, exp.procs_per_node, exp.allocation_unit,
+                                 exp.machine_nodes, exp.power, exp.node_watts, exp.seed)
+    last = max((job.st for job in jobs), default=0.0)
+    months = int(last // MONTH_SECONDS) + 1
+    start = 0.0
+    if exp.month is not None:
+        if exp.month >= months:
+            raise ValueError(f"{exp.trace} has {months} windows of 30 days (months 0 to "
+                             f"{months - 1}), not month {exp.month}")
+        start = exp.month * MONTH_SECONDS
+        jobs = tuple(job._replace(st=job.st - start) for job in jobs
+                     if start <= job.st < start + MONTH_SECONDS)
+    day_offset = _local_day_offset(workload.header, workload.time_offset + start)
+    return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months)
+
+
+def study_months(exp: Experiment, months: Sequence[int | None] | str | None = None
+                 ) -> list[int | None]:
+    """The months a study runs on ``exp``'s workload: ``months`` as listed,
+    every month of the trace (``"all"``), the whole trace as one run
+    (``"none"``), or by default months 0-3 of a trace and 0-1 of the
+    synthetic workload (whose months are seeded draws)."""
+    if months is None and exp.trace == SYNTHETIC:
+        return [0, 1]
+    if months is None or months == "all":
+        count = trace_months(exp.trace, exp.procs_per_node, exp.allocation_unit,
+                             exp.machine_nodes)
+        return list(range(count if months == "all" else min(4, count)))
+    if months == "none":
+        return [None]
+    return list(months)
+
+
+def trace_months(trace: str, procs_per_node: int | None = None, allocation_unit: int = 1,
+                 machine_nodes: int | None = None) -> int:
+    """How many 30-day windows the trace's submit times span."""
+    if os.fspath(trace) == SYNTHETIC:
+        raise ValueError("the synthetic workload has as many months as you ask for: "
+                         "give them (e.g. 0,1,2,3)")
+    return trace_window(Experiment(trace=os.fspath(trace), procs_per_node=procs_per_node,
+                                       allocation_unit=allocation_unit,
+                                       machine_nodes=machine_nodes)).months
+
+
+def parse_months(text: str):
+    """``"all"``, ``"none"`` or a list of month indices from ``"0,1,2"`` or ``"0-3"``.
+
+    >>> parse_months("0-2,5")
+    [0, 1, 2, 5]
+    """
+    text = text.strip()
+    if text in ("all", "none"):
+        return text
+    months: list[int] = []
+    for item in text.split(","):
+        item = item.strip()
+        if "-" in item:
+            first, last = item.split("-")
+            months += range(int(first), int(last) + 1)
+        elif item:
+            months.append(int(item))
+    return months
