@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .errors import NetError
 from .flatten import FlatNet, FlatTransition
@@ -40,20 +41,55 @@ class CompiledTransition:
     priority: int
     variables: list[str]  # order of the values in a binding
     input_places: list[int]  # the place of each pick, in search order
-    output_places: list[int]
     changed_places: list[int]  # places a firing changes (read arcs excluded)
     uses_time: bool  # its enabling depends on the clock (reads ``now``)
     source: str  # generated Python code (search and fire)
     env: dict
-    input_texts: list[tuple[int, str]] = field(default_factory=list)
     # Singleton places whose token's value cannot change whether this
     # transition is enabled (bound by a bare variable used by no guard or
     # other input arc): their changes need not wake it while it is disabled.
     value_blind: list[int] = field(default_factory=list)
 
 
+class InputToken(NamedTuple):
+    """One token an input arc takes (``2`x`` takes two)."""
+
+    place: int
+    node: ast.expr  # the pattern it binds, or the expression it must equal
+    arc: str  # ``arc P -> T 'x'``, for messages
+    consumed: bool  # False for the input half of a read (double) arc
+
+
+LOOKUP, BIND, TEST = "lookup", "bind", "test"
+
+
+class SearchStep(NamedTuple):
+    """One step of a binding search, in the order it runs: LOOKUP a token
+    equal to a closed expression, BIND a pattern by looping over a place's
+    tokens, or TEST a guard conjunct."""
+
+    kind: str
+    node: ast.expr  # the expression, the pattern, or the conjunct
+    token: InputToken | None = None  # what a LOOKUP or a BIND takes
+
+
+class Output(NamedTuple):
+    """One output term, evaluated into ``value`` (and, into a timed place,
+    its timestamp into ``stamp``) before the firing changes the marking."""
+
+    place: int
+    term: Term
+    value: str  # name of the generated local holding the token(s)
+    stamp: str  # name of the generated local holding the timestamp
+    timed: bool
+
+
 def _context(t: FlatTransition, what: str) -> str:
     return f"transition '{t.path}', {what}"
+
+
+def _indented(lines: list[str], prefix: str = "    ") -> list[str]:
+    return [prefix + line for line in lines]
 
 
 def singleton_places(net: FlatNet) -> set[int]:
@@ -93,7 +129,7 @@ class _TransitionCompiler:
     def __init__(self, net: FlatNet, t: FlatTransition, singletons: frozenset = frozenset()):
         self.net, self.t, self.singletons = net, t, singletons
         self.env_names = set(t.env)
-        self.lines: list[str] = []
+        self.read_inputs, self.outputs = t.read_arcs(net.places)
 
     def fail(self, what: str, message: str) -> NetError:
         return NetError(f"{_context(self.t, what)}: {message}")
@@ -108,30 +144,11 @@ class _TransitionCompiler:
         path = self.net.places[place].path
         return (f"arc {self.t.path} -> {path}" if output else f"arc {path} -> {self.t.path}")
 
-    # -- the search ----------------------------------------------------------
-    def find_read_arcs(self) -> None:
-        """Pair an input arc ``v`` with an output arc ``v`` to the same untimed
-        place: the firing only reads that token, so it stays where it is and
-        the place does not count as changed (CPN Tools draws these as double
-        arcs).  Sets ``read_inputs`` and ``outputs`` (the rest)."""
-        self.read_inputs: set[int] = set()
-        outputs = list(self.t.outputs)
-        for position, (place, text) in enumerate(self.t.inputs):
-            name = text.strip()
-            if not name.isidentifier() or name in self.env_names or \
-                    self.net.places[place].timed:
-                continue
-            for other, (out_place, out_text) in enumerate(outputs):
-                if out_place == place and out_text.strip() == name:
-                    self.read_inputs.add(position)
-                    del outputs[other]
-                    break
-        self.outputs = outputs
-
-    def input_items(self):
-        """Input terms expanded by multiplicity:
-        (place, node, text, arc name, consumed)."""
-        items = []
+    # -- planning the search -------------------------------------------------
+    def input_tokens(self) -> list[InputToken]:
+        """The input arcs' terms, one per token taken, singleton places
+        first."""
+        tokens = []
         for position, (place, text) in enumerate(self.t.inputs):
             consumed = position not in self.read_inputs
             what = self.arc_name(place, output=False) + f" '{text}'"
@@ -145,8 +162,8 @@ class _TransitionCompiler:
                     raise self.fail(what, "the multiplicity of an input term must be "
                                           f"an integer constant, not {term.multiplicity!r}")
                 node = check_expression(term.expr)
-                items += [(place, node, term.expr, what, consumed)] * term.multiplicity
-        return sorted(items, key=lambda item: item[0] not in self.singletons)
+                tokens += [InputToken(place, node, what, consumed)] * term.multiplicity
+        return sorted(tokens, key=lambda token: token.place not in self.singletons)
 
     def binds(self, node, bound: set[str]) -> list[str]:
         """Variables a term would bind (empty if it is a lookup)."""
@@ -155,101 +172,94 @@ class _TransitionCompiler:
         return [n for n in pattern_names(node)
                 if n not in bound and n not in self.env_names]
 
-    def plan(self):
+    def unbound(self, node, bound: set[str]) -> set[str]:
+        return free_names(node) - RESERVED - self.env_names - bound
+
+    def plan(self) -> tuple[list[SearchStep], set[str]]:
         """Order the search: closed lookups, then binders each followed by
         the lookups and guard conjuncts its variables make closed."""
-        items = self.input_items()
-        guards = [(g, check_expression(g)) for g in
-                  (split_conjuncts(self.t.guard) if self.t.guard else [])]
+        tokens = self.input_tokens()
+        tests = [check_expression(text) for text in
+                 (split_conjuncts(self.t.guard) if self.t.guard else [])]
         bound: set[str] = set()
-        steps: list[tuple] = []
-        pending = [("match", item) for item in items] + [("guard", g) for g in guards]
+        steps: list[SearchStep] = []
+        waiting: list[InputToken | ast.expr] = [*tokens, *tests]
 
-        def closed(kind, item) -> bool:
-            node = item[1]
-            names = free_names(node) - RESERVED - self.env_names
-            return names <= bound and (kind == "guard" or not self.binds(node, bound))
-
-        def flush():
-            for entry in list(pending):
-                kind, item = entry
-                if entry[0] == "match" and self.binds(item[1], bound):
+        def add_closed() -> None:
+            """Every waiting lookup and test whose names are all bound."""
+            for item in list(waiting):
+                if isinstance(item, InputToken):
+                    if self.binds(item.node, bound) or self.unbound(item.node, bound):
+                        continue
+                    steps.append(SearchStep(LOOKUP, item.node, item))
+                elif self.unbound(item, bound):
                     continue
-                if closed(kind, item):
-                    steps.append(entry)
-                    pending.remove(entry)
+                else:
+                    steps.append(SearchStep(TEST, item))
+                waiting.remove(item)
 
-        flush()
-        for item in items:
-            if ("match", item) not in pending:
+        add_closed()
+        for token in tokens:
+            if token not in waiting:
                 continue
-            new = self.binds(item[1], bound)
+            new = self.binds(token.node, bound)
             if not new:
                 continue
-            pending.remove(("match", item))
-            steps.append(("bind", item))
+            waiting.remove(token)
+            steps.append(SearchStep(BIND, token.node, token))
             bound.update(new)
-            flush()
-        for kind, item in pending:
-            names = sorted(free_names(item[1]) - RESERVED - self.env_names - bound)
-            where = item[3] if kind == "match" else f"guard '{self.t.guard}'"
+            add_closed()
+        for item in waiting:
+            node, where = ((item.node, item.arc) if isinstance(item, InputToken)
+                           else (item, f"guard '{self.t.guard}'"))
+            names = sorted(self.unbound(node, bound))
             raise self.fail(where, f"unknown variable{'s' if len(names) > 1 else ''} "
                                    f"{', '.join(map(repr, names))} (only a variable or a "
                                    "tuple pattern on an input arc binds a variable)")
         return steps, bound
 
-    def search_source(self, steps, variables) -> str:
+    # -- the search ----------------------------------------------------------
+    def search_source(self, steps: list[SearchStep], variables: list[str]) -> str:
+        tokens = [step.token for step in steps if step.kind != TEST]
         lines = ["def _cpn_search(now, _cpn_out):"]
-        used: dict[int, list[str]] = {}
-        depth, indent = 0, "    "
+        lines += _indented(self.shortage_test(tokens))
+        picked: dict[int, list[str]] = {}  # place -> pick variables so far
         picks: list[str] = []
+        bound: set[str] = set()
+        depth = 0
 
-        def emit(text):
-            lines.append(indent + text)
+        def emit(text: str) -> None:
+            lines.append("    " * (depth + 1) + text)
 
-        def fail_stmt():
+        def give_up() -> str:
             return "continue" if depth else "return None"
 
-        # A place holding fewer tokens than the transition takes from it
-        # disables it at once, before any other place is scanned.
-        needed: dict[int, int] = {}
-        for kind, item in steps:
-            if kind != "guard":
-                needed[item[0]] = needed.get(item[0], 0) + 1
-        if len(needed) > 1 or any(count > 1 for count in needed.values()):
-            short = " or ".join(f"len(_cpn_R{place}) < {count}" if count > 1
-                                else f"not _cpn_R{place}" for place, count in needed.items())
-            emit(f"if {short}: return None")
-
-        bound: set[str] = set()
-        for kind, item in steps:
-            if kind == "guard":
-                emit(f"if not ({ast.unparse(item[1])}): {fail_stmt()}")
+        for step in steps:
+            if step.kind == TEST:
+                emit(f"if not ({ast.unparse(step.node)}): {give_up()}")
                 continue
-            place, node, text, _, _ = item
+            place = step.token.place
             index = f"_cpn_i{len(picks)}"
-            others = used.setdefault(place, [])
-            if kind == "match":
-                value = ast.unparse(node)
-                emit(f"_cpn_v = {value}")
+            others = picked.setdefault(place, [])
+            if step.kind == LOOKUP:
+                emit(f"_cpn_v = {ast.unparse(step.node)}")
                 if not others:  # two C-level scans beat raising ValueError
-                    emit(f"if _cpn_v not in _cpn_R{place}: {fail_stmt()}")
+                    emit(f"if _cpn_v not in _cpn_R{place}: {give_up()}")
                     emit(f"{index} = _cpn_R{place}.index(_cpn_v)")
                 else:
                     emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
                     skip = " and ".join(f"{index} != {o}" for o in others)
                     emit(f"    if _cpn_t == _cpn_v and {skip}: break")
                     emit("else:")
-                    emit(f"    {fail_stmt()}")
+                    emit(f"    {give_up()}")
             else:
                 emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
                 depth += 1
-                indent += "    "
                 for other in others:
                     emit(f"if {index} == {other}: continue")
-                for check in self.pattern_checks(node, "_cpn_t", bound):
+                for check in self.pattern_checks(step.node, "_cpn_t", bound):
                     emit(check)
-                bound.update(self.binds(node, bound))
+                bound.update(self.binds(step.node, bound))
             others.append(index)
             picks.append(index)
         values = "".join(f"{v}, " for v in variables)
@@ -258,6 +268,19 @@ class _TransitionCompiler:
         emit("_cpn_out.append(_cpn_b)")
         lines.append("    return None")
         return "\n".join(lines)
+
+    @staticmethod
+    def shortage_test(tokens: list[InputToken]) -> list[str]:
+        """A place holding fewer tokens than the transition takes from it
+        disables it at once, before any other place is scanned."""
+        needed: dict[int, int] = {}
+        for token in tokens:
+            needed[token.place] = needed.get(token.place, 0) + 1
+        if len(needed) <= 1 and all(count == 1 for count in needed.values()):
+            return []
+        short = " or ".join(f"len(_cpn_R{place}) < {count}" if count > 1
+                            else f"not _cpn_R{place}" for place, count in needed.items())
+        return [f"if {short}: return None"]
 
     def pattern_checks(self, node, source: str, bound: set[str]) -> list[str]:
         """Statements that match ``source`` against a pattern and bind it."""
@@ -273,18 +296,31 @@ class _TransitionCompiler:
         return [f"if {source} != {ast.unparse(node)}: continue"]
 
     # -- the firing ----------------------------------------------------------
-    def fire_source(self, steps, variables, code: CodeSegment | None) -> str:
+    def fire_source(self, steps: list[SearchStep], variables: list[str],
+                    code: CodeSegment | None) -> str:
         """Evaluate every output first, then consume and produce: a firing
         whose inscription raises leaves the marking untouched."""
-        lines = ["def _cpn_fire(_cpn_picks, _cpn_vals, now):"]
-        emit = lambda text: lines.append("    " + text)  # noqa: E731
+        evaluate, outputs = self.evaluate_outputs()
+        body = (self.bind_variables(variables, code) + evaluate
+                + self.consume(steps) + self.produce(outputs))
+        return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *_indented(body)])
+
+    def bind_variables(self, variables: list[str], code: CodeSegment | None) -> list[str]:
+        """Unpack the binding, run the code segment, and compute the
+        transition's ``@+`` delay into ``_cpn_d``."""
+        lines = []
         if variables:
-            emit(f"{''.join(v + ', ' for v in variables)}= _cpn_vals")
+            lines.append(f"{''.join(v + ', ' for v in variables)}= _cpn_vals")
         if code is not None:
-            for line in textwrap.dedent(code.text).strip("\n").splitlines():
-                emit(line)
-        emit(f"_cpn_d = now + ({self.t.delay})" if self.t.delay else "_cpn_d = now")
-        inserts = []
+            lines += textwrap.dedent(code.text).strip("\n").splitlines()
+        lines.append(f"_cpn_d = now + ({self.t.delay})" if self.t.delay else "_cpn_d = now")
+        return lines
+
+    def evaluate_outputs(self) -> tuple[list[str], list[Output]]:
+        """Statements computing every output token and timestamp, each
+        checked against its place's colour set."""
+        lines: list[str] = []
+        outputs: list[Output] = []
         for place, text in self.outputs:
             what = self.arc_name(place, output=True) + f" '{text}'"
             timed = self.net.places[place].timed
@@ -292,62 +328,82 @@ class _TransitionCompiler:
                 if term.delay is not None and not timed:
                     raise self.fail(what, f"place '{self.net.places[place].path}' is "
                                           "untimed: its tokens cannot carry a @+ delay")
-                k = len(inserts)
-                value, stamp = f"_cpn_o{k}", f"_cpn_e{k}"
-                emit(f"{value} = list({term.expr})" if term.splat else f"{value} = {term.expr}")
+                k = len(outputs)
+                output = Output(place, term, f"_cpn_o{k}", f"_cpn_e{k}", timed)
+                lines.append(f"{output.value} = list({term.expr})" if term.splat
+                             else f"{output.value} = {term.expr}")
                 if timed:
-                    emit(f"{stamp} = _cpn_d + ({term.delay})" if term.delay
-                         else f"{stamp} = _cpn_d")
-                check = self.colour_check(place, "_cpn_t")
-                if check:
-                    if term.splat:
-                        emit(f"for _cpn_t in {value}:")
-                        if timed:  # a Delayed element carries its own delay
-                            emit("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
-                    else:
-                        emit(f"_cpn_t = {value}")
-                    emit(("    " if term.splat else "") + check
-                         + f"_cpn_colour_error({self.t.index}, {place}, {text!r}, _cpn_t)")
-                inserts.append((place, term, value, stamp, timed))
+                    lines.append(f"{output.stamp} = _cpn_d + ({term.delay})" if term.delay
+                                 else f"{output.stamp} = _cpn_d")
+                lines += self.output_check(output, text)
+                outputs.append(output)
+        return lines, outputs
+
+    def output_check(self, output: Output, text: str) -> list[str]:
+        """Statements refusing an output token outside its place's colour."""
+        check = self.colour_check(output.place, "_cpn_t")
+        if not check:
+            return []
+        fail = (check + f"_cpn_colour_error({self.t.index}, {output.place}, {text!r}, "
+                        "_cpn_t)")
+        if not output.term.splat:
+            return [f"_cpn_t = {output.value}", fail]
+        lines = [f"for _cpn_t in {output.value}:"]
+        if output.timed:  # a Delayed element carries its own delay
+            lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
+        return lines + ["    " + fail]
+
+    def consume(self, steps: list[SearchStep]) -> list[str]:
+        """Statements deleting the picked tokens (read arcs keep theirs)."""
         by_place: dict[int, list[int]] = {}
-        for position, (kind, item) in enumerate(s for s in steps if s[0] != "guard"):
-            if item[4]:  # consumed, not just read
-                by_place.setdefault(item[0], []).append(position)
+        tokens = [step.token for step in steps if step.kind != TEST]
+        for position, token in enumerate(tokens):
+            if token.consumed:
+                by_place.setdefault(token.place, []).append(position)
+        lines = []
         for place, positions in by_place.items():
             timed = self.net.places[place].timed
             if len(positions) == 1:
-                emit(f"_cpn_i = _cpn_picks[{positions[0]}]")
-                emit(f"del _cpn_R{place}[_cpn_i]")
+                lines.append(f"_cpn_i = _cpn_picks[{positions[0]}]")
+                lines.append(f"del _cpn_R{place}[_cpn_i]")
                 if timed:
-                    emit(f"del _cpn_S{place}[_cpn_i]")
+                    lines.append(f"del _cpn_S{place}[_cpn_i]")
             else:
                 picked = ", ".join(f"_cpn_picks[{p}]" for p in positions)
-                emit(f"for _cpn_i in sorted(({picked}), reverse=True):")
-                emit(f"    del _cpn_R{place}[_cpn_i]")
+                lines.append(f"for _cpn_i in sorted(({picked}), reverse=True):")
+                lines.append(f"    del _cpn_R{place}[_cpn_i]")
                 if timed:
-                    emit(f"    del _cpn_S{place}[_cpn_i]")
-        for place, term, value, stamp, timed in inserts:
-            body = (f"_cpn_put({place}, _cpn_t, {stamp}, now)" if timed
-                    else f"_cpn_R{place}.append(_cpn_t)")
+                    lines.append(f"    del _cpn_S{place}[_cpn_i]")
+        return lines
+
+    def produce(self, outputs: list[Output]) -> list[str]:
+        """Statements putting the evaluated tokens into their places: a
+        timed token available now joins the place's list, a later one
+        waits in the simulator's heap."""
+        lines = []
+        for place, term, value, stamp, timed in outputs:
+            put = (f"_cpn_put({place}, _cpn_t, {stamp}, now)" if timed
+                   else f"_cpn_R{place}.append(_cpn_t)")
             if term.splat:
-                emit(f"for _cpn_t in {value}:")
+                lines.append(f"for _cpn_t in {value}:")
                 if timed:
-                    emit(f"    if type(_cpn_t) is _cpn_Delayed: _cpn_put({place}, "
-                         f"_cpn_t.value, {stamp} + _cpn_t.delay, now)")
-                    emit(f"    else: {body}")
+                    lines.append(f"    if type(_cpn_t) is _cpn_Delayed: _cpn_put({place}, "
+                                 f"_cpn_t.value, {stamp} + _cpn_t.delay, now)")
+                    lines.append(f"    else: {put}")
                 else:
-                    emit(f"    {body}")
+                    lines.append(f"    {put}")
             elif term.multiplicity != 1:
-                emit(f"for _cpn_k in range({term.multiplicity}):")
-                emit(f"    _cpn_t = {value}")
-                emit(f"    {body}")
+                lines.append(f"for _cpn_k in range({term.multiplicity}):")
+                lines.append(f"    _cpn_t = {value}")
+                lines.append(f"    {put}")
             elif timed:
-                emit(f"if {stamp} <= now: _cpn_R{place}.append({value}); "
-                     f"_cpn_S{place}.append({stamp})")
-                emit(f"else: _cpn_push(_cpn_heap, ({stamp}, _cpn_next(), {place}, {value}))")
+                lines.append(f"if {stamp} <= now: _cpn_R{place}.append({value}); "
+                             f"_cpn_S{place}.append({stamp})")
+                lines.append(f"else: _cpn_push(_cpn_heap, ({stamp}, _cpn_next(), {place}, "
+                             f"{value}))")
             else:
-                emit(f"_cpn_R{place}.append({value})")
-        return "\n".join(lines)
+                lines.append(f"_cpn_R{place}.append({value})")
+        return lines
 
     def colour_check(self, place: int, name: str) -> str:
         colour = self.net.places[place].place.colour
@@ -381,13 +437,13 @@ class _TransitionCompiler:
                                   "(not on an input arc, not set by the code segment, "
                                   "not in the environment)")
 
-    def value_blind(self, steps) -> list[int]:
+    def value_blind(self, steps: list[SearchStep]) -> list[int]:
         """The untimed singleton input places whose every term is a bare
         variable that no guard and no other input term reads."""
         terms: dict[int, list] = {}
-        for kind, item in steps:
-            if kind != "guard":
-                terms.setdefault(item[0], []).append(item[1])
+        for step in steps:
+            if step.kind != TEST:
+                terms.setdefault(step.token.place, []).append(step.node)
         guard_names = (free_names(check_expression(self.t.guard)) if self.t.guard else set())
         blind = []
         for place, nodes in terms.items():
@@ -407,13 +463,12 @@ class _TransitionCompiler:
         return blind
 
     def compile(self) -> CompiledTransition:
-        self.find_read_arcs()
         steps, bound = self.plan()
         for name in bound | self.env_names:
             if name.startswith(INTERNAL_PREFIX) or name in RESERVED:
                 raise self.fail("variables", f"the name '{name}' is reserved")
-        variables = [v for kind, item in steps if kind == "bind"
-                     for v in pattern_names(item[1]) if v in bound]
+        variables = [v for step in steps if step.kind == BIND
+                     for v in pattern_names(step.node) if v in bound]
         variables = list(dict.fromkeys(variables))
         available = set(bound)
         code = None
@@ -448,15 +503,14 @@ class _TransitionCompiler:
                 self.check_constant(place, term, self.arc_name(place, False) + f" '{text}'")
         source = (self.search_source(steps, variables) + "\n\n"
                   + self.fire_source(steps, variables, code) + "\n")
-        uses_time = any("now" in free_names(item[1]) for kind, item in steps)
+        tokens = [step.token for step in steps if step.kind != TEST]
         return CompiledTransition(
             self.t.index, self.t.path, self.t.priority, variables,
-            [item[0] for kind, item in steps if kind != "guard"],
-            [place for place, _ in self.t.outputs],
-            sorted({item[0] for kind, item in steps if kind != "guard" and item[4]}
-                   | {place for place, _ in self.outputs}),
-            uses_time, source, self.t.env,
-            list(self.t.inputs), self.value_blind(steps))
+            input_places=[token.place for token in tokens],
+            changed_places=sorted({token.place for token in tokens if token.consumed}
+                                  | {place for place, _ in self.outputs}),
+            uses_time=any("now" in free_names(step.node) for step in steps),
+            source=source, env=self.t.env, value_blind=self.value_blind(steps))
 
 
 def compile_net(net: FlatNet) -> list[CompiledTransition]:

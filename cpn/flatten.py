@@ -43,6 +43,24 @@ class FlatTransition:
     inputs: list[tuple[int, str]] = field(default_factory=list)
     outputs: list[tuple[int, str]] = field(default_factory=list)
 
+    def read_arcs(self, places: list[FlatPlace]) -> tuple[set[int], list[tuple[int, str]]]:
+        """Pair an input arc ``v`` with an output arc ``v`` to the same untimed
+        place: the firing only reads that token, so it stays where it is (CPN
+        Tools draws these as double arcs).  Returns the positions of the read
+        input arcs and the output arcs that really produce (the rest)."""
+        read: set[int] = set()
+        produced = list(self.outputs)
+        for position, (place, text) in enumerate(self.inputs):
+            name = text.strip()
+            if not name.isidentifier() or name in self.env or places[place].timed:
+                continue
+            for other, (out_place, out_text) in enumerate(produced):
+                if out_place == place and out_text.strip() == name:
+                    read.add(position)
+                    del produced[other]
+                    break
+        return read, produced
+
 
 @dataclass
 class FlatNet:
