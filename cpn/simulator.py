@@ -21,6 +21,7 @@ import itertools
 import random
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -28,7 +29,7 @@ import numpy as np
 from .compiler import CompiledTransition, compile_net
 from .errors import BindingError, ColourError, NetError
 from .flatten import FlatNet
-from .marking import Marking
+from .marking import Marking, TokenView
 from .net import Delayed, Net, TimedToken
 
 
@@ -118,7 +119,6 @@ class Simulator:
         self._dirty: set[int] = set(range(len(self.transitions)))
         self._monitors: list = []
         self._hooks: list[list] = [[] for _ in self.transitions]
-        self._place_hooks: list = []
         self._last: tuple | None = None
         self._load_marking(marking or {})
 
@@ -197,8 +197,14 @@ class Simulator:
                        {p.path: p.timed for p in self.net.places})
 
     def tokens(self, path: str) -> list:
-        """The tokens of a place (available or not), oldest first."""
+        """A copy of the tokens of a place (available or not), oldest first."""
         return list(self._tokens_of(self.place_index(path)))
+
+    def view(self, path: str) -> TokenView:
+        """A live, read-only view of the tokens of a place (available or
+        not, oldest first) that follows the run: code that reads a place
+        after every firing looks it up once.  ``len(view)`` counts them."""
+        return TokenView(path, partial(self._tokens_of, self.place_index(path)))
 
     def _tokens_of(self, place: int) -> list:
         """The tokens of a place by index, for monitors read at every clock
@@ -216,18 +222,17 @@ class Simulator:
 
     # -- enabling ------------------------------------------------------------
     def _refresh(self) -> None:
-        found, search, now = self._found, self._search, self.now
-        for t in self._dirty:
-            try:
-                binding = search[t](now, None)
-            except Exception as error:  # noqa: BLE001 - reported with context
-                raise BindingError(f"transition '{self.transitions[t].path}': evaluating "
-                                   f"its guard or input arcs failed: {error!r}") from error
-            if binding is None:
-                found.pop(t, None)
-            else:
-                found[t] = binding
-        self._dirty.clear()
+        """Search again every transition whose binding may have changed."""
+        self._loop(limit=self.steps)
+
+    def _search_failed(self, t: int, error: Exception) -> BindingError:
+        return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
+                            f"or input arcs failed: {error!r}")
+
+    def _firing_failed(self, t: int, picks: tuple, values: tuple,
+                       error: Exception) -> BindingError:
+        return BindingError(f"firing {self._binding(t, picks, values)} at time {self.now} "
+                            f"failed: {error!r}")
 
     def enabled(self, all_priorities: bool = False,
                 transition: str | None = None) -> list[Binding]:
@@ -244,7 +249,10 @@ class Simulator:
             if not all_priorities and self._priority[t] != best or only not in (None, t):
                 continue
             raw: list = []
-            self._search[t](self.now, raw)
+            try:
+                self._search[t](self.now, raw)
+            except Exception as error:  # noqa: BLE001 - reported with context
+                raise self._search_failed(t, error) from error
             seen: list = []
             for picks, values in raw:
                 if values in seen:
@@ -279,7 +287,7 @@ class Simulator:
                                "priority is enabled now")
         if undoable:
             self._snapshot()
-        self._fire_one(binding.index, binding.picks, binding.raw)
+        self._loop(limit=self.steps + 1, chosen=binding)
         return binding
 
     def _choose(self) -> int:
@@ -295,28 +303,6 @@ class Simulator:
             return min(candidates)
         candidates.sort()
         return candidates[self._choice.randrange(len(candidates))]
-
-    def _fire_one(self, t: int, picks: tuple, values: tuple) -> bool:
-        """Fire; returns True when a monitor asks the run to stop."""
-        try:
-            self._fire[t](picks, values, self.now)
-        except ColourError:
-            raise
-        except Exception as error:  # noqa: BLE001 - reported with context
-            binding = self._binding(t, picks, values)
-            raise BindingError(f"firing {binding} at time {self.now} failed: "
-                               f"{error!r}") from error
-        self._found.pop(t, None)
-        self._dirty.update(self._affected[t])
-        self._dirty.update(u for u in self._refreshed[t] if u in self._found)
-        self._version = self._new_version()
-        self.steps += 1
-        self._last = (t, picks, values)
-        stop = False
-        for monitor in self._hooks[t]:
-            if monitor.fired(self, t, values):
-                stop = True
-        return stop
 
     # -- time ----------------------------------------------------------------
     def _advance(self, until_time: float | None) -> StopReason | None:
@@ -374,33 +360,58 @@ class Simulator:
         clock there, so monitors integrate up to it."""
         if self.history:
             self._snapshot()
-        # The hot loop: _refresh, _choose and _fire_one inlined (see bench/).
+        limit = float("inf") if max_steps is None else self.steps + max_steps
+        return RunResult(self._loop(limit, until_time, stop_when), self.now, self.steps)
+
+    def _loop(self, limit: float, until_time: float | None = None,
+              stop_when: Callable[["Simulator"], bool] | None = None,
+              chosen: Binding | None = None) -> StopReason:
+        """The one place that searches and fires, for :meth:`run`,
+        :meth:`fire` and :meth:`enabled`.  Search again the transitions
+        marked dirty; then, while fewer than ``limit`` firings are done,
+        fire ``chosen`` (once) or the binding the run chooses, advancing
+        the clock when nothing is enabled, and mark the transitions the
+        firing may have changed.  With ``limit`` equal to the firings done,
+        it only searches.  It is the simulator's hot loop (see
+        ``bench/engine.py``): everything it touches per firing is a local."""
         found, dirty, search, fire = self._found, self._dirty, self._search, self._fire
         affected, refreshed, hooks = self._affected, self._refreshed, self._hooks
-        limit = float("inf") if max_steps is None else self.steps + max_steps
-        steps, last, t, firing = self.steps, self._last, None, False
-        reason = StopReason.STEPS
+        steps, last = self.steps, self._last
         try:
-            while steps < limit:
+            while True:
                 if dirty:
                     now = self.now
-                    for t in dirty:
-                        binding = search[t](now, None)
-                        if binding is None:
-                            found.pop(t, None)
-                        else:
-                            found[t] = binding
+                    try:
+                        for t in dirty:
+                            binding = search[t](now, None)
+                            if binding is None:
+                                found.pop(t, None)
+                            else:
+                                found[t] = binding
+                    except Exception as error:  # noqa: BLE001 - reported with context
+                        raise self._search_failed(t, error) from error
                     dirty.clear()
-                if not found:
+                if steps >= limit:
+                    return StopReason.STEPS
+                if chosen is not None:
+                    t, picks, values = chosen.index, chosen.picks, chosen.raw
+                    found.pop(t, None)
+                    chosen = None
+                elif found:
+                    t = next(iter(found)) if len(found) == 1 else self._choose()
+                    picks, values = found.pop(t)
+                else:
                     reason = self._advance(until_time)
                     if reason is not None:
-                        break
+                        return reason
                     continue
-                t = next(iter(found)) if len(found) == 1 else self._choose()
-                picks, values = found.pop(t)
-                firing = True
-                fire[t](picks, values, self.now)
-                firing = False
+                try:
+                    fire[t](picks, values, self.now)
+                except Exception as error:
+                    dirty.add(t)  # the marking is unchanged: its binding is found again
+                    if isinstance(error, ColourError):
+                        raise
+                    raise self._firing_failed(t, picks, values, error) from error
                 dirty.update(affected[t])
                 if refreshed[t]:
                     for u in refreshed[t]:
@@ -412,33 +423,15 @@ class Simulator:
                     self.steps, self._last = steps, last
                     self._version = self._new_version()
                     if any([monitor.fired(self, t, values) for monitor in hooks[t]]):
-                        reason = StopReason.BREAKPOINT
-                        break
+                        return StopReason.BREAKPOINT
                     if stop_when is not None and stop_when(self):
-                        reason = StopReason.PREDICATE
-                        break
-            else:
-                reason = StopReason.STEPS
-        except ColourError:
-            dirty.add(t)
-            raise
-        except Exception as error:  # noqa: BLE001 - reported with context
-            dirty.add(t)
-            path = self.transitions[t].path
-            if firing:
-                binding = self._binding(t, picks, values)
-                raise BindingError(f"firing {binding} at time {self.now} failed: "
-                                   f"{error!r}") from error
-            raise BindingError(f"transition '{path}': evaluating its guard or input "
-                               f"arcs failed: {error!r}") from error
+                        return StopReason.PREDICATE
+                if steps >= limit:  # no search after the last firing asked for
+                    return StopReason.STEPS
         finally:
             if steps != self.steps:
                 self._version = self._new_version()
             self.steps, self._last = steps, last
-        return self._result(reason)
-
-    def _result(self, reason: StopReason) -> RunResult:
-        return RunResult(reason, self.now, self.steps)
 
     # -- undo ----------------------------------------------------------------
     def checkpoint(self) -> tuple:

@@ -193,13 +193,13 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     estimates = {step: sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0],
                                                      step=step))
                  for step in energy_steps}
-    finished = sim.place_index("Finished")
+    finished = sim.view("Finished")
     interrupted = False
     try:
         while True:
             result = sim.run(until_time=sim.now + chunk)
             if progress is not None:
-                progress(sim.now, len(sim._R[finished]))
+                progress(sim.now, len(finished))
             if result.reason is StopReason.DEAD:
                 break
     except KeyboardInterrupt:

@@ -524,3 +524,38 @@ def test_a_change_a_transition_is_blind_to_still_refreshes_its_binding():
     assert [sim.net.places[p].path for p in take.value_blind] == ["S"]
     sim.run()
     assert sim.marking["Done"] == [(2, 3)]
+
+
+def test_view_follows_the_marking_and_cannot_change_it():
+    sim = Simulator(loop("2", initial=(0, 10)))
+    view = sim.view("P")
+    assert list(view) == [0, 10] and len(view) == 2
+    sim.run(max_steps=3)
+    # Firings at 0 (x=0), 0 (x=10), 2 (x=1): the view follows, timed tokens included.
+    assert list(view) == sim.tokens("P") == [11, 2] and view[0] == 11
+    assert not hasattr(view, "append") and not hasattr(view, "__setitem__")
+    with pytest.raises(KeyError, match="no place 'Nope'"):
+        sim.view("Nope")
+
+
+def test_a_monitor_that_fails_raises_its_own_error():
+    sim = Simulator(loop("1"))
+    sim.add_monitor(Breakpoint(transition="T", when=lambda values: values["missing"]))
+    with pytest.raises(KeyError, match="missing"):
+        sim.run(max_steps=5)
+    assert sim.steps == 1  # the firing happened; the monitor's error is not a binding's
+
+
+def test_a_guard_failing_after_the_last_firing_is_reported_by_the_next_call():
+    net = Net("fails later", env={"check": lambda v: 1 / (1 - v) > 0})
+    net.place("P", int, initial=[0])
+    net.transition("T", guard="check(x)")
+    net.arc("P", "T", "x")
+    net.arc("T", "P", "x + 1")
+    sim = Simulator(net)
+    assert str(sim.step()) == "T<x=0>"  # P now holds 1: the guard divides by zero
+    with pytest.raises(BindingError, match="transition 'T': evaluating its guard or "
+                                           "input arcs failed: ZeroDivisionError"):
+        sim.enabled()
+    with pytest.raises(BindingError, match="ZeroDivisionError"):
+        sim.run()
