@@ -180,10 +180,6 @@ class CodeSegment:
                         names.append(node.id)
         return names
 
-    @property
-    def reads(self) -> set[str]:
-        return free_names(self.tree)
-
     def check(self) -> None:
         for node in ast.walk(self.tree):
             if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom,

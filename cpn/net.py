@@ -105,11 +105,12 @@ class Arc:
 @dataclass
 class Substitution:
     """A substitution transition: an instance of ``module`` whose port
-    places are the ``sockets`` (port name -> place of the enclosing net)."""
+    places are the ``sockets``, (port name, place of the enclosing net)
+    pairs in the order given."""
 
     name: str
     module: "Net"
-    sockets: dict[str, str]
+    sockets: list[tuple[str, str]]
 
 
 class Net:
@@ -176,10 +177,6 @@ class Net:
         sub = Substitution(name, module, pairs)
         self.substitutions[name] = sub
         return sub
-
-    @property
-    def ports(self) -> dict[str, Place]:
-        return {n: p for n, p in self.places.items() if p.port is not None}
 
     def flatten(self):
         """The flat net a simulator runs (see ``flatten.py``)."""
