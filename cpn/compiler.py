@@ -98,7 +98,7 @@ def singleton_places(net: FlatNet) -> set[int]:
     them first: they offer one choice, so the loops over places of many
     tokens come innermost, with every guard on singletons already decided,
     and the bindings are found in the same order as before."""
-    balance: dict[int, int] = {p.index: 0 for p in net.places if len(p.place.initial) == 1}
+    balance: dict[int, int] = {p.index: 0 for p in net.places if len(p.initial) == 1}
     irregular: set[int] = set()
 
     def count(place: int, text: str, sign: int, taken: dict) -> None:

@@ -143,6 +143,10 @@ class Net:
         if port is not None and port not in PORT_KINDS:
             raise NetError(f"net '{self.name}', place '{name}': port must be one of "
                            f"{PORT_KINDS}, not {port!r}")
+        if port is not None and fusion is not None:
+            raise NetError(f"net '{self.name}', place '{name}': a port place cannot be in "
+                           f"fusion set {fusion!r}: where the module is used, it is its "
+                           "socket (put the socket in the fusion set instead)")
         place = Place(name, colour, list(initial), timed, fusion, port)
         self.places[name] = place
         return place

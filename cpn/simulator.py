@@ -141,22 +141,23 @@ class Simulator:
         return searches, fires
 
     def _load_marking(self, overrides: Mapping[str, Iterable]) -> None:
-        known = {p.path for p in self.net.places}
+        given: dict[int, str] = {}
         for path in overrides:
-            if path not in known:
-                raise NetError(f"initial marking given for unknown place '{path}'")
+            try:
+                index = self.place_index(path)
+            except KeyError:
+                raise NetError(f"initial marking given for unknown place '{path}'") from None
+            if index in given:
+                raise NetError(f"initial marking of place '{self.net.places[index].path}' "
+                               f"given twice, as '{given[index]}' and '{path}'")
+            given[index] = path
         for place in self.net.places:
-            tokens = overrides.get(place.path, place.place.initial)
+            tokens = (overrides[given[place.index]] if place.index in given
+                      else place.initial)
             for token in tokens:
-                value, stamp = (token if isinstance(token, TimedToken) else (token, 0.0))
-                if not place.accepts(value):
-                    raise ColourError(f"place '{place.path}': initial token {value!r} is "
-                                      f"not of colour {place.place.colour_name}")
+                value, stamp = place.initial_token(token)
                 if place.timed:
-                    self._put(place.index, value, float(stamp), self.now)
-                elif isinstance(token, TimedToken):
-                    raise NetError(f"place '{place.path}' is untimed: its initial "
-                                   "tokens cannot carry a timestamp")
+                    self._put(place.index, value, stamp, self.now)
                 else:
                     self._R[place.index].append(value)
 

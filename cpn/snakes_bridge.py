@@ -60,7 +60,7 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
     result = sn.PetriNet(flat.name)
     dropped = set()
     for place in flat.places:
-        tokens = [t.value if isinstance(t, TimedToken) else t for t in place.place.initial]
+        tokens = [t.value if isinstance(t, TimedToken) else t for t in place.initial]
         try:
             result.add_place(sn.Place(place.path, tokens))
         except TypeError as error:  # SNAKES keeps tokens in a hashed multiset

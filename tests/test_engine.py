@@ -241,8 +241,81 @@ def test_fusion_places_share_one_marking():
     top.substitution("B", module, {"Trigger": "T2"})
     sim = Simulator(top)
     sim.run()
-    assert sorted(sim.marking["Power"]) == [1, 2]
-    assert [p.path for p in sim.net.places].count("A/Shared") == 0
+    # One place, named by its fusion set; each member's path names it too.
+    assert [p.path for p in sim.net.places] == ["T1", "T2", "power"]
+    assert sorted(sim.marking["power"]) == [1, 2]
+    assert sorted(sim.tokens("Power")) == sorted(sim.tokens("B/Shared")) == [1, 2]
+
+
+def test_a_fusion_set_has_one_initial_marking_whichever_member_gives_it():
+    def net(first, second):
+        top = Net("top")
+        top.place("A", int, initial=first, fusion="f")
+        top.place("B", int, initial=second, fusion="f")
+        return top
+
+    assert Simulator(net([], [1, 2])).tokens("f") == [1, 2]  # the first member has none
+    assert Simulator(net([1, 2], [1, 2])).tokens("f") == [1, 2]
+    with pytest.raises(NetError, match=r"place 'B': its initial marking \[3\] differs from "
+                                       r"\[1, 2\], given by 'A' of the same fusion set 'f'"):
+        Simulator(net([1, 2], [3]))
+    clash = net([], [])
+    clash.place("f", int)
+    with pytest.raises(NetError, match="fusion set 'f' has the name of a place"):
+        Simulator(clash)
+
+
+def test_a_port_place_cannot_join_a_fusion_set():
+    module = Net("M")
+    with pytest.raises(NetError, match="net 'M', place 'In': a port place cannot be in "
+                                       "fusion set 'shared'"):
+        module.place("In", int, port="in", fusion="shared")
+
+
+def directed_module(kind: str, inputs: dict, outputs: dict) -> Net:
+    module = Net("Directed")
+    module.place("Port", int, port=kind)
+    module.place("Other", int, initial=[5])
+    module.transition("Use", inputs={"Other": "y", **inputs}, outputs=outputs)
+    return module
+
+
+@pytest.mark.parametrize("kind, inputs, outputs, problem", [
+    ("in", {"Port": "x"}, {"Other": "x + y"}, None),            # takes: fine
+    ("in", {"Port": "x"}, {"Port": "x", "Other": "y"}, None),   # reads (double arc): fine
+    ("in", {}, {"Port": "y", "Other": "y"},
+     r"substitution 'Sub': port 'Port' is an input port \(port='in'\) but transition "
+     r"'Sub/Use' puts tokens into it \(socket 'S'\)"),
+    ("in", {"Port": "x"}, {"Port": "x + 1", "Other": "y"}, "puts tokens into it"),
+    ("out", {}, {"Port": "y", "Other": "y"}, None),             # puts: fine
+    ("out", {"Port": "x"}, {"Port": "x", "Other": "y"},
+     r"substitution 'Sub': port 'Port' is an output port \(port='out'\) but transition "
+     r"'Sub/Use' takes or reads its tokens"),
+    ("inout", {"Port": "x"}, {"Port": "x + 1", "Other": "y"}, None),
+])
+def test_port_directions_are_checked_where_a_module_is_used(kind, inputs, outputs, problem):
+    top = Net("top")
+    top.place("S", int, initial=[1])
+    top.substitution("Sub", directed_module(kind, inputs, outputs), {"Port": "S"})
+    if problem is None:
+        Simulator(top)
+    else:
+        with pytest.raises(NetError, match=problem):
+            Simulator(top)
+    Simulator(directed_module(kind, inputs, outputs))  # on its own, a port is a place
+
+
+def test_a_nested_module_counts_as_its_parent_for_port_directions():
+    inner = directed_module("inout", {}, {"Port": "y", "Other": "y"})
+    outer = Net("Outer")
+    outer.place("Port", int, port="in")
+    outer.substitution("Inner", inner, {"Port": "Port"})
+    top = Net("top")
+    top.place("S", int)
+    top.substitution("Sub", outer, {"Port": "S"})
+    with pytest.raises(NetError, match=r"substitution 'Sub': port 'Port' is an input port "
+                                       r"\(port='in'\) but transition 'Sub/Inner/Use'"):
+        Simulator(top)
 
 
 @pytest.mark.parametrize("build, message", [
