@@ -30,6 +30,8 @@ from .flatten import FlatNet, FlatTransition
 from .inscription import (INTERNAL_PREFIX, RESERVED, CodeSegment, Term,
                           check_expression, free_names, is_pattern, parse_terms,
                           pattern_names, split_conjuncts)
+from .names import unknown_attribute
+from .net import Delayed
 
 
 @dataclass
@@ -340,18 +342,28 @@ class _TransitionCompiler:
         return lines, outputs
 
     def output_check(self, output: Output, text: str) -> list[str]:
-        """Statements refusing an output token outside its place's colour."""
-        check = self.colour_check(output.place, "_cpn_t")
-        if not check:
+        """Statements refusing an output token that cannot enter its place
+        (see ``Simulator._refuse``): outside the place's colour set, or a
+        ``Delayed`` into an untimed place."""
+        tests = []
+        colour = self.net.places[output.place].place.colour
+        if isinstance(colour, (type, tuple)):
+            tests.append(f"not isinstance(_cpn_t, _cpn_C{output.place})")
+        elif colour is not None:
+            tests.append(f"not _cpn_C{output.place}(_cpn_t)")
+        if not output.timed and (colour is None or not isinstance(colour, (type, tuple))
+                                 or issubclass(Delayed, colour)):
+            tests.insert(0, "type(_cpn_t) is _cpn_Delayed")  # else the colour refuses it
+        if not tests:
             return []
-        fail = (check + f"_cpn_colour_error({self.t.index}, {output.place}, {text!r}, "
-                        "_cpn_t)")
+        refuse = (f"if {' or '.join(tests)}: "
+                  f"_cpn_refuse({self.t.index}, {output.place}, {text!r}, _cpn_t)")
         if not output.term.splat:
-            return [f"_cpn_t = {output.value}", fail]
+            return [f"_cpn_t = {output.value}", refuse]
         lines = [f"for _cpn_t in {output.value}:"]
         if output.timed:  # a Delayed element carries its own delay
             lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
-        return lines + ["    " + fail]
+        return lines + ["    " + refuse]
 
     def consume(self, steps: list[SearchStep]) -> list[str]:
         """Statements deleting the picked tokens (read arcs keep theirs)."""
@@ -405,14 +417,6 @@ class _TransitionCompiler:
                 lines.append(f"_cpn_R{place}.append({value})")
         return lines
 
-    def colour_check(self, place: int, name: str) -> str:
-        colour = self.net.places[place].place.colour
-        if colour is None:
-            return ""
-        if isinstance(colour, (type, tuple)):
-            return f"if not isinstance({name}, _cpn_C{place}): "
-        return f"if not _cpn_C{place}({name}): "
-
     # -- checks and assembly -------------------------------------------------
     def check_constant(self, place: int, term: Term, what: str) -> None:
         """A constant term must belong to its place's colour set."""
@@ -424,6 +428,9 @@ class _TransitionCompiler:
         except Exception as error:  # noqa: BLE001 - reported with its context
             raise self.fail(what, f"evaluating {term.expr!r} failed: {error!r}") from None
         flat = self.net.places[place]
+        if isinstance(value, Delayed) and not flat.timed:
+            raise self.fail(what, f"place '{flat.path}' is untimed: its tokens cannot "
+                                  f"carry a delay ({value!r})")
         if not flat.accepts(value):
             raise self.fail(what, f"constant {value!r} is not of colour "
                                   f"{flat.place.colour_name} of place '{flat.path}'")
@@ -462,8 +469,48 @@ class _TransitionCompiler:
                 blind.append(place)
         return blind
 
+    def check_pure(self, steps: list[SearchStep]) -> None:
+        """Guards and input arcs are evaluated any number of times while
+        bindings are searched (and not again while nothing they read
+        changes), so they must not draw from the model's ``rng``."""
+        for step in steps:
+            if "rng" in free_names(step.node):
+                where = step.token.arc if step.token else f"guard '{self.t.guard}'"
+                raise self.fail(where, "it draws from 'rng', but guards and input arcs are "
+                                       "evaluated any number of times while bindings are "
+                                       "searched: draw on an output arc or in the code "
+                                       "segment")
+
+    def texts(self) -> list[tuple[str, str]]:
+        """Every piece of Python text of the transition, with what it is."""
+        texts = [(f"guard '{self.t.guard}'", self.t.guard)] if self.t.guard else []
+        for place, text in self.t.inputs:
+            what = self.arc_name(place, output=False) + f" '{text}'"
+            texts += [(what, term.expr) for term in self.parse(text, what)]
+        for place, text in self.t.outputs:
+            what = self.arc_name(place, output=True) + f" '{text}'"
+            for term in self.parse(text, what):
+                texts += [(what, part) for part in (term.expr, term.delay, term.multiplicity)
+                          if isinstance(part, str)]
+        if self.t.delay:
+            texts.append((f"delay '@+{self.t.delay}'", self.t.delay))
+        if self.t.code:
+            texts.append(("code segment", self.t.code))
+        return texts
+
+    def check_attributes(self) -> None:
+        """``rules.okk(x)`` with ``rules`` in the env: refused now rather
+        than at the first firing (see ``names.py``)."""
+        for what, text in self.texts():
+            tree = ast.parse(textwrap.dedent(text).strip())
+            problem = unknown_attribute(tree, self.t.env, free_names(tree) & self.env_names)
+            if problem:
+                raise self.fail(what, f"{problem} (in {text.strip()!r})")
+
     def compile(self) -> CompiledTransition:
         steps, bound = self.plan()
+        self.check_pure(steps)
+        self.check_attributes()
         for name in bound | self.env_names:
             if name.startswith(INTERNAL_PREFIX) or name in RESERVED:
                 raise self.fail("variables", f"the name '{name}' is reserved")

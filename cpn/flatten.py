@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ColourError, NetError
-from .net import Net, Place, TimedToken
+from .net import Delayed, Net, Place, TimedToken
 
 
 @dataclass
@@ -44,8 +44,13 @@ class FlatPlace:
 
     def initial_token(self, token: Any) -> tuple[Any, float]:
         """An initial token as ``(value, timestamp)``, refused, naming the
-        place, if it cannot be one of its tokens."""
+        place, if it cannot be one of its tokens: a ``Delayed``, not of
+        the place's colour, or timed in an untimed place."""
         value, stamp = (token if isinstance(token, TimedToken) else (token, 0.0))
+        if isinstance(value, Delayed):
+            raise NetError(f"place '{self.path}': initial token {value!r}: a Delayed is "
+                           "an output arc's token with its delay; an initial token takes "
+                           "its time from timed(value, at)")
         if not self.accepts(value):
             raise ColourError(f"place '{self.path}': initial token {value!r} is "
                               f"not of colour {self.place.colour_name}")

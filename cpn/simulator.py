@@ -30,7 +30,7 @@ from .compiler import CompiledTransition, compile_net
 from .errors import BindingError, ColourError, NetError
 from .flatten import FlatNet
 from .marking import Marking, TokenView
-from .net import Delayed, Net, TimedToken
+from .net import Delayed, Net
 
 
 class StopReason(str, Enum):
@@ -133,7 +133,7 @@ class Simulator:
                 scope[f"_cpn_C{p}"] = place.place.colour
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put,
-                         _cpn_colour_error=self._colour_error, _cpn_Delayed=Delayed,
+                         _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
                          rng=self.rng)
             exec(compile(t.source, f"<transition {t.path}>", "exec"), scope)
             searches.append(scope["_cpn_search"])
@@ -168,11 +168,16 @@ class Simulator:
         else:
             heapq.heappush(self._heap, (stamp, self._next(), place, token))
 
-    def _colour_error(self, transition: int, place: int, text: str, token: Any):
-        path = self.net.places[place]
-        raise ColourError(
-            f"transition '{self.transitions[transition].path}', arc to '{path.path}' "
-            f"{text!r}: token {token!r} is not of colour {path.place.colour_name}")
+    def _refuse(self, transition: int, place: int, text: str, token: Any):
+        """Raised by a firing whose output token cannot enter its place; the
+        firing leaves the marking as it was."""
+        flat = self.net.places[place]
+        where = (f"transition '{self.transitions[transition].path}', arc to '{flat.path}' "
+                 f"{text!r}: token {token!r}")
+        if isinstance(token, Delayed):
+            raise ColourError(f"{where}: place '{flat.path}' is untimed: its tokens cannot "
+                              "carry a delay")
+        raise ColourError(f"{where} is not of colour {flat.place.colour_name}")
 
     # -- monitors ------------------------------------------------------------
     def add_monitor(self, monitor):

@@ -153,7 +153,7 @@ def test_code_segment_computes_output_variables_with_the_environment():
 
 def test_splat_output_and_now():
     net = Net("splat")
-    net.place("P", list, initial=[[1, 2, 3]])
+    net.place("P", tuple, initial=[(1, 2, 3)])
     net.place("Q", tuple)
     net.transition("T")
     net.arc("P", "T", "xs")
@@ -518,7 +518,7 @@ def test_state_space_reports_dead_markings_and_incompleteness():
 def test_delayed_elements_of_a_splat_get_their_own_timestamps():
     from cpn import Delayed
     net = Net("timed multiset", env={"Delayed": Delayed})
-    net.place("P", list, initial=[[3, 1, 2]])
+    net.place("P", tuple, initial=[(3, 1, 2)])
     net.place("Q", int, timed=True)
     net.transition("T", delay="10")
     net.arc("P", "T", "xs")
@@ -632,3 +632,103 @@ def test_a_guard_failing_after_the_last_firing_is_reported_by_the_next_call():
         sim.enabled()
     with pytest.raises(BindingError, match="ZeroDivisionError"):
         sim.run()
+
+
+def test_a_delayed_value_into_an_untimed_place_is_refused():
+    from cpn import Delayed
+    net = Net("untimed", env={"Delayed": Delayed})
+    net.place("P", tuple, initial=[(1, 2)])
+    net.place("Q")  # any colour: only the missing time refuses the Delayed
+    net.transition("T")
+    net.arc("P", "T", "xs")
+    net.arc("T", "Q", "*[Delayed(x, 5) for x in xs]")
+    with pytest.raises(ColourError, match=r"transition 'T', arc to 'Q' .*: token "
+                                          r"Delayed\(value=1, delay=5\): place 'Q' is "
+                                          "untimed: its tokens cannot carry a delay"):
+        Simulator(net).run()
+    net.arcs[-1].inscription = "Delayed(1, 5)"
+    with pytest.raises(NetError, match="arc T -> Q 'Delayed\\(1, 5\\)': place 'Q' is untimed"):
+        Simulator(net)
+    start = Net("initial")
+    start.place("P", initial=[Delayed(1, 5)], timed=True)
+    with pytest.raises(NetError, match=r"place 'P': initial token Delayed\(value=1, "
+                                       r"delay=5\): a Delayed is an output arc's token"):
+        Simulator(start)
+
+
+@pytest.mark.parametrize("guard, inscription, where", [
+    ("rng.random() < 0.5", "x", "guard 'rng.random\\(\\) < 0.5'"),
+    (None, "int(rng.integers(2))", "arc P -> T 'int\\(rng.integers\\(2\\)\\)'"),
+])
+def test_guards_and_input_arcs_are_pure(guard, inscription, where):
+    net = Net("impure")
+    net.place("P", int, initial=[0, 1])
+    net.transition("T", guard=guard)
+    net.arc("P", "T", inscription)
+    with pytest.raises(NetError, match=f"transition 'T', {where}: it draws from 'rng', but "
+                                       "guards and input arcs are evaluated any number of "
+                                       "times"):
+        Simulator(net)
+
+
+class Rules:
+    """Helpers an inscription reaches through the env."""
+
+    limit = 3
+
+    def __init__(self):
+        self.nested = Nested()
+
+    def ok(self, x):
+        return x < self.limit
+
+    @property
+    def computed(self):
+        return self
+
+
+class Nested:
+    def twice(self, x):
+        return 2 * x
+
+
+class Dynamic:
+    def __getattr__(self, name):
+        return lambda x: x
+
+
+@pytest.mark.parametrize("spot, text, problem", [
+    ("guard", "rules.okk(x)", "guard 'rules.okk\\(x\\)': 'rules' has no attribute 'okk'"),
+    ("output", "rules.nested.twise(x)",
+     "arc T -> Q 'rules.nested.twise\\(x\\)': 'rules.nested' has no attribute 'twise'"),
+    ("output", "math.sqroot(x)", "arc T -> Q 'math.sqroot\\(x\\)': 'math' has no attribute "
+                                 "'sqroot'"),
+    ("output", "Rules.limitt", "arc T -> Q 'Rules.limitt': 'Rules' has no attribute 'limitt'"),
+    ("code", "y = rules.okk(x)", "code segment: 'rules' has no attribute 'okk' "
+                                 "\\(in 'y = rules.okk\\(x\\)'\\)"),
+    ("delay", "rules.limmit", "delay '@\\+rules.limmit': 'rules' has no attribute 'limmit'"),
+    ("input", "rules.limt", "arc P -> T 'rules.limt': 'rules' has no attribute 'limt'"),
+    # static and present, or not static: accepted
+    ("guard", "rules.ok(x) and rules.limit > 0 and math.pi > 3", None),
+    ("output", "rules.nested.twice(x) + Rules.limit", None),
+    ("output", "rules.computed.anything(x)", None),  # a property: only running it tells
+    ("output", "dynamic.anything(x)", None),  # computes its attributes
+    ("output", "[rules.okk for rules in (1, 2)][0] * x", None),  # a local 'rules'
+])
+def test_misspelt_attributes_of_env_objects_are_refused_when_built(spot, text, problem):
+    import math
+    net = Net("helpers", env={"rules": Rules(), "Rules": Rules, "math": math,
+                              "dynamic": Dynamic()})
+    net.place("P", int, initial=[1])
+    net.place("Q", timed=True)
+    net.transition("T", guard=text if spot == "guard" else None,
+                   delay=text if spot == "delay" else None,
+                   code=text if spot == "code" else None)
+    net.arc("P", "T", text if spot == "input" else "x")
+    net.arc("T", "Q", {"output": text, "code": "y", "input": "0"}.get(spot, "x"))
+    if problem is None:
+        Simulator(net)
+    else:
+        with pytest.raises(NetError, match=f"transition 'T', {problem}"):
+            Simulator(net)
+
