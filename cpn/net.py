@@ -54,7 +54,9 @@ Colour = type | tuple | Callable[[Any], bool] | None
 class Place:
     """A place: a colour set (a type, a tuple of types, or a predicate),
     whether its tokens carry time, its initial marking, and optionally a
-    fusion set or a port kind (``in``, ``out``, ``inout``)."""
+    fusion set or a port kind (``in``: the module takes or reads its tokens,
+    ``out``: the module puts tokens there, ``inout``: both; checked where
+    the module is used, see ``flatten.py``)."""
 
     name: str
     colour: Colour = None
@@ -84,7 +86,14 @@ class Place:
 @dataclass
 class Transition:
     """A transition: guard, ``@+`` delay, priority (lower fires first) and
-    an optional code segment, all as text compiled once."""
+    an optional code segment, all as text compiled once.
+
+    The guard must be pure, as must input arc inscriptions: they are
+    evaluated any number of times while bindings are searched, and not again
+    while nothing they read changes, so they may not draw from ``rng``
+    (refused when the net is built) and should call no function that
+    changes anything.  Output arcs and the code segment run once per firing.
+    """
 
     name: str
     guard: str | None = None
