@@ -37,10 +37,6 @@ class Term:
     delay: str | None = None
     splat: bool = False
 
-    @property
-    def node(self) -> ast.expr:
-        return ast.parse(self.expr, mode="eval").body
-
     def __str__(self) -> str:
         text = ("*" if self.splat else "") + self.expr
         if self.multiplicity != 1:
