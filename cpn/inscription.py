@@ -130,6 +130,14 @@ def pattern_names(node: ast.expr) -> list[str]:
     return []
 
 
+def binds(node: ast.expr, bound: set[str], env_names: set[str]) -> list[str]:
+    """Variables an input term would bind, ``bound`` being bound already
+    (empty if it is an expression to look up)."""
+    if not is_pattern(node):
+        return []
+    return [n for n in pattern_names(node) if n not in bound and n not in env_names]
+
+
 def is_pattern(node: ast.expr) -> bool:
     """A name, a constant, or a tuple of patterns: something that can bind."""
     if isinstance(node, (ast.Name, ast.Constant)):

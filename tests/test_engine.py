@@ -341,6 +341,20 @@ def test_construction_errors_name_the_transition_arc_and_text(build, message):
         Simulator(net)
 
 
+@pytest.mark.parametrize("part, text, message", [
+    ("guard", "x >", "transition 'T', guard 'x >': cannot parse it: invalid syntax"),
+    ("code", "y = = 1", "transition 'T', code segment: invalid syntax: 'y = = 1'"),
+    ("delay", "1 +", "transition 'T', delay: cannot parse '1 \\+': invalid syntax"),
+])
+def test_syntax_errors_name_the_transition_and_the_part(part, text, message):
+    net = Net("bad")
+    net.place("P", int, initial=[1])
+    net.transition("T", **{part: text})
+    net.arc("P", "T", "x")
+    with pytest.raises(NetError, match=message):
+        Simulator(net)
+
+
 def test_guard_with_unknown_variable_is_rejected():
     net = Net("bad")
     net.place("P", int, initial=[1])
