@@ -179,8 +179,6 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
     if place.timed:
         lines.append(f"{stamp} = _cpn_d + ({term.delay})" if term.delay else f"{stamp} = _cpn_d")
     tests = _refusals(place)
-    if not tests:
-        return lines
     refuse = (f"if {' or '.join(tests)}: "
               f"_cpn_refuse({transition}, {output.place}, {output.text!r}, _cpn_t)")
     if not term.splat:
@@ -193,10 +191,12 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
 
 def _refusals(place: FlatPlace) -> list[str]:
     """Tests of ``_cpn_t`` that make the simulator refuse it (see
-    ``Simulator._refuse``): outside the place's colour set, or a
-    ``Delayed`` into an untimed place."""
+    ``Simulator._refuse``): not hashable, outside the place's colour set,
+    or a ``Delayed`` into an untimed place.  Hashability is checked on the
+    token's type (a dict, a list, a set, a mutable dataclass), so that a
+    firing costs the same whatever the size of its tokens."""
     colour = place.place.colour
-    tests = []
+    tests = ["type(_cpn_t).__hash__ is None"]
     if isinstance(colour, (type, tuple)):
         tests.append(f"not isinstance(_cpn_t, _cpn_C{place.index})")
     elif colour is not None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from .codegen import (BIND, LOOKUP, TEST, InputToken, Output, SearchStep, fire_source,
                       search_source)
 from .errors import NetError
-from .flatten import FlatNet, FlatTransition
+from .flatten import IMMUTABLE, FlatNet, FlatTransition, hashable
 from .inscription import (INTERNAL_PREFIX, RESERVED, CodeSegment, Term, binds,
                           check_expression, free_names, parse_terms, pattern_names,
                           split_conjuncts)
@@ -207,6 +207,8 @@ class _TransitionCompiler:
         except Exception as error:  # noqa: BLE001 - reported with its context
             raise self.fail(what, f"evaluating {term.expr!r} failed: {error!r}") from None
         flat = self.net.places[place]
+        if not hashable(value):
+            raise self.fail(what, f"constant {value!r} is not hashable: {IMMUTABLE}")
         if isinstance(value, Delayed) and not flat.timed:
             raise self.fail(what, f"place '{flat.path}' is untimed: its tokens cannot "
                                   f"carry a delay ({value!r})")

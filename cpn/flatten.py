@@ -27,6 +27,19 @@ from typing import Any
 from .errors import ColourError, NetError
 from .net import Delayed, Net, Place, TimedToken
 
+#: Why a token must be hashable, for messages.
+IMMUTABLE = ("tokens are immutable values (a tuple, a frozenset, a frozen dataclass), "
+             "so that markings can be compared, stored and undone")
+
+
+def hashable(value: Any) -> bool:
+    """Whether ``value`` can be a token (nested values included)."""
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
 
 @dataclass
 class FlatPlace:
@@ -44,13 +57,16 @@ class FlatPlace:
 
     def initial_token(self, token: Any) -> tuple[Any, float]:
         """An initial token as ``(value, timestamp)``, refused, naming the
-        place, if it cannot be one of its tokens: a ``Delayed``, not of
-        the place's colour, or timed in an untimed place."""
+        place, if it cannot be one of its tokens: a ``Delayed``, not
+        hashable, not of the place's colour, or timed in an untimed place."""
         value, stamp = (token if isinstance(token, TimedToken) else (token, 0.0))
         if isinstance(value, Delayed):
             raise NetError(f"place '{self.path}': initial token {value!r}: a Delayed is "
                            "an output arc's token with its delay; an initial token takes "
                            "its time from timed(value, at)")
+        if not hashable(value):
+            raise ColourError(f"place '{self.path}': initial token {value!r} is not "
+                              f"hashable: {IMMUTABLE}")
         if not self.accepts(value):
             raise ColourError(f"place '{self.path}': initial token {value!r} is "
                               f"not of colour {self.place.colour_name}")

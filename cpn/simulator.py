@@ -28,7 +28,7 @@ import numpy as np
 
 from .compiler import CompiledTransition, compile_net
 from .errors import BindingError, ColourError, NetError
-from .flatten import FlatNet
+from .flatten import IMMUTABLE, FlatNet
 from .marking import Marking, TokenView
 from .net import Delayed, Net
 
@@ -177,6 +177,8 @@ class Simulator:
         if isinstance(token, Delayed):
             raise ColourError(f"{where}: place '{flat.path}' is untimed: its tokens cannot "
                               "carry a delay")
+        if type(token).__hash__ is None:
+            raise ColourError(f"{where} is not hashable: {IMMUTABLE}")
         raise ColourError(f"{where} is not of colour {flat.place.colour_name}")
 
     # -- monitors ------------------------------------------------------------

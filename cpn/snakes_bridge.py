@@ -61,11 +61,7 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
     dropped = set()
     for place in flat.places:
         tokens = [t.value if isinstance(t, TimedToken) else t for t in place.initial]
-        try:
-            result.add_place(sn.Place(place.path, tokens))
-        except TypeError as error:  # SNAKES keeps tokens in a hashed multiset
-            raise NetError(f"place '{place.path}': SNAKES holds only hashable tokens "
-                           f"({error})") from None
+        result.add_place(sn.Place(place.path, tokens))  # hashable: flatten checked
         if place.timed:
             dropped.add("time")
     for t in flat.transitions:

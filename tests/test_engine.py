@@ -746,3 +746,33 @@ def test_misspelt_attributes_of_env_objects_are_refused_when_built(spot, text, p
         with pytest.raises(NetError, match=f"transition 'T', {problem}"):
             Simulator(net)
 
+
+def test_an_unhashable_initial_token_is_refused_naming_the_place():
+    net = Net("dicts")
+    net.place("P", initial=[{"a": 1}])
+    with pytest.raises(ColourError, match=r"place 'P': initial token \{'a': 1\} is not "
+                                          "hashable: tokens are immutable values"):
+        Simulator(net)
+    net = Net("nested")
+    net.place("P", tuple)
+    with pytest.raises(ColourError, match=r"place 'P': initial token \(1, \[2\]\) is not "
+                                          "hashable"):
+        Simulator(net, marking={"P": [(1, [2])]})
+
+
+def test_an_unhashable_produced_token_is_refused_naming_transition_arc_and_place():
+    net = Net("dicts")
+    net.place("P", int, initial=[1])
+    net.place("Q")
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "{x: 2}")
+    sim = Simulator(net)
+    with pytest.raises(ColourError, match=r"transition 'T', arc to 'Q' '\{x: 2\}': token "
+                                          r"\{1: 2\} is not hashable: tokens are immutable"):
+        sim.run()
+    assert sim.marking["P"] == [1] and sim.marking["Q"] == []
+    net.arcs[-1].inscription = "[1, 2]"
+    with pytest.raises(NetError, match=r"arc T -> Q '\[1, 2\]': constant \[1, 2\] is not "
+                                       "hashable"):
+        Simulator(net)
