@@ -196,7 +196,7 @@ def _refusals(place: FlatPlace) -> list[str]:
     token's type (a dict, a list, a set, a mutable dataclass), so that a
     firing costs the same whatever the size of its tokens."""
     colour = place.place.colour
-    tests = ["type(_cpn_t).__hash__ is None"]
+    tests = [] if _hashable_colour(colour) else ["type(_cpn_t).__hash__ is None"]
     if isinstance(colour, (type, tuple)):
         tests.append(f"not isinstance(_cpn_t, _cpn_C{place.index})")
     elif colour is not None:
@@ -205,6 +205,16 @@ def _refusals(place: FlatPlace) -> list[str]:
                             or issubclass(Delayed, colour)):
         tests.insert(0, "type(_cpn_t) is _cpn_Delayed")  # else the colour refuses it
     return tests
+
+
+def _hashable_colour(colour) -> bool:
+    """Whether the colour check alone keeps out unhashable types: a colour
+    of built-in hashable types (int, str, tuple, ...) admits only their
+    instances, hashable by type (a subclass removing ``__hash__`` aside),
+    and the firing is spared a test per token."""
+    types = colour if isinstance(colour, tuple) else (colour,)
+    return all(isinstance(kind, type) and kind.__module__ == "builtins"
+               and kind.__hash__ is not None for kind in types)
 
 
 def _consume(steps: list[SearchStep], places: list[FlatPlace]) -> list[str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import random
+import sys
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -368,10 +369,10 @@ class Simulator:
         clock there, so monitors integrate up to it."""
         if self.history:
             self._snapshot()
-        limit = float("inf") if max_steps is None else self.steps + max_steps
+        limit = sys.maxsize if max_steps is None else self.steps + max_steps
         return RunResult(self._loop(limit, until_time, stop_when), self.now, self.steps)
 
-    def _loop(self, limit: float, until_time: float | None = None,
+    def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None,
               chosen: Binding | None = None) -> StopReason:
         """The one place that searches and fires, for :meth:`run`,

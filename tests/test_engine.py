@@ -776,3 +776,16 @@ def test_an_unhashable_produced_token_is_refused_naming_transition_arc_and_place
     with pytest.raises(NetError, match=r"arc T -> Q '\[1, 2\]': constant \[1, 2\] is not "
                                        "hashable"):
         Simulator(net)
+
+
+def test_a_colour_of_builtin_types_needs_no_extra_hash_test_but_any_other_does():
+    net = Net("colours")
+    net.place("P", int, initial=[1])
+    net.place("Ints", int)
+    net.place("Any")
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Ints", "x")
+    net.arc("T", "Any", "x")
+    source = Simulator(net).transitions[0].source
+    assert source.count("__hash__ is None") == 1  # into Any only
