@@ -196,26 +196,22 @@ def _flat_graph(flat: FlatNet, tokens: _Tokens, wrap: int) -> graphviz.Digraph:
 def place_paths(net: Net) -> dict[str, str]:
     """Each place of each module instance (``instance path/name``, port
     places included) -> the flat place it becomes: its socket for a port,
-    the first member for a fusion set.  Mirrors ``flatten.py``."""
+    the fusion set for a fused place.  Mirrors ``flatten.py``."""
     result: dict[str, str] = {}
-    fusion: dict[str, str] = {}
 
     def expand(module: Net, prefix: str, sockets: dict[str, str]) -> None:
         local: dict[str, str] = {}
         for name, place in module.places.items():
             if prefix and place.port is not None:
                 local[name] = sockets.get(name, prefix + name)
-            elif place.fusion is not None and place.fusion in fusion:
-                local[name] = fusion[place.fusion]
+            elif place.fusion is not None:
+                local[name] = place.fusion
             else:
                 local[name] = prefix + name
-                if place.fusion is not None:
-                    fusion[place.fusion] = local[name]
             result[prefix + name] = local[name]
         for sub in module.substitutions.values():
-            pairs = sub.sockets.items() if isinstance(sub.sockets, dict) else sub.sockets
             expand(sub.module, prefix + sub.name + "/",
-                   {port: local.get(socket, socket) for port, socket in pairs})
+                   {port: local.get(socket, socket) for port, socket in sub.sockets})
 
     expand(net, "", {})
     return result

@@ -2,10 +2,21 @@
 
 Every substitution transition is replaced by a copy of its module whose
 port places are the sockets, and whose other nodes are named by their path
-(``Scheduler/EASY``).  Places of one fusion set become a single place.  All
-structural errors (missing nodes, unassigned or doubly assigned ports,
-colour mismatches between a port and its socket) are raised here, before
-anything runs.
+(``Scheduler/EASY``).  Places of one fusion set become a single place,
+named by the fusion set.  All structural errors (missing nodes, unassigned
+or doubly assigned ports, ports used against their direction, colour
+mismatches between a port and its socket or within a fusion set) are raised
+here, before anything runs.
+
+Port directions follow CPN Tools, where an input port is assigned to a
+socket the substitution transition takes from, an output port to one it
+puts into, an input/output port to one it does both with.  Here the
+substitution transition is the module itself, so the rule applies to the
+module's own arcs (those of nested modules included): the module may take
+or read the tokens of an ``in`` port but never put any there (the outside
+does), may put tokens into an ``out`` port but never take or read them;
+``inout`` allows both.  A read arc (the same variable in and out of an
+untimed place) puts nothing: it leaves the token where it is.
 """
 
 from __future__ import annotations
@@ -14,14 +25,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ColourError, NetError
-from .net import Net, Place, TimedToken
+from .net import Delayed, Net, Place, TimedToken
+
+#: Why a token must be hashable, for messages.
+IMMUTABLE = ("tokens are immutable values (a tuple, a frozenset, a frozen dataclass), "
+             "so that markings can be compared, stored and undone")
+
+
+def hashable(value: Any) -> bool:
+    """Whether ``value`` can be a token (nested values included)."""
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 @dataclass
 class FlatPlace:
     index: int
     path: str
-    place: Place  # the declaration that created it (colour, timed, initial)
+    place: Place  # the declaration that created it (colour, timed)
+    initial: list = field(default_factory=list)  # of the whole fusion set, if fused
 
     @property
     def timed(self) -> bool:
@@ -29,6 +54,26 @@ class FlatPlace:
 
     def accepts(self, token: Any) -> bool:
         return self.place.accepts(token)
+
+    def initial_token(self, token: Any) -> tuple[Any, float]:
+        """An initial token as ``(value, timestamp)``, refused, naming the
+        place, if it cannot be one of its tokens: a ``Delayed``, not
+        hashable, not of the place's colour, or timed in an untimed place."""
+        value, stamp = (token if isinstance(token, TimedToken) else (token, 0.0))
+        if isinstance(value, Delayed):
+            raise NetError(f"place '{self.path}': initial token {value!r}: a Delayed is "
+                           "an output arc's token with its delay; an initial token takes "
+                           "its time from timed(value, at)")
+        if not hashable(value):
+            raise ColourError(f"place '{self.path}': initial token {value!r} is not "
+                              f"hashable: {IMMUTABLE}")
+        if not self.accepts(value):
+            raise ColourError(f"place '{self.path}': initial token {value!r} is "
+                              f"not of colour {self.place.colour_name}")
+        if isinstance(token, TimedToken) and not self.timed:
+            raise NetError(f"place '{self.path}' is untimed: its initial "
+                           "tokens cannot carry a timestamp")
+        return value, float(stamp)
 
 
 @dataclass
@@ -43,18 +88,43 @@ class FlatTransition:
     inputs: list[tuple[int, str]] = field(default_factory=list)
     outputs: list[tuple[int, str]] = field(default_factory=list)
 
+    def read_arcs(self, places: list[FlatPlace]) -> tuple[set[int], list[tuple[int, str]]]:
+        """Pair an input arc ``v`` with an output arc ``v`` to the same untimed
+        place: the firing only reads that token, so it stays where it is (CPN
+        Tools draws these as double arcs).  Returns the positions of the read
+        input arcs and the output arcs that really produce (the rest)."""
+        read: set[int] = set()
+        produced = list(self.outputs)
+        for position, (place, text) in enumerate(self.inputs):
+            name = text.strip()
+            if not name.isidentifier() or name in self.env or places[place].timed:
+                continue
+            for other, (out_place, out_text) in enumerate(produced):
+                if out_place == place and out_text.strip() == name:
+                    read.add(position)
+                    del produced[other]
+                    break
+        return read, produced
+
 
 @dataclass
 class FlatNet:
     name: str
     places: list[FlatPlace]
     transitions: list[FlatTransition]
+    # The declared paths of places that became another one: a port is its
+    # socket, a member of a fusion set is the fused place.
+    aliases: dict[str, int] = field(default_factory=dict)
     compiled: list | None = field(default=None, repr=False)  # set by the simulator
 
     def place_index(self, path: str) -> int:
+        """The place named ``path``, or declared as ``path`` (a port, a
+        member of a fusion set)."""
         for place in self.places:
             if place.path == path:
                 return place.index
+        if path in self.aliases:
+            return self.aliases[path]
         raise KeyError(f"no place '{path}' in net '{self.name}' "
                        f"(places: {', '.join(p.path for p in self.places)})")
 
@@ -68,13 +138,19 @@ class FlatNet:
 def flatten(net: Net) -> FlatNet:
     builder = _Flattener(net.name)
     builder.expand(net, prefix="", sockets={})
-    flat = FlatNet(net.name, builder.places, builder.transitions)
+    flat = FlatNet(net.name, builder.places, builder.transitions, builder.aliases)
+    names: dict[str, int] = {}
     for place in flat.places:
-        for token in place.place.initial:
-            value = token.value if isinstance(token, TimedToken) else token
-            if not place.accepts(value):
-                raise ColourError(f"place '{place.path}': initial token {value!r} "
-                                  f"is not of colour {place.place.colour_name}")
+        if names.setdefault(place.path, place.index) != place.index:
+            raise NetError(f"net '{net.name}': fusion set '{place.path}' has the name of "
+                           "a place: rename one")
+    for path, index in flat.aliases.items():
+        if names.get(path, index) != index:
+            raise NetError(f"net '{net.name}': fusion set '{path}' has the name of a "
+                           "place: rename one")
+    for place in flat.places:
+        for token in place.initial:
+            place.initial_token(token)
     return flat
 
 
@@ -87,23 +163,37 @@ class _Flattener:
         self.name = name
         self.places: list[FlatPlace] = []
         self.transitions: list[FlatTransition] = []
+        self.aliases: dict[str, int] = {}
         self.fusion: dict[str, FlatPlace] = {}
+        self.first_member: dict[str, str] = {}  # fusion set -> its first member's path
+        self.marked_by: dict[str, str] = {}  # fusion set -> the member giving its marking
 
     def new_place(self, path: str, place: Place) -> int:
-        if place.fusion is not None and place.fusion in self.fusion:
-            member = self.fusion[place.fusion]
-            if not _same_colour(member.place, place):
-                raise NetError(f"place '{path}': fusion set '{place.fusion}' joins it to "
-                               f"'{member.path}', whose colour set differs")
-            if place.initial and place.initial != member.place.initial:
-                raise NetError(f"place '{path}': fusion set '{place.fusion}' already has "
-                               f"an initial marking from '{member.path}'")
-            return member.index
-        flat = FlatPlace(len(self.places), path, place)
-        self.places.append(flat)
-        if place.fusion is not None:
-            self.fusion[place.fusion] = flat
-        return flat.index
+        if place.fusion is None:
+            flat = FlatPlace(len(self.places), path, place, list(place.initial))
+            self.places.append(flat)
+            return flat.index
+        fused = self.fusion.get(place.fusion)
+        if fused is None:
+            fused = FlatPlace(len(self.places), place.fusion, place)
+            self.places.append(fused)
+            self.fusion[place.fusion] = fused
+            self.first_member[place.fusion] = path
+        elif not _same_colour(fused.place, place):
+            raise NetError(f"place '{path}': fusion set '{place.fusion}' joins it to "
+                           f"'{self.first_member[place.fusion]}', whose colour set differs")
+        if place.initial:
+            if place.fusion not in self.marked_by:
+                fused.initial = list(place.initial)
+                self.marked_by[place.fusion] = path
+            elif place.initial != fused.initial:
+                raise NetError(
+                    f"place '{path}': its initial marking {place.initial!r} differs from "
+                    f"{fused.initial!r}, given by '{self.marked_by[place.fusion]}' of the "
+                    f"same fusion set '{place.fusion}' (one place, one initial marking)")
+        if path != fused.path:
+            self.aliases[path] = fused.index
+        return fused.index
 
     def expand(self, net: Net, prefix: str, sockets: dict[str, int]) -> None:
         where = prefix.rstrip("/") or net.name
@@ -114,6 +204,7 @@ class _Flattener:
                     raise NetError(f"module '{net.name}' at '{where}': port '{name}' "
                                    "is not assigned to a socket")
                 local[name] = sockets[name]
+                self.aliases[prefix + name] = sockets[name]
             else:
                 local[name] = self.new_place(prefix + name, place)
 
@@ -145,10 +236,9 @@ class _Flattener:
 
     def expand_substitution(self, net: Net, prefix: str, sub, local: dict[str, int]) -> None:
         module, path = sub.module, prefix + sub.name
-        pairs = sub.sockets
         assigned: dict[str, int] = {}
         used_sockets: dict[str, str] = {}
-        for port, socket in pairs:
+        for port, socket in sub.sockets:
             if port not in module.places or module.places[port].port is None:
                 raise NetError(f"substitution '{path}': module '{module.name}' has no "
                                f"port named '{port}'")
@@ -169,4 +259,30 @@ class _Flattener:
                     f"{'timed' if port_place.timed else 'untimed'})")
             assigned[port] = local[socket]
             used_sockets[socket] = port
+        first = len(self.transitions)
         self.expand(module, path + "/", assigned)
+        self.check_port_directions(path, module, assigned, self.transitions[first:])
+
+    def check_port_directions(self, path: str, module: Net, assigned: dict[str, int],
+                              transitions: list[FlatTransition]) -> None:
+        """The module instance at ``path`` (its ``transitions``) uses each
+        port the way its kind allows (see the module docstring)."""
+        for port, index in assigned.items():
+            kind = module.places[port].port
+            if kind == "inout":
+                continue
+            socket = self.places[index].path
+            for t in transitions:
+                if kind == "in":
+                    _, produced = t.read_arcs(self.places)
+                    if any(place == index for place, _ in produced):
+                        raise NetError(
+                            f"substitution '{path}': port '{port}' is an input port "
+                            f"(port='in') but transition '{t.path}' puts tokens into it "
+                            f"(socket '{socket}'); only the outside may: make it "
+                            "port='inout'")
+                elif any(place == index for place, _ in t.inputs):
+                    raise NetError(
+                        f"substitution '{path}': port '{port}' is an output port "
+                        f"(port='out') but transition '{t.path}' takes or reads its tokens "
+                        f"(socket '{socket}'); only the outside may: make it port='inout'")

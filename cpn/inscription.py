@@ -37,10 +37,6 @@ class Term:
     delay: str | None = None
     splat: bool = False
 
-    @property
-    def node(self) -> ast.expr:
-        return ast.parse(self.expr, mode="eval").body
-
     def __str__(self) -> str:
         text = ("*" if self.splat else "") + self.expr
         if self.multiplicity != 1:
@@ -134,6 +130,14 @@ def pattern_names(node: ast.expr) -> list[str]:
     return []
 
 
+def binds(node: ast.expr, bound: set[str], env_names: set[str]) -> list[str]:
+    """Variables an input term would bind, ``bound`` being bound already
+    (empty if it is an expression to look up)."""
+    if not is_pattern(node):
+        return []
+    return [n for n in pattern_names(node) if n not in bound and n not in env_names]
+
+
 def is_pattern(node: ast.expr) -> bool:
     """A name, a constant, or a tuple of patterns: something that can bind."""
     if isinstance(node, (ast.Name, ast.Constant)):
@@ -179,10 +183,6 @@ class CodeSegment:
                     if isinstance(node, ast.Name) and node.id not in names:
                         names.append(node.id)
         return names
-
-    @property
-    def reads(self) -> set[str]:
-        return free_names(self.tree)
 
     def check(self) -> None:
         for node in ast.walk(self.tree):

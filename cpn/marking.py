@@ -1,15 +1,17 @@
-"""A read-only view of a marking, for people: text, tables, comparisons.
+"""Read-only views of a marking: a copy for people, a live view for code.
 
-The simulator's own state is tuned for speed (lists and a heap); this view
-is what users look at, in a terminal (``str``), in Jupyter
-(``_repr_html_``) or in tests (``counts()``, ``multiset()``).
+The simulator's own state is tuned for speed (lists and a heap); a
+:class:`Marking` is what users look at, in a terminal (``str``), in Jupyter
+(``_repr_html_``) or in tests (``counts()``, ``multiset()``); a
+:class:`TokenView` is what code outside the engine reads while a simulation
+runs (a monitor after each firing, a progress report between runs).
 """
 
 from __future__ import annotations
 
 import html
 from collections import Counter
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 
 class Marking(Mapping[str, list]):
@@ -80,3 +82,28 @@ class Marking(Mapping[str, list]):
         return (f"<table><caption>marking at time {self.time:g}</caption>"
                 "<tr><th>place</th><th>tokens</th><th>marking</th></tr>"
                 f"{rows}</table>")
+
+
+class TokenView(Sequence):
+    """The tokens of one place, oldest first, as the simulation goes on:
+    look it up once (``Simulator.view(path)``), read it whenever needed
+    (``len(view)``, ``view[0]``, iteration).  It cannot change the marking;
+    to keep the tokens of one instant, copy them (``list(view)``)."""
+
+    __slots__ = ("path", "_tokens")
+
+    def __init__(self, path: str, tokens: Callable[[], list]):
+        self.path = path
+        self._tokens = tokens
+
+    def __len__(self) -> int:
+        return len(self._tokens())
+
+    def __getitem__(self, index):
+        return self._tokens()[index]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._tokens())
+
+    def __repr__(self) -> str:
+        return f"<TokenView of '{self.path}': {len(self)} tokens>"

@@ -54,7 +54,9 @@ Colour = type | tuple | Callable[[Any], bool] | None
 class Place:
     """A place: a colour set (a type, a tuple of types, or a predicate),
     whether its tokens carry time, its initial marking, and optionally a
-    fusion set or a port kind (``in``, ``out``, ``inout``)."""
+    fusion set or a port kind (``in``: the module takes or reads its tokens,
+    ``out``: the module puts tokens there, ``inout``: both; checked where
+    the module is used, see ``flatten.py``)."""
 
     name: str
     colour: Colour = None
@@ -84,7 +86,14 @@ class Place:
 @dataclass
 class Transition:
     """A transition: guard, ``@+`` delay, priority (lower fires first) and
-    an optional code segment, all as text compiled once."""
+    an optional code segment, all as text compiled once.
+
+    The guard must be pure, as must input arc inscriptions: they are
+    evaluated any number of times while bindings are searched, and not again
+    while nothing they read changes, so they may not draw from ``rng``
+    (refused when the net is built) and should call no function that
+    changes anything.  Output arcs and the code segment run once per firing.
+    """
 
     name: str
     guard: str | None = None
@@ -105,11 +114,12 @@ class Arc:
 @dataclass
 class Substitution:
     """A substitution transition: an instance of ``module`` whose port
-    places are the ``sockets`` (port name -> place of the enclosing net)."""
+    places are the ``sockets``, (port name, place of the enclosing net)
+    pairs in the order given."""
 
     name: str
     module: "Net"
-    sockets: dict[str, str]
+    sockets: list[tuple[str, str]]
 
 
 class Net:
@@ -142,6 +152,10 @@ class Net:
         if port is not None and port not in PORT_KINDS:
             raise NetError(f"net '{self.name}', place '{name}': port must be one of "
                            f"{PORT_KINDS}, not {port!r}")
+        if port is not None and fusion is not None:
+            raise NetError(f"net '{self.name}', place '{name}': a port place cannot be in "
+                           f"fusion set {fusion!r}: where the module is used, it is its "
+                           "socket (put the socket in the fusion set instead)")
         place = Place(name, colour, list(initial), timed, fusion, port)
         self.places[name] = place
         return place
@@ -176,10 +190,6 @@ class Net:
         sub = Substitution(name, module, pairs)
         self.substitutions[name] = sub
         return sub
-
-    @property
-    def ports(self) -> dict[str, Place]:
-        return {n: p for n, p in self.places.items() if p.port is not None}
 
     def flatten(self):
         """The flat net a simulator runs (see ``flatten.py``)."""

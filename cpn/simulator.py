@@ -20,17 +20,19 @@ import heapq
 import html
 import itertools
 import random
+import sys
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
 from .compiler import CompiledTransition, compile_net
 from .errors import BindingError, ColourError, NetError
-from .flatten import FlatNet
-from .marking import Marking
-from .net import Delayed, Net, TimedToken
+from .flatten import IMMUTABLE, FlatNet
+from .marking import Marking, TokenView
+from .net import Delayed, Net
 
 
 class StopReason(str, Enum):
@@ -119,7 +121,6 @@ class Simulator:
         self._dirty: set[int] = set(range(len(self.transitions)))
         self._monitors: list = []
         self._hooks: list[list] = [[] for _ in self.transitions]
-        self._place_hooks: list = []
         self._last: tuple | None = None
         self._load_marking(marking or {})
 
@@ -134,7 +135,7 @@ class Simulator:
                 scope[f"_cpn_C{p}"] = place.place.colour
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put,
-                         _cpn_colour_error=self._colour_error, _cpn_Delayed=Delayed,
+                         _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
                          rng=self.rng)
             exec(compile(t.source, f"<transition {t.path}>", "exec"), scope)
             searches.append(scope["_cpn_search"])
@@ -142,22 +143,23 @@ class Simulator:
         return searches, fires
 
     def _load_marking(self, overrides: Mapping[str, Iterable]) -> None:
-        known = {p.path for p in self.net.places}
+        given: dict[int, str] = {}
         for path in overrides:
-            if path not in known:
-                raise NetError(f"initial marking given for unknown place '{path}'")
+            try:
+                index = self.place_index(path)
+            except KeyError:
+                raise NetError(f"initial marking given for unknown place '{path}'") from None
+            if index in given:
+                raise NetError(f"initial marking of place '{self.net.places[index].path}' "
+                               f"given twice, as '{given[index]}' and '{path}'")
+            given[index] = path
         for place in self.net.places:
-            tokens = overrides.get(place.path, place.place.initial)
+            tokens = (overrides[given[place.index]] if place.index in given
+                      else place.initial)
             for token in tokens:
-                value, stamp = (token if isinstance(token, TimedToken) else (token, 0.0))
-                if not place.accepts(value):
-                    raise ColourError(f"place '{place.path}': initial token {value!r} is "
-                                      f"not of colour {place.place.colour_name}")
+                value, stamp = place.initial_token(token)
                 if place.timed:
-                    self._put(place.index, value, float(stamp), self.now)
-                elif isinstance(token, TimedToken):
-                    raise NetError(f"place '{place.path}' is untimed: its initial "
-                                   "tokens cannot carry a timestamp")
+                    self._put(place.index, value, stamp, self.now)
                 else:
                     self._R[place.index].append(value)
 
@@ -168,11 +170,18 @@ class Simulator:
         else:
             heapq.heappush(self._heap, (stamp, self._next(), place, token))
 
-    def _colour_error(self, transition: int, place: int, text: str, token: Any):
-        path = self.net.places[place]
-        raise ColourError(
-            f"transition '{self.transitions[transition].path}', arc to '{path.path}' "
-            f"{text!r}: token {token!r} is not of colour {path.place.colour_name}")
+    def _refuse(self, transition: int, place: int, text: str, token: Any):
+        """Raised by a firing whose output token cannot enter its place; the
+        firing leaves the marking as it was."""
+        flat = self.net.places[place]
+        where = (f"transition '{self.transitions[transition].path}', arc to '{flat.path}' "
+                 f"{text!r}: token {token!r}")
+        if isinstance(token, Delayed):
+            raise ColourError(f"{where}: place '{flat.path}' is untimed: its tokens cannot "
+                              "carry a delay")
+        if type(token).__hash__ is None:
+            raise ColourError(f"{where} is not hashable: {IMMUTABLE}")
+        raise ColourError(f"{where} is not of colour {flat.place.colour_name}")
 
     # -- monitors ------------------------------------------------------------
     def add_monitor(self, monitor):
@@ -198,8 +207,14 @@ class Simulator:
                        {p.path: p.timed for p in self.net.places})
 
     def tokens(self, path: str) -> list:
-        """The tokens of a place (available or not), oldest first."""
+        """A copy of the tokens of a place (available or not), oldest first."""
         return list(self._tokens_of(self.place_index(path)))
+
+    def view(self, path: str) -> TokenView:
+        """A live, read-only view of the tokens of a place (available or
+        not, oldest first) that follows the run: code that reads a place
+        after every firing looks it up once.  ``len(view)`` counts them."""
+        return TokenView(path, partial(self._tokens_of, self.place_index(path)))
 
     def _tokens_of(self, place: int) -> list:
         """The tokens of a place by index, for monitors read at every clock
@@ -238,18 +253,17 @@ class Simulator:
 
     # -- enabling ------------------------------------------------------------
     def _refresh(self) -> None:
-        found, search, now = self._found, self._search, self.now
-        for t in self._dirty:
-            try:
-                binding = search[t](now, None)
-            except Exception as error:  # noqa: BLE001 - reported with context
-                raise BindingError(f"transition '{self.transitions[t].path}': evaluating "
-                                   f"its guard or input arcs failed: {error!r}") from error
-            if binding is None:
-                found.pop(t, None)
-            else:
-                found[t] = binding
-        self._dirty.clear()
+        """Search again every transition whose binding may have changed."""
+        self._loop(limit=self.steps)
+
+    def _search_failed(self, t: int, error: Exception) -> BindingError:
+        return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
+                            f"or input arcs failed: {error!r}")
+
+    def _firing_failed(self, t: int, picks: tuple, values: tuple,
+                       error: Exception) -> BindingError:
+        return BindingError(f"firing {self._binding(t, picks, values)} at time {self.now} "
+                            f"failed: {error!r}")
 
     def enabled(self, all_priorities: bool = False,
                 transition: str | None = None) -> list[Binding]:
@@ -266,7 +280,10 @@ class Simulator:
             if not all_priorities and self._priority[t] != best or only not in (None, t):
                 continue
             raw: list = []
-            self._search[t](self.now, raw)
+            try:
+                self._search[t](self.now, raw)
+            except Exception as error:  # noqa: BLE001 - reported with context
+                raise self._search_failed(t, error) from error
             seen: list = []
             for picks, values in raw:
                 if values in seen:
@@ -301,7 +318,7 @@ class Simulator:
                                "priority is enabled now")
         if undoable:
             self._snapshot()
-        self._fire_one(binding.index, binding.picks, binding.raw)
+        self._loop(limit=self.steps + 1, chosen=binding)
         return binding
 
     def _choose(self) -> int:
@@ -317,28 +334,6 @@ class Simulator:
             return min(candidates)
         candidates.sort()
         return candidates[self._choice.randrange(len(candidates))]
-
-    def _fire_one(self, t: int, picks: tuple, values: tuple) -> bool:
-        """Fire; returns True when a monitor asks the run to stop."""
-        try:
-            self._fire[t](picks, values, self.now)
-        except ColourError:
-            raise
-        except Exception as error:  # noqa: BLE001 - reported with context
-            binding = self._binding(t, picks, values)
-            raise BindingError(f"firing {binding} at time {self.now} failed: "
-                               f"{error!r}") from error
-        self._found.pop(t, None)
-        self._dirty.update(self._affected[t])
-        self._dirty.update(u for u in self._refreshed[t] if u in self._found)
-        self._version = self._new_version()
-        self.steps += 1
-        self._last = (t, picks, values)
-        stop = False
-        for monitor in self._hooks[t]:
-            if monitor.fired(self, t, values):
-                stop = True
-        return stop
 
     # -- time ----------------------------------------------------------------
     def _advance(self, until_time: float | None) -> StopReason | None:
@@ -396,33 +391,58 @@ class Simulator:
         clock there, so monitors integrate up to it."""
         if self.history:
             self._snapshot()
-        # The hot loop: _refresh, _choose and _fire_one inlined (see bench/).
+        limit = sys.maxsize if max_steps is None else self.steps + max_steps
+        return RunResult(self._loop(limit, until_time, stop_when), self.now, self.steps)
+
+    def _loop(self, limit: int, until_time: float | None = None,
+              stop_when: Callable[["Simulator"], bool] | None = None,
+              chosen: Binding | None = None) -> StopReason:
+        """The one place that searches and fires, for :meth:`run`,
+        :meth:`fire` and :meth:`enabled`.  Search again the transitions
+        marked dirty; then, while fewer than ``limit`` firings are done,
+        fire ``chosen`` (once) or the binding the run chooses, advancing
+        the clock when nothing is enabled, and mark the transitions the
+        firing may have changed.  With ``limit`` equal to the firings done,
+        it only searches.  It is the simulator's hot loop (see
+        ``bench/engine.py``): everything it touches per firing is a local."""
         found, dirty, search, fire = self._found, self._dirty, self._search, self._fire
         affected, refreshed, hooks = self._affected, self._refreshed, self._hooks
-        limit = float("inf") if max_steps is None else self.steps + max_steps
-        steps, last, t, firing = self.steps, self._last, None, False
-        reason = StopReason.STEPS
+        steps, last = self.steps, self._last
         try:
-            while steps < limit:
+            while True:
                 if dirty:
                     now = self.now
-                    for t in dirty:
-                        binding = search[t](now, None)
-                        if binding is None:
-                            found.pop(t, None)
-                        else:
-                            found[t] = binding
+                    try:
+                        for t in dirty:
+                            binding = search[t](now, None)
+                            if binding is None:
+                                found.pop(t, None)
+                            else:
+                                found[t] = binding
+                    except Exception as error:  # noqa: BLE001 - reported with context
+                        raise self._search_failed(t, error) from error
                     dirty.clear()
-                if not found:
+                if steps >= limit:
+                    return StopReason.STEPS
+                if chosen is not None:
+                    t, picks, values = chosen.index, chosen.picks, chosen.raw
+                    found.pop(t, None)
+                    chosen = None
+                elif found:
+                    t = next(iter(found)) if len(found) == 1 else self._choose()
+                    picks, values = found.pop(t)
+                else:
                     reason = self._advance(until_time)
                     if reason is not None:
-                        break
+                        return reason
                     continue
-                t = next(iter(found)) if len(found) == 1 else self._choose()
-                picks, values = found.pop(t)
-                firing = True
-                fire[t](picks, values, self.now)
-                firing = False
+                try:
+                    fire[t](picks, values, self.now)
+                except Exception as error:
+                    dirty.add(t)  # the marking is unchanged: its binding is found again
+                    if isinstance(error, ColourError):
+                        raise
+                    raise self._firing_failed(t, picks, values, error) from error
                 dirty.update(affected[t])
                 if refreshed[t]:
                     for u in refreshed[t]:
@@ -434,33 +454,15 @@ class Simulator:
                     self.steps, self._last = steps, last
                     self._version = self._new_version()
                     if any([monitor.fired(self, t, values) for monitor in hooks[t]]):
-                        reason = StopReason.BREAKPOINT
-                        break
+                        return StopReason.BREAKPOINT
                     if stop_when is not None and stop_when(self):
-                        reason = StopReason.PREDICATE
-                        break
-            else:
-                reason = StopReason.STEPS
-        except ColourError:
-            dirty.add(t)
-            raise
-        except Exception as error:  # noqa: BLE001 - reported with context
-            dirty.add(t)
-            path = self.transitions[t].path
-            if firing:
-                binding = self._binding(t, picks, values)
-                raise BindingError(f"firing {binding} at time {self.now} failed: "
-                                   f"{error!r}") from error
-            raise BindingError(f"transition '{path}': evaluating its guard or input "
-                               f"arcs failed: {error!r}") from error
+                        return StopReason.PREDICATE
+                if steps >= limit:  # no search after the last firing asked for
+                    return StopReason.STEPS
         finally:
             if steps != self.steps:
                 self._version = self._new_version()
             self.steps, self._last = steps, last
-        return self._result(reason)
-
-    def _result(self, reason: StopReason) -> RunResult:
-        return RunResult(reason, self.now, self.steps)
 
     # -- undo ----------------------------------------------------------------
     def checkpoint(self) -> tuple:

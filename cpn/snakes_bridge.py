@@ -60,12 +60,8 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
     result = sn.PetriNet(flat.name)
     dropped = set()
     for place in flat.places:
-        tokens = [t.value if isinstance(t, TimedToken) else t for t in place.place.initial]
-        try:
-            result.add_place(sn.Place(place.path, tokens))
-        except TypeError as error:  # SNAKES keeps tokens in a hashed multiset
-            raise NetError(f"place '{place.path}': SNAKES holds only hashable tokens "
-                           f"({error})") from None
+        tokens = [t.value if isinstance(t, TimedToken) else t for t in place.initial]
+        result.add_place(sn.Place(place.path, tokens))  # hashable: flatten checked
         if place.timed:
             dropped.add("time")
     for t in flat.transitions:

@@ -671,11 +671,10 @@ class LedgerMonitor(Monitor):
                 self.kinds[sim.transition_index(f"{self.name}/{kind}")] = kind
             except KeyError:
                 pass  # an always-on module has only Sync
-        # Untimed places read after firings, by index: Simulator.tokens()
-        # looks the path up each call (as run_model reads Finished).
-        self._running = sim._R[sim.place_index(self.runtime_info)]
-        self._finished = sim._R[sim.place_index(self.finished)]
-        self._decision = (sim._R[sim.place_index(f"{self.name}/LastDecision")]
+        # Places read after firings: live views, looked up once.
+        self._running = sim.view(self.runtime_info)
+        self._finished = sim.view(self.finished)
+        self._decision = (sim.view(f"{self.name}/LastDecision")
                           if "Tick" in self.kinds.values() else None)
         self._batch = {t: sim.transitions[t].variables.index("batch")
                        for t, kind in self.kinds.items() if kind in ("Booted", "Halted")}

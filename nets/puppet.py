@@ -291,7 +291,7 @@ def _run(sim: Simulator, stop: Callable[[], bool],
          progress: Callable[[float, int], None] | None, chunk: float) -> bool:
     """Fire until the marking is dead (False) or a stop is asked for (True),
     calling ``progress`` every ``chunk`` simulated seconds."""
-    finished = sim.place_index("Finished")
+    finished = sim.view("Finished")
     report_at = sim.now + chunk
     try:
         while True:
@@ -301,7 +301,7 @@ def _run(sim: Simulator, stop: Callable[[], bool],
             if outcome.reason is StopReason.STEPS:
                 continue
             if progress is not None:
-                progress(sim.now, len(sim._R[finished]))
+                progress(sim.now, len(finished))
             if outcome.reason is StopReason.DEAD:
                 return False
             report_at = sim.now + chunk

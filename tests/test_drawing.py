@@ -80,7 +80,7 @@ def test_place_paths_follow_sockets_and_fusion():
     paths = place_paths(net)
     assert paths["Counter/In"] == "Queue"
     assert paths["Counter/Busy"] == "Counter/Busy"
-    assert paths["Counter/LogB"] == "LogA"
+    assert paths["Counter/LogB"] == paths["LogA"] == "log"
     flat = {p.path for p in net.flatten().places}
     assert set(paths.values()) == flat
 

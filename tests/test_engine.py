@@ -153,7 +153,7 @@ def test_code_segment_computes_output_variables_with_the_environment():
 
 def test_splat_output_and_now():
     net = Net("splat")
-    net.place("P", list, initial=[[1, 2, 3]])
+    net.place("P", tuple, initial=[(1, 2, 3)])
     net.place("Q", tuple)
     net.transition("T")
     net.arc("P", "T", "xs")
@@ -241,8 +241,81 @@ def test_fusion_places_share_one_marking():
     top.substitution("B", module, {"Trigger": "T2"})
     sim = Simulator(top)
     sim.run()
-    assert sorted(sim.marking["Power"]) == [1, 2]
-    assert [p.path for p in sim.net.places].count("A/Shared") == 0
+    # One place, named by its fusion set; each member's path names it too.
+    assert [p.path for p in sim.net.places] == ["T1", "T2", "power"]
+    assert sorted(sim.marking["power"]) == [1, 2]
+    assert sorted(sim.tokens("Power")) == sorted(sim.tokens("B/Shared")) == [1, 2]
+
+
+def test_a_fusion_set_has_one_initial_marking_whichever_member_gives_it():
+    def net(first, second):
+        top = Net("top")
+        top.place("A", int, initial=first, fusion="f")
+        top.place("B", int, initial=second, fusion="f")
+        return top
+
+    assert Simulator(net([], [1, 2])).tokens("f") == [1, 2]  # the first member has none
+    assert Simulator(net([1, 2], [1, 2])).tokens("f") == [1, 2]
+    with pytest.raises(NetError, match=r"place 'B': its initial marking \[3\] differs from "
+                                       r"\[1, 2\], given by 'A' of the same fusion set 'f'"):
+        Simulator(net([1, 2], [3]))
+    clash = net([], [])
+    clash.place("f", int)
+    with pytest.raises(NetError, match="fusion set 'f' has the name of a place"):
+        Simulator(clash)
+
+
+def test_a_port_place_cannot_join_a_fusion_set():
+    module = Net("M")
+    with pytest.raises(NetError, match="net 'M', place 'In': a port place cannot be in "
+                                       "fusion set 'shared'"):
+        module.place("In", int, port="in", fusion="shared")
+
+
+def directed_module(kind: str, inputs: dict, outputs: dict) -> Net:
+    module = Net("Directed")
+    module.place("Port", int, port=kind)
+    module.place("Other", int, initial=[5])
+    module.transition("Use", inputs={"Other": "y", **inputs}, outputs=outputs)
+    return module
+
+
+@pytest.mark.parametrize("kind, inputs, outputs, problem", [
+    ("in", {"Port": "x"}, {"Other": "x + y"}, None),            # takes: fine
+    ("in", {"Port": "x"}, {"Port": "x", "Other": "y"}, None),   # reads (double arc): fine
+    ("in", {}, {"Port": "y", "Other": "y"},
+     r"substitution 'Sub': port 'Port' is an input port \(port='in'\) but transition "
+     r"'Sub/Use' puts tokens into it \(socket 'S'\)"),
+    ("in", {"Port": "x"}, {"Port": "x + 1", "Other": "y"}, "puts tokens into it"),
+    ("out", {}, {"Port": "y", "Other": "y"}, None),             # puts: fine
+    ("out", {"Port": "x"}, {"Port": "x", "Other": "y"},
+     r"substitution 'Sub': port 'Port' is an output port \(port='out'\) but transition "
+     r"'Sub/Use' takes or reads its tokens"),
+    ("inout", {"Port": "x"}, {"Port": "x + 1", "Other": "y"}, None),
+])
+def test_port_directions_are_checked_where_a_module_is_used(kind, inputs, outputs, problem):
+    top = Net("top")
+    top.place("S", int, initial=[1])
+    top.substitution("Sub", directed_module(kind, inputs, outputs), {"Port": "S"})
+    if problem is None:
+        Simulator(top)
+    else:
+        with pytest.raises(NetError, match=problem):
+            Simulator(top)
+    Simulator(directed_module(kind, inputs, outputs))  # on its own, a port is a place
+
+
+def test_a_nested_module_counts_as_its_parent_for_port_directions():
+    inner = directed_module("inout", {}, {"Port": "y", "Other": "y"})
+    outer = Net("Outer")
+    outer.place("Port", int, port="in")
+    outer.substitution("Inner", inner, {"Port": "Port"})
+    top = Net("top")
+    top.place("S", int)
+    top.substitution("Sub", outer, {"Port": "S"})
+    with pytest.raises(NetError, match=r"substitution 'Sub': port 'Port' is an input port "
+                                       r"\(port='in'\) but transition 'Sub/Inner/Use'"):
+        Simulator(top)
 
 
 @pytest.mark.parametrize("build, message", [
@@ -265,6 +338,20 @@ def test_construction_errors_name_the_transition_arc_and_text(build, message):
     net.transition("T")
     build(net)
     with pytest.raises(NetError, match=message.replace("(", r"\(").replace("+", r"\+")):
+        Simulator(net)
+
+
+@pytest.mark.parametrize("part, text, message", [
+    ("guard", "x >", "transition 'T', guard 'x >': cannot parse it: invalid syntax"),
+    ("code", "y = = 1", "transition 'T', code segment: invalid syntax: 'y = = 1'"),
+    ("delay", "1 +", "transition 'T', delay: cannot parse '1 \\+': invalid syntax"),
+])
+def test_syntax_errors_name_the_transition_and_the_part(part, text, message):
+    net = Net("bad")
+    net.place("P", int, initial=[1])
+    net.transition("T", **{part: text})
+    net.arc("P", "T", "x")
+    with pytest.raises(NetError, match=message):
         Simulator(net)
 
 
@@ -445,7 +532,7 @@ def test_state_space_reports_dead_markings_and_incompleteness():
 def test_delayed_elements_of_a_splat_get_their_own_timestamps():
     from cpn import Delayed
     net = Net("timed multiset", env={"Delayed": Delayed})
-    net.place("P", list, initial=[[3, 1, 2]])
+    net.place("P", tuple, initial=[(3, 1, 2)])
     net.place("Q", int, timed=True)
     net.transition("T", delay="10")
     net.arc("P", "T", "xs")
@@ -524,3 +611,181 @@ def test_a_change_a_transition_is_blind_to_still_refreshes_its_binding():
     assert [sim.net.places[p].path for p in take.value_blind] == ["S"]
     sim.run()
     assert sim.marking["Done"] == [(2, 3)]
+
+
+def test_view_follows_the_marking_and_cannot_change_it():
+    sim = Simulator(loop("2", initial=(0, 10)))
+    view = sim.view("P")
+    assert list(view) == [0, 10] and len(view) == 2
+    sim.run(max_steps=3)
+    # Firings at 0 (x=0), 0 (x=10), 2 (x=1): the view follows, timed tokens included.
+    assert list(view) == sim.tokens("P") == [11, 2] and view[0] == 11
+    assert not hasattr(view, "append") and not hasattr(view, "__setitem__")
+    with pytest.raises(KeyError, match="no place 'Nope'"):
+        sim.view("Nope")
+
+
+def test_a_monitor_that_fails_raises_its_own_error():
+    sim = Simulator(loop("1"))
+    sim.add_monitor(Breakpoint(transition="T", when=lambda values: values["missing"]))
+    with pytest.raises(KeyError, match="missing"):
+        sim.run(max_steps=5)
+    assert sim.steps == 1  # the firing happened; the monitor's error is not a binding's
+
+
+def test_a_guard_failing_after_the_last_firing_is_reported_by_the_next_call():
+    net = Net("fails later", env={"check": lambda v: 1 / (1 - v) > 0})
+    net.place("P", int, initial=[0])
+    net.transition("T", guard="check(x)")
+    net.arc("P", "T", "x")
+    net.arc("T", "P", "x + 1")
+    sim = Simulator(net)
+    assert str(sim.step()) == "T<x=0>"  # P now holds 1: the guard divides by zero
+    with pytest.raises(BindingError, match="transition 'T': evaluating its guard or "
+                                           "input arcs failed: ZeroDivisionError"):
+        sim.enabled()
+    with pytest.raises(BindingError, match="ZeroDivisionError"):
+        sim.run()
+
+
+def test_a_delayed_value_into_an_untimed_place_is_refused():
+    from cpn import Delayed
+    net = Net("untimed", env={"Delayed": Delayed})
+    net.place("P", tuple, initial=[(1, 2)])
+    net.place("Q")  # any colour: only the missing time refuses the Delayed
+    net.transition("T")
+    net.arc("P", "T", "xs")
+    net.arc("T", "Q", "*[Delayed(x, 5) for x in xs]")
+    with pytest.raises(ColourError, match=r"transition 'T', arc to 'Q' .*: token "
+                                          r"Delayed\(value=1, delay=5\): place 'Q' is "
+                                          "untimed: its tokens cannot carry a delay"):
+        Simulator(net).run()
+    net.arcs[-1].inscription = "Delayed(1, 5)"
+    with pytest.raises(NetError, match="arc T -> Q 'Delayed\\(1, 5\\)': place 'Q' is untimed"):
+        Simulator(net)
+    start = Net("initial")
+    start.place("P", initial=[Delayed(1, 5)], timed=True)
+    with pytest.raises(NetError, match=r"place 'P': initial token Delayed\(value=1, "
+                                       r"delay=5\): a Delayed is an output arc's token"):
+        Simulator(start)
+
+
+@pytest.mark.parametrize("guard, inscription, where", [
+    ("rng.random() < 0.5", "x", "guard 'rng.random\\(\\) < 0.5'"),
+    (None, "int(rng.integers(2))", "arc P -> T 'int\\(rng.integers\\(2\\)\\)'"),
+])
+def test_guards_and_input_arcs_are_pure(guard, inscription, where):
+    net = Net("impure")
+    net.place("P", int, initial=[0, 1])
+    net.transition("T", guard=guard)
+    net.arc("P", "T", inscription)
+    with pytest.raises(NetError, match=f"transition 'T', {where}: it draws from 'rng', but "
+                                       "guards and input arcs are evaluated any number of "
+                                       "times"):
+        Simulator(net)
+
+
+class Rules:
+    """Helpers an inscription reaches through the env."""
+
+    limit = 3
+
+    def __init__(self):
+        self.nested = Nested()
+
+    def ok(self, x):
+        return x < self.limit
+
+    @property
+    def computed(self):
+        return self
+
+
+class Nested:
+    def twice(self, x):
+        return 2 * x
+
+
+class Dynamic:
+    def __getattr__(self, name):
+        return lambda x: x
+
+
+@pytest.mark.parametrize("spot, text, problem", [
+    ("guard", "rules.okk(x)", "guard 'rules.okk\\(x\\)': 'rules' has no attribute 'okk'"),
+    ("output", "rules.nested.twise(x)",
+     "arc T -> Q 'rules.nested.twise\\(x\\)': 'rules.nested' has no attribute 'twise'"),
+    ("output", "math.sqroot(x)", "arc T -> Q 'math.sqroot\\(x\\)': 'math' has no attribute "
+                                 "'sqroot'"),
+    ("output", "Rules.limitt", "arc T -> Q 'Rules.limitt': 'Rules' has no attribute 'limitt'"),
+    ("code", "y = rules.okk(x)", "code segment: 'rules' has no attribute 'okk' "
+                                 "\\(in 'y = rules.okk\\(x\\)'\\)"),
+    ("delay", "rules.limmit", "delay '@\\+rules.limmit': 'rules' has no attribute 'limmit'"),
+    ("input", "rules.limt", "arc P -> T 'rules.limt': 'rules' has no attribute 'limt'"),
+    # static and present, or not static: accepted
+    ("guard", "rules.ok(x) and rules.limit > 0 and math.pi > 3", None),
+    ("output", "rules.nested.twice(x) + Rules.limit", None),
+    ("output", "rules.computed.anything(x)", None),  # a property: only running it tells
+    ("output", "dynamic.anything(x)", None),  # computes its attributes
+    ("output", "[rules.okk for rules in (1, 2)][0] * x", None),  # a local 'rules'
+])
+def test_misspelt_attributes_of_env_objects_are_refused_when_built(spot, text, problem):
+    import math
+    net = Net("helpers", env={"rules": Rules(), "Rules": Rules, "math": math,
+                              "dynamic": Dynamic()})
+    net.place("P", int, initial=[1])
+    net.place("Q", timed=True)
+    net.transition("T", guard=text if spot == "guard" else None,
+                   delay=text if spot == "delay" else None,
+                   code=text if spot == "code" else None)
+    net.arc("P", "T", text if spot == "input" else "x")
+    net.arc("T", "Q", {"output": text, "code": "y", "input": "0"}.get(spot, "x"))
+    if problem is None:
+        Simulator(net)
+    else:
+        with pytest.raises(NetError, match=f"transition 'T', {problem}"):
+            Simulator(net)
+
+
+def test_an_unhashable_initial_token_is_refused_naming_the_place():
+    net = Net("dicts")
+    net.place("P", initial=[{"a": 1}])
+    with pytest.raises(ColourError, match=r"place 'P': initial token \{'a': 1\} is not "
+                                          "hashable: tokens are immutable values"):
+        Simulator(net)
+    net = Net("nested")
+    net.place("P", tuple)
+    with pytest.raises(ColourError, match=r"place 'P': initial token \(1, \[2\]\) is not "
+                                          "hashable"):
+        Simulator(net, marking={"P": [(1, [2])]})
+
+
+def test_an_unhashable_produced_token_is_refused_naming_transition_arc_and_place():
+    net = Net("dicts")
+    net.place("P", int, initial=[1])
+    net.place("Q")
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "{x: 2}")
+    sim = Simulator(net)
+    with pytest.raises(ColourError, match=r"transition 'T', arc to 'Q' '\{x: 2\}': token "
+                                          r"\{1: 2\} is not hashable: tokens are immutable"):
+        sim.run()
+    assert sim.marking["P"] == [1] and sim.marking["Q"] == []
+    net.arcs[-1].inscription = "[1, 2]"
+    with pytest.raises(NetError, match=r"arc T -> Q '\[1, 2\]': constant \[1, 2\] is not "
+                                       "hashable"):
+        Simulator(net)
+
+
+def test_a_colour_of_builtin_types_needs_no_extra_hash_test_but_any_other_does():
+    net = Net("colours")
+    net.place("P", int, initial=[1])
+    net.place("Ints", int)
+    net.place("Any")
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Ints", "x")
+    net.arc("T", "Any", "x")
+    source = Simulator(net).transitions[0].source
+    assert source.count("__hash__ is None") == 1  # into Any only

@@ -1,0 +1,264 @@
+"""The Python source of a transition's two functions: search and fire.
+
+The compiler (``compiler.py``) decides the order of a binding search as a
+list of :class:`SearchStep`; this file writes it out as Python, and the
+firing that follows.  Nothing is ``eval``'d per candidate binding.
+
+The generated code reads the marking through globals bound to one
+simulator's place lists (``_cpn_R3`` is place 3's available tokens,
+``_cpn_S3`` their timestamps), so a compiled transition serves exactly one
+simulator; the source is cached per flat net.
+
+``_cpn_search(now, out)``: with ``out=None`` it returns the first binding
+found, else it appends every binding to ``out``.  A binding is ``(picks,
+values)``: the indices of the taken tokens in search order, and the values
+of the transition's variables.  ``_cpn_fire(picks, values, now)``
+evaluates every output first, then takes and puts tokens: a firing whose
+inscription raises, or whose token is refused, leaves the marking as it
+was.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from typing import NamedTuple
+
+from .flatten import FlatPlace
+from .inscription import Term, binds
+from .net import Delayed
+
+LOOKUP, BIND, TEST = "lookup", "bind", "test"
+
+
+class InputToken(NamedTuple):
+    """One token an input arc takes (``2`x`` takes two)."""
+
+    place: int
+    node: ast.expr  # the pattern it binds, or the expression it must equal
+    arc: str  # ``arc P -> T 'x'``, for messages
+    consumed: bool  # False for the input half of a read (double) arc
+
+
+class SearchStep(NamedTuple):
+    """One step of a binding search, in the order it runs: LOOKUP a token
+    equal to a closed expression, BIND a pattern by looping over a place's
+    tokens, or TEST a guard conjunct."""
+
+    kind: str
+    node: ast.expr  # the expression, the pattern, or the conjunct
+    token: InputToken | None = None  # what a LOOKUP or a BIND takes
+
+
+class Output(NamedTuple):
+    """One output term of an arc inscription ``text`` into ``place``."""
+
+    place: int
+    term: Term
+    text: str
+
+
+def _indented(lines: list[str], prefix: str = "    ") -> list[str]:
+    return [prefix + line for line in lines]
+
+
+# -- the search ----------------------------------------------------------------
+
+def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str]) -> str:
+    tokens = [step.token for step in steps if step.kind != TEST]
+    lines = ["def _cpn_search(now, _cpn_out):"]
+    lines += _indented(_shortage_test(tokens))
+    picked: dict[int, list[str]] = {}  # place -> pick variables so far
+    picks: list[str] = []
+    bound: set[str] = set()
+    depth = 0
+
+    def emit(text: str) -> None:
+        lines.append("    " * (depth + 1) + text)
+
+    def give_up() -> str:
+        return "continue" if depth else "return None"
+
+    for step in steps:
+        if step.kind == TEST:
+            emit(f"if not ({ast.unparse(step.node)}): {give_up()}")
+            continue
+        place = step.token.place
+        index = f"_cpn_i{len(picks)}"
+        others = picked.setdefault(place, [])
+        if step.kind == LOOKUP:
+            emit(f"_cpn_v = {ast.unparse(step.node)}")
+            if not others:  # two C-level scans beat raising ValueError
+                emit(f"if _cpn_v not in _cpn_R{place}: {give_up()}")
+                emit(f"{index} = _cpn_R{place}.index(_cpn_v)")
+            else:
+                emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
+                skip = " and ".join(f"{index} != {o}" for o in others)
+                emit(f"    if _cpn_t == _cpn_v and {skip}: break")
+                emit("else:")
+                emit(f"    {give_up()}")
+        else:
+            emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
+            depth += 1
+            for other in others:
+                emit(f"if {index} == {other}: continue")
+            for check in _pattern_checks(step.node, "_cpn_t", bound, env_names):
+                emit(check)
+            bound.update(binds(step.node, bound, env_names))
+        others.append(index)
+        picks.append(index)
+    values = "".join(f"{v}, " for v in variables)
+    emit(f"_cpn_b = (({''.join(p + ', ' for p in picks)}), ({values}))")
+    emit("if _cpn_out is None: return _cpn_b")
+    emit("_cpn_out.append(_cpn_b)")
+    lines.append("    return None")
+    return "\n".join(lines)
+
+
+def _shortage_test(tokens: list[InputToken]) -> list[str]:
+    """A place holding fewer tokens than the transition takes from it
+    disables it at once, before any other place is scanned."""
+    needed: dict[int, int] = {}
+    for token in tokens:
+        needed[token.place] = needed.get(token.place, 0) + 1
+    if len(needed) <= 1 and all(count == 1 for count in needed.values()):
+        return []
+    short = " or ".join(f"len(_cpn_R{place}) < {count}" if count > 1
+                        else f"not _cpn_R{place}" for place, count in needed.items())
+    return [f"if {short}: return None"]
+
+
+def _pattern_checks(node, source: str, bound: set[str], env_names: set[str]) -> list[str]:
+    """Statements that match ``source`` against a pattern and bind it."""
+    if isinstance(node, ast.Name) and node.id not in bound and node.id not in env_names:
+        bound.add(node.id)
+        return [f"{node.id} = {source}"]
+    if isinstance(node, ast.Tuple):
+        checks = [f"if not isinstance({source}, tuple) or len({source}) != "
+                  f"{len(node.elts)}: continue"]
+        for position, element in enumerate(node.elts):
+            checks += _pattern_checks(element, f"{source}[{position}]", bound, env_names)
+        return checks
+    return [f"if {source} != {ast.unparse(node)}: continue"]
+
+
+# -- the firing ----------------------------------------------------------------
+
+def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
+                code: str | None, delay: str | None, outputs: list[Output],
+                places: list[FlatPlace]) -> str:
+    """``transition`` is the index the simulator's ``_cpn_refuse`` reports."""
+    names = [(f"_cpn_o{k}", f"_cpn_e{k}") for k in range(len(outputs))]
+    body = _bind_variables(variables, code, delay)
+    for output, (value, stamp) in zip(outputs, names):
+        body += _evaluate(transition, output, value, stamp, places[output.place])
+    body += _consume(steps, places)
+    for output, (value, stamp) in zip(outputs, names):
+        body += _produce(output, value, stamp, places[output.place].timed)
+    return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *_indented(body)])
+
+
+def _bind_variables(variables: list[str], code: str | None, delay: str | None) -> list[str]:
+    """Unpack the binding, run the code segment, and compute the
+    transition's ``@+`` delay into ``_cpn_d``."""
+    lines = []
+    if variables:
+        lines.append(f"{''.join(v + ', ' for v in variables)}= _cpn_vals")
+    if code is not None:
+        lines += textwrap.dedent(code).strip("\n").splitlines()
+    lines.append(f"_cpn_d = now + ({delay})" if delay else "_cpn_d = now")
+    return lines
+
+
+def _evaluate(transition: int, output: Output, value: str, stamp: str,
+              place: FlatPlace) -> list[str]:
+    """Compute an output's token(s) into ``value`` and, into a timed place,
+    the timestamp into ``stamp``; refuse what cannot enter the place."""
+    term = output.term
+    lines = [f"{value} = list({term.expr})" if term.splat else f"{value} = {term.expr}"]
+    if place.timed:
+        lines.append(f"{stamp} = _cpn_d + ({term.delay})" if term.delay else f"{stamp} = _cpn_d")
+    tests = _refusals(place)
+    refuse = (f"if {' or '.join(tests)}: "
+              f"_cpn_refuse({transition}, {output.place}, {output.text!r}, _cpn_t)")
+    if not term.splat:
+        return lines + [f"_cpn_t = {value}", refuse]
+    lines.append(f"for _cpn_t in {value}:")
+    if place.timed:  # a Delayed element carries its own delay
+        lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
+    return lines + ["    " + refuse]
+
+
+def _refusals(place: FlatPlace) -> list[str]:
+    """Tests of ``_cpn_t`` that make the simulator refuse it (see
+    ``Simulator._refuse``): not hashable, outside the place's colour set,
+    or a ``Delayed`` into an untimed place.  Hashability is checked on the
+    token's type (a dict, a list, a set, a mutable dataclass), so that a
+    firing costs the same whatever the size of its tokens."""
+    colour = place.place.colour
+    tests = [] if _hashable_colour(colour) else ["type(_cpn_t).__hash__ is None"]
+    if isinstance(colour, (type, tuple)):
+        tests.append(f"not isinstance(_cpn_t, _cpn_C{place.index})")
+    elif colour is not None:
+        tests.append(f"not _cpn_C{place.index}(_cpn_t)")
+    if not place.timed and (colour is None or not isinstance(colour, (type, tuple))
+                            or issubclass(Delayed, colour)):
+        tests.insert(0, "type(_cpn_t) is _cpn_Delayed")  # else the colour refuses it
+    return tests
+
+
+def _hashable_colour(colour) -> bool:
+    """Whether the colour check alone keeps out unhashable types: a colour
+    of built-in hashable types (int, str, tuple, ...) admits only their
+    instances, hashable by type (a subclass removing ``__hash__`` aside),
+    and the firing is spared a test per token."""
+    types = colour if isinstance(colour, tuple) else (colour,)
+    return all(isinstance(kind, type) and kind.__module__ == "builtins"
+               and kind.__hash__ is not None for kind in types)
+
+
+def _consume(steps: list[SearchStep], places: list[FlatPlace]) -> list[str]:
+    """Delete the picked tokens (read arcs keep theirs)."""
+    by_place: dict[int, list[int]] = {}
+    tokens = [step.token for step in steps if step.kind != TEST]
+    for position, token in enumerate(tokens):
+        if token.consumed:
+            by_place.setdefault(token.place, []).append(position)
+    lines = []
+    for place, positions in by_place.items():
+        timed = places[place].timed
+        if len(positions) == 1:
+            lines.append(f"_cpn_i = _cpn_picks[{positions[0]}]")
+            lines.append(f"del _cpn_R{place}[_cpn_i]")
+            if timed:
+                lines.append(f"del _cpn_S{place}[_cpn_i]")
+        else:
+            picked = ", ".join(f"_cpn_picks[{p}]" for p in positions)
+            lines.append(f"for _cpn_i in sorted(({picked}), reverse=True):")
+            lines.append(f"    del _cpn_R{place}[_cpn_i]")
+            if timed:
+                lines.append(f"    del _cpn_S{place}[_cpn_i]")
+    return lines
+
+
+def _produce(output: Output, value: str, stamp: str, timed: bool) -> list[str]:
+    """Put the evaluated token(s) into the place: a timed token available
+    now joins the place's list, a later one waits in the simulator's heap."""
+    place, term = output.place, output.term
+    put = (f"_cpn_put({place}, _cpn_t, {stamp}, now)" if timed
+           else f"_cpn_R{place}.append(_cpn_t)")
+    if term.splat:
+        if not timed:
+            return [f"for _cpn_t in {value}:", f"    {put}"]
+        return [f"for _cpn_t in {value}:",
+                f"    if type(_cpn_t) is _cpn_Delayed: _cpn_put({place}, "
+                f"_cpn_t.value, {stamp} + _cpn_t.delay, now)",
+                f"    else: {put}"]
+    if term.multiplicity != 1:
+        return [f"for _cpn_k in range({term.multiplicity}):",
+                f"    _cpn_t = {value}", f"    {put}"]
+    if timed:
+        return [f"if {stamp} <= now: _cpn_R{place}.append({value}); "
+                f"_cpn_S{place}.append({stamp})",
+                f"else: _cpn_push(_cpn_heap, ({stamp}, _cpn_next(), {place}, {value}))"]
+    return [f"_cpn_R{place}.append({value})"]
