@@ -40,13 +40,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal
 
-from .errors import BindingError, ColourError, NetError
-from .flatten import FlatNet
-from .marking import Marking
-from .monitors import Breakpoint, Monitor
-from .net import Net
-from .simulator import Binding, Simulator, StopReason
-from .trace import FiringRecord, ReplayError, replay, save_trace
+from ..errors import BindingError, ColourError, NetError
+from ..flatten import FlatNet
+from ..marking import Marking
+from ..monitors import Breakpoint, Monitor
+from ..net import Net
+from ..simulator import Binding, Simulator, StopReason
+from ..trace import FiringRecord, ReplayError, replay, save_trace
 
 __all__ = ["Stepper", "Message", "Table", "replay", "ReplayError", "FiringRecord"]
 
