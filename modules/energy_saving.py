@@ -73,7 +73,8 @@ from .batch_scheduling import (P_FINISH, P_SCHEDULE, TRIGGER_FUSION, SchedulingC
                                batch_scheduling)
 from .easy import ESTIMATES, easy_pass
 from .job import Job
-from .node_power import POWER_ON_ORDERS, NodeLedger, NodePower
+from .node_ledger import NodeLedger
+from .node_power import POWER_ON_ORDERS, NodePower
 
 #: Priorities (lower fires first): the start-up switch-off, then the idle
 #: pool following *Nodes* (before *Allocate W* = 50 and *Allocate* = 100),

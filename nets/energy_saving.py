@@ -68,7 +68,8 @@ from modules.energy_saving import (Decision, EnergySavingPolicy, FifoQueues, Led
                                    attach, scheduling_module, with_booting_nodes)
 from modules.job import Job
 from modules.metrics import energy_exact
-from modules.node_power import WH, NodeLedger, NodePower, format_dhms
+from modules.node_ledger import NodeLedger
+from modules.node_power import WH, NodePower, format_dhms
 from modules.power_capping import PowerCap
 
 from . import dvfs_thesis, topper
