@@ -11,7 +11,7 @@ loaded node draws ``loaded_w``, an idle one ``idle_w``, so PuPPET's
 ``loaded_w`` per node unless ``job_power="trace"`` keeps their own ``jp``.
 
 >>> from modules.job import Job
->>> from modules.energy_saving import EnergySavingPolicy
+>>> from modules.energy_saving.module import EnergySavingPolicy
 >>> config = EnergySavingConfig(2, policy=EnergySavingPolicy(idle_threshold_s=600))
 >>> result = simulate([Job(1, 0, 100, 1, 100), Job(2, 2000, 100, 2, 100)], config)
 >>> list(result.jobs["start"]), result.metrics["shutdowns"]
@@ -64,7 +64,7 @@ from modules.batch_scheduling import SchedulingConfig
 from modules.cpu_scaling import CpuScaling
 from modules.dvfs_thesis.plan import RunningJob
 from modules.dvfs_thesis.profiles import JobProfile
-from modules.energy_saving import (Decision, EnergySavingPolicy, FifoQueues, LedgerMonitor,
+from modules.energy_saving.module import (Decision, EnergySavingPolicy, FifoQueues, LedgerMonitor,
                                    attach, scheduling_module, with_booting_nodes)
 from modules.job import Job
 from modules.metrics import energy_exact

@@ -11,7 +11,7 @@ import pytest
 
 from modules.batch_scheduling import SchedulingConfig
 from modules.easy import easy_pass
-from modules.energy_saving import (BOOTING, EnergySavingPolicy, FifoQueues, GroupThresholds,
+from modules.energy_saving.module import (BOOTING, EnergySavingPolicy, FifoQueues, GroupThresholds,
                                    IdlePool, decide, fifo_per_queue, follow, idle_added,
                                    idle_since_before, merge_before, nodes_to_power_off,
                                    nodes_to_power_on, take_oldest, take_recent, urgent_jobs,

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from modules.cpu_scaling import CpuScaling
-from modules.energy_saving import EnergySavingPolicy, IdlePool, decide
+from modules.energy_saving.module import EnergySavingPolicy, IdlePool, decide
 from modules.job import Job
 from modules.node_power import WH, NodePower
 from modules.resilience import FaultTolerance

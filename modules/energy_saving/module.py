@@ -69,12 +69,12 @@ from cpn import P_LOW, Net, timed
 from cpn.colours import FrozenDict
 from cpn.monitors import Monitor
 
-from .batch_scheduling import (P_FINISH, P_SCHEDULE, TRIGGER_FUSION, SchedulingConfig,
+from ..batch_scheduling import (P_FINISH, P_SCHEDULE, TRIGGER_FUSION, SchedulingConfig,
                                batch_scheduling)
-from .easy import ESTIMATES, easy_pass
-from .job import Job
-from .node_ledger import NodeLedger
-from .node_power import POWER_ON_ORDERS, NodePower
+from ..easy import ESTIMATES, easy_pass
+from ..job import Job
+from ..node_ledger import NodeLedger
+from ..node_power import POWER_ON_ORDERS, NodePower
 
 #: Priorities (lower fires first): the start-up switch-off, then the idle
 #: pool following *Nodes* (before *Allocate W* = 50 and *Allocate* = 100),

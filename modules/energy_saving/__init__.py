@@ -1,0 +1,1 @@
+"""The EnergySaving cluster policy (Dolz et al.): nodes that sleep when idle."""
