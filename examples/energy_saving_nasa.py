@@ -35,7 +35,8 @@ from pathlib import Path
 import pandas as pd
 
 from modules.batch_scheduling import SchedulingConfig
-from modules.energy_saving.module import EnergySavingPolicy, FifoQueues
+from modules.energy_saving.policy import EnergySavingPolicy
+from modules.energy_saving.scheduling import FifoQueues
 from modules.node_power import dhms, format_dhms
 from modules.node_state_plot import plot_node_states
 from modules.swf import read_swf

@@ -23,7 +23,7 @@ from cpn.statespace import state_space
 from modules.cpu_scaling import CpuScaling
 from modules.dvfs_thesis.gears import CpuPowerModel
 from modules.dvfs_thesis.profiles import JobProfile
-from modules.energy_saving.module import EnergySavingPolicy, GroupThresholds
+from modules.energy_saving.policy import EnergySavingPolicy, GroupThresholds
 from modules.job import Job
 from modules.power_capping import PowerCap
 from modules.power_learning import LearnerConfig, PowerLearner, RunningEstimates
