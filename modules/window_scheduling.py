@@ -29,7 +29,7 @@ Three modules plug into :func:`nets.puppet.compose` through its sockets:
     Starts the selected jobs at once (the scheduler already checked power)
     and samples each running job every ``period`` (on a common grid from
     time 0, as a monitoring system polls every rack at once): a timed
-    :class:`~modules.power_learning.PowerSample` token per job, available
+    :class:`~modules.power_samples.PowerSample` token per job, available
     at the end of the period it measures.  *Learn* takes it, updates the
     job's estimate (t-test after ``min_samples``), raises *Trigger* when
     the estimate fell (power was freed), emits the next sample while the
@@ -68,8 +68,8 @@ from .job import Job
 from .knapsack import SOLVERS, knapsack_eq2
 from .power import PowerModel
 from .power_capping import requeue
-from .power_learning import (LearnerConfig, NoisyProfile, PowerLearner, PowerSample,
-                             RunningEstimates, RunSamples, SampleTable)
+from .power_learning import LearnerConfig, PowerLearner, RunningEstimates
+from .power_samples import NoisyProfile, PowerSample, RunSamples, SampleTable
 
 __all__ = [
     "PowerCapSchedule", "WindowConfig", "Decision", "ProfileChange", "WindowPolicy",

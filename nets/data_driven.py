@@ -68,8 +68,8 @@ import pandas as pd
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
 from modules.metrics import binned_power, collapse_step_series, power_at
-from modules.power_learning import (LearnerConfig, NoisyProfile, PowerLearner, SampleTable,
-                                    learning_rate)
+from modules.power_learning import LearnerConfig, PowerLearner, learning_rate
+from modules.power_samples import NoisyProfile, SampleTable
 from modules.window_scheduling import (NAIVE_RULES, PowerCapSchedule, Sampler, WindowConfig,
                                        measured_allocation, naive_allocation,
                                        window_scheduling)
