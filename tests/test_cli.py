@@ -16,7 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cli.main import format_duration, format_energy, format_power, main, metric_rows
+from cli.main import main
+from cli.quantities import format_duration, format_energy, format_power
+from cli.report import metric_rows
 from modules.job import Job
 from nets.puppet import PuppetConfig, simulate
 
