@@ -94,10 +94,22 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+class VersionAction(argparse.Action):
+    """``--version``: reads the package metadata only when asked (reading it
+    costs more than building the whole parser)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
+                         help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cpn", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
-                        help="print the version and stop")
+    parser.add_argument("--version", action=VersionAction, help="print the version and stop")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="run COMMAND --help for its options")
     add_run_parser(subparsers)
