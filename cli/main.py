@@ -11,16 +11,16 @@ Python (``nets.puppet.simulate``, ``studies.sweep.run_sweep``,
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from pathlib import Path
 
-from modules.batch_scheduling import SchedulingConfig
 from modules.easy import ESTIMATES, POLICIES
 
 from .capping import (OVER_CAP_REASON, add_capping_arguments, build_cap, cap_spec,
                       capping_method, over_cap_alone)
+from .quantities import format_power
+from .report import interruption_summary, print_metrics
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
                          topper_config)
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
@@ -95,10 +95,22 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+class VersionAction(argparse.Action):
+    """``--version``: reads the package metadata only when asked (reading it
+    costs more than building the whole parser)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
+                         help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cpn", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
-                        help="print the version and stop")
+    parser.add_argument("--version", action=VersionAction, help="print the version and stop")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="run COMMAND --help for its options")
     add_run_parser(subparsers)
@@ -142,75 +154,32 @@ def in_flags(message: str, parser: argparse.ArgumentParser) -> str:
 
 
 def command_run(args) -> int:
-    from dataclasses import replace
-
+    """``cpn run``: read the workload, run it (twice when a cap is a share of
+    the uncapped peak), write the results and print the metrics."""
     from rich.console import Console
 
-    from modules.metrics import time_above, write_results
-    from nets.puppet import PuppetConfig, ctrl_c_requests
+    from nets.puppet import ctrl_c_requests
 
     from .workload import load_workload
 
     console = Console()
     workload = load_workload(args)
-    try:
-        steps = [float(s) for s in args.energy_steps.split(",") if s.strip()]
-    except ValueError:
-        raise ValueError(f"--energy-steps must be seconds separated by commas, "
-                         f"not {args.energy_steps!r}") from None
-    config = PuppetConfig(
-        machine_nodes=workload.machine_nodes, node_watts=args.node_watts,
-        idle_fraction=args.idle_fraction,
-        scheduling=SchedulingConfig(args.policy, args.estimate, args.trigger,
-                                    not args.no_backfill))
-    method, spec = capping_method(args), cap_spec(args)
+    steps = energy_steps(args.energy_steps)
+    config = puppet_config(args, workload.machine_nodes)
     model = topper_config(args, config, workload.time_offset)
     if model is not None:
         console.print(describe_topper(args, model))
-    capping: dict = {}
     with ctrl_c_requests() as ctrl_c:  # from here on, Ctrl-C stops the run cleanly
         console.print(workload.summary())
-        if spec is not None:
-            peak = None
-            if spec.fraction is not None:
-                uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
-                                     model, args, stop=ctrl_c)
-                if uncapped.interrupted:
-                    console.print("[yellow]interrupted before the capped run started[/]")
-                    return 130
-                peak = uncapped.metrics["power_peak_w"]
-            cap_watts = spec.resolve(peak)
-            config = replace(config, cap=build_cap(args, cap_watts),
-                             **({"alpha": args.alpha} if method == "dvfs" else {}))
-            capping = {"capping": method, "cap_w": cap_watts, "uncapped_peak_w": peak}
-            console.print(f"capping: {method} at {format_power(cap_watts)}"
-                          + (f" ({spec} of the uncapped peak {format_power(peak)})"
-                             if peak is not None else ""))
-            over = over_cap_alone(config, workload.jobs)
-            capping["jobs_over_cap_alone"] = len(over)
-            if over and args.over_cap == "reject":
-                workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
-                console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
+        capped = _capped(console, args, workload, config, model, stop=ctrl_c)
+        if capped is None:
+            console.print("[yellow]interrupted before the capped run started[/]")
+            return 130
+        workload, config, capping = capped
         result = _simulate(console, "simulated", workload, config, model, args, steps,
                            stop=ctrl_c)
-    if capping and len(result.jobs):
-        capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
-                                                 result.end, config.cap_watts * (1 + 1e-9))
-    result.metrics.update({key: value for key, value in capping.items() if value is not None})
-    result.metrics["rejected_jobs"] = len(workload.rejected)
-    result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
-    paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
-                          result.power_watts, end=result.end, unfinished=result.unfinished)
-    written = [*paths.values(), args.out / "rejected.csv"]
-    workload.rejected.to_csv(written[-1], index=False)
-    if not args.no_plots and len(result.jobs):
-        from modules.metrics import daily_energy
-        from modules.plots import plot_daily_energy, plot_power
-        written.append(plot_daily_energy(
-            daily_energy(result.power_times, result.power_watts, result.end),
-            args.out / "daily_energy.png"))
-        written.append(plot_power(result.power_times, result.power_watts,
-                                  args.out / "power.png", cap=capping.get("cap_w")))
+    _add_run_metrics(result, workload, config, capping)
+    written = _write_results(args, result, workload, capping.get("cap_w"))
     print_metrics(console, result.metrics)
     if result.interrupted:
         console.print(f"[yellow]{interruption_summary(result)}[/]")
@@ -218,20 +187,90 @@ def command_run(args) -> int:
     return 130 if result.interrupted else 0
 
 
-#: The states of unfinished.csv and how the console says them.
-UNFINISHED_STATES = (("running", "running"), ("queued", "queued"),
-                     ("unsubmitted", "not yet submitted"))
+def energy_steps(text: str) -> list[float]:
+    """``--energy-steps``: seconds separated by commas."""
+    try:
+        return [float(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"--energy-steps must be seconds separated by commas, "
+                         f"not {text!r}") from None
 
 
-def interruption_summary(result) -> str:
-    """What an interrupted run wrote: when it stopped (on the trace's
-    clock), the finished jobs and the unfinished ones by state."""
-    states = result.unfinished["state"].value_counts()
-    unfinished = ", ".join(f"{states[state]:,} {label}" for state, label in UNFINISHED_STATES
-                           if states.get(state, 0))
-    return (f"interrupted at {result.end:,.0f} s on the trace's clock: "
-            f"{len(result.jobs):,} finished jobs in jobs.csv, {len(result.unfinished):,} "
-            f"unfinished in unfinished.csv" + (f" ({unfinished})" if unfinished else ""))
+def puppet_config(args, machine_nodes: int):
+    """The uncapped PuPPET configuration the options describe."""
+    from modules.batch_scheduling import SchedulingConfig
+    from nets.puppet import PuppetConfig
+
+    return PuppetConfig(
+        machine_nodes=machine_nodes, node_watts=args.node_watts,
+        idle_fraction=args.idle_fraction,
+        scheduling=SchedulingConfig(args.policy, args.estimate, args.trigger,
+                                    not args.no_backfill))
+
+
+def _capped(console, args, workload, config, model, stop):
+    """``(workload, config, capping)`` under the cap the options ask for:
+    the cap resolved (a share of the peak of an uncapped run first), the
+    jobs over the cap alone counted (and rejected with ``--over-cap
+    reject``), and what ``capping`` adds to the metrics.  Unchanged and
+    ``{}`` without a cap; None when Ctrl-C stopped the uncapped run."""
+    from dataclasses import replace
+
+    method, spec = capping_method(args), cap_spec(args)
+    if spec is None:
+        return workload, config, {}
+    peak = None
+    if spec.fraction is not None:
+        uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
+                             model, args, stop=stop)
+        if uncapped.interrupted:
+            return None
+        peak = uncapped.metrics["power_peak_w"]
+    cap_watts = spec.resolve(peak)
+    config = replace(config, cap=build_cap(args, cap_watts),
+                     **({"alpha": args.alpha} if method == "dvfs" else {}))
+    capping = {"capping": method, "cap_w": cap_watts, "uncapped_peak_w": peak}
+    console.print(f"capping: {method} at {format_power(cap_watts)}"
+                  + (f" ({spec} of the uncapped peak {format_power(peak)})"
+                     if peak is not None else ""))
+    over = over_cap_alone(config, workload.jobs)
+    capping["jobs_over_cap_alone"] = len(over)
+    if over and args.over_cap == "reject":
+        workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
+        console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
+    return workload, config, capping
+
+
+def _add_run_metrics(result, workload, config, capping: dict) -> None:
+    """What the command line knows of the run beyond the model: the cap
+    (and how long power was above it), the rejected jobs, the trace."""
+    from modules.metrics import time_above
+
+    if capping and len(result.jobs):
+        capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
+                                                 result.end, config.cap_watts * (1 + 1e-9))
+    result.metrics.update({key: value for key, value in capping.items() if value is not None})
+    result.metrics["rejected_jobs"] = len(workload.rejected)
+    result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
+
+
+def _write_results(args, result, workload, cap_watts: float | None) -> list[Path]:
+    """jobs.csv, metrics.json, power.csv, unfinished.csv and rejected.csv in
+    ``--out``, and the plots unless ``--no-plots``; the paths written."""
+    from modules.metrics import daily_energy, write_results
+
+    paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
+                          result.power_watts, end=result.end, unfinished=result.unfinished)
+    written = [*paths.values(), args.out / "rejected.csv"]
+    workload.rejected.to_csv(written[-1], index=False)
+    if not args.no_plots and len(result.jobs):
+        from modules.plots import plot_daily_energy, plot_power
+        written.append(plot_daily_energy(
+            daily_energy(result.power_times, result.power_watts, result.end),
+            args.out / "daily_energy.png"))
+        written.append(plot_power(result.power_times, result.power_watts,
+                                  args.out / "power.png", cap=cap_watts))
+    return written
 
 
 def _simulate(console, label: str, workload, config, model, args, steps=(), stop=None):
@@ -273,197 +312,6 @@ def _run_model(jobs, config, model, sleeping, options):
         saved = simulate_topper(jobs, replace(model, puppet=config), sleeping, **options)
     saved.model.metrics = saved.metrics
     return saved.model
-
-
-#: Keys of metrics.json that say how a run was set up, not how it went.
-INTERNAL_METRICS = frozenset({"config", "capping", "energy_saving", "energy_mwh", "makespan", "series_start_s", "series_end_s", "bsld_threshold_s",
-                              "energy_kwh", "machine_nodes", "trace", "complete"})
-
-
-def format_duration(seconds: float) -> str:
-    """``12.5 s``, ``4 min 05 s``, ``3 h 12 min``: a wait read at a glance."""
-    if seconds != seconds:  # NaN
-        return "n/a"
-    if abs(seconds) < 60:
-        return f"{seconds:.1f} s"
-    whole = int(round(seconds))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours:,} h {minutes:02d} min"
-    return f"{minutes} min {secs:02d} s"
-
-
-def format_step(seconds: float) -> str:
-    """A fixed step as people say it: ``1 min``, ``15 min``, ``1 h``, ``90 s``."""
-    if seconds % 3600 == 0:
-        return f"{seconds / 3600:g} h"
-    if seconds % 60 == 0:
-        return f"{seconds / 60:g} min"
-    return f"{seconds:g} s"
-
-
-def _significant(value: float) -> str:
-    """Four significant digits, without scientific notation (``1,987``,
-    ``2.619``, ``0.4120``)."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    decimals = max(0, 3 - int(math.floor(math.log10(abs(value)))))
-    return f"{value:,.{decimals}f}"
-
-
-def format_energy(joules: float) -> str:
-    """In MWh, the unit of a machine's daily energy; kWh or Wh for a small run."""
-    for scale, unit in ((3.6e9, "MWh"), (3.6e6, "kWh")):
-        if abs(joules) >= scale:
-            return f"{_significant(joules / scale)} {unit}"
-    return f"{_significant(joules / 3600)} Wh"
-
-
-def format_power(watts: float) -> str:
-    """In MW, the unit of a machine's power (and of a power cap); kW or W below."""
-    for scale, unit in ((1e6, "MW"), (1e3, "kW")):
-        if abs(watts) >= scale:
-            return f"{_significant(watts / scale)} {unit}"
-    return f"{_significant(watts)} W"
-
-
-def format_makespan(seconds: float) -> str:
-    """In days from a day up, else as a duration."""
-    return f"{seconds / 86_400:,.2f} days" if seconds >= 86_400 else format_duration(seconds)
-
-
-def format_relative(estimate: float, exact: float) -> str:
-    """The signed difference of ``estimate`` from ``exact`` in %."""
-    percent = 100 * (estimate - exact) / exact
-    if percent == 0:
-        return "0 %"
-    if abs(percent) < 0.01:
-        return f"{percent:+.1e} %"
-    return f"{percent:+.2f} %"
-
-
-def _step_seconds(key: str) -> float | None:
-    """``energy_step_900s_j`` -> 900.0; None for any other key."""
-    if key.startswith("energy_step_") and key.endswith("s_j"):
-        try:
-            return float(key[len("energy_step_"):-len("s_j")])
-        except ValueError:
-            return None
-    return None
-
-
-def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
-    """``(group, label, text)`` for each metric worth showing, with units.
-
-    metrics.json keeps raw SI units (seconds, joules, watts); this is only
-    how they are shown: utilization in %, waits in h/min/s, makespan in
-    days, energy in MWh and power in MW (kWh, kW... for a small run), EDP
-    in J·s (scientific), and the fixed-step energy estimates as their
-    relative difference from the exact energy.  Set-up
-    keys (:data:`INTERNAL_METRICS`) and nested values are left out; a key
-    this function does not know is shown under "other", by its unit suffix.
-    """
-    rows: list[tuple[str, str, str]] = []
-    known: set[str] = set(INTERNAL_METRICS)
-
-    def add(group: str, key: str, label: str, show) -> None:
-        known.add(key)
-        value = metrics.get(key)
-        if value is not None:
-            rows.append((group, label, show(value)))
-
-    add("jobs", "jobs", "finished", lambda v: f"{v:,}")
-    add("jobs", "rejected_jobs", "rejected (see rejected.csv)", lambda v: f"{v:,}")
-    if metrics.get("unfinished_jobs"):  # a stopped run; its console says so
-        add("jobs", "unfinished_jobs", "unfinished (see unfinished.csv)", lambda v: f"{v:,}")
-    known.add("unfinished_jobs")
-    add("scheduling", "utilization", "utilization", lambda v: f"{100 * v:.1f} %")
-    for key, label in (("wait_mean_s", "wait, mean"), ("wait_median_s", "wait, median"),
-                       ("wait_p90_s", "wait, 90th percentile"),
-                       ("wait_p99_s", "wait, 99th percentile"), ("wait_max_s", "wait, max")):
-        add("scheduling", key, label, format_duration)
-    threshold = metrics.get("bsld_threshold_s", 10.0)
-    add("scheduling", "bounded_slowdown_mean",
-        f"bounded slowdown, mean ({threshold:g} s)", lambda v: f"{v:,.2f}")
-    add("scheduling", "makespan_s", "makespan", format_makespan)
-    add("energy and power", "energy_j", "energy", format_energy)
-    add("energy and power", "power_mean_w", "power, mean", format_power)
-    add("energy and power", "power_peak_w", "power, peak", format_power)
-    add("energy and power", "cap_w", f"power cap ({metrics.get('capping', 'none')})",
-        format_power)
-    add("energy and power", "uncapped_peak_w", "peak of the uncapped run", format_power)
-    add("energy and power", "jobs_over_cap_alone", "jobs over the cap alone",
-        lambda v: f"{v:,}")
-    add("energy and power", "time_above_cap_s", "time above the cap", format_duration)
-    add("energy and power", "edp_j_s", "EDP (energy × makespan)", lambda v: f"{v:.3e} J·s")
-    node_hours = lambda v: f"{v / 3600:,.0f}"  # noqa: E731
-    add("sleeping nodes", "shutdowns", "shutdowns", lambda v: f"{v:,}")
-    add("sleeping nodes", "power_ons", "boots", lambda v: f"{v:,}")
-    add("sleeping nodes", "max_active_nodes", "most nodes on at once", lambda v: f"{v:,}")
-    add("sleeping nodes", "active_node_s", "node-hours on", node_hours)
-    add("sleeping nodes", "inactive_node_s", "node-hours asleep", node_hours)
-    add("sleeping nodes", "energy_accounting_mwh", "energy by node states",
-        lambda v: format_energy(v * 3.6e9))
-    add("failures (TOPPER)", "failures", "failures", lambda v: f"{v:,}")
-    add("failures (TOPPER)", "lost_node_hours", "lost node-hours", _significant)
-    add("failures (TOPPER)", "system_efficiency", "system efficiency",
-        lambda v: f"{100 * v:.1f} %")
-
-    exact = metrics.get("energy_j")
-    steps = sorted((step, key) for key in metrics
-                   if (step := _step_seconds(key)) is not None)
-    for step, key in steps:
-        known.add(key)
-        estimate = metrics[key]
-        if exact:
-            text = format_relative(estimate, exact)
-        else:
-            text = format_energy(estimate)
-        rows.append(("fixed-step energy vs exact (PuPPET §4)",
-                     f"{format_step(step)} step", text))
-
-    for key, value in metrics.items():
-        if key in known or isinstance(value, (dict, list, tuple)) or value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            text = str(value)
-        elif key.endswith("_s"):
-            text = format_duration(value)
-        elif key.endswith("_j"):
-            text = format_energy(value)
-        elif key.endswith("_w"):
-            text = format_power(value)
-        elif isinstance(value, int):
-            text = f"{value:,}"
-        else:
-            text = f"{value:,.4g}"
-        rows.append(("other", key, text))
-    return rows
-
-
-def print_metrics(console, metrics: dict) -> None:
-    """The metrics as a table grouped by topic, with units (see :func:`metric_rows`)."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    title = "TOPPER run" if "failures" in metrics else "PuPPET run"
-    if metrics.get("trace"):
-        title += f": {Path(str(metrics['trace'])).name}"
-    if metrics.get("machine_nodes"):
-        title += f" on {metrics['machine_nodes']:,} nodes"
-    table = Table(title=escape(title))
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    previous = None
-    for group, label, text in metric_rows(metrics):
-        if group != previous:
-            if previous is not None:
-                table.add_section()
-            table.add_row(f"[bold]{group}[/]", "")
-            previous = group
-        table.add_row(f"  {escape(label)}", escape(text))
-    console.print(table)
 
 
 if __name__ == "__main__":

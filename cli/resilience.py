@@ -17,6 +17,7 @@ from modules.failure_logs import FAILURE_FORMATS
 from modules.resilience import (ON_FAILURE, RACK_NODES, FaultTolerance,
                                 default_unit_nodes)
 
+from .choices import MIRA_SYSTEM_MTTF_HOURS
 from .values import add_option, at_least, choice, non_negative_float, positive_float, \
     positive_int
 
@@ -44,8 +45,6 @@ def add_resilience_arguments(parser: argparse.ArgumentParser, *, axis: bool = Fa
     """The failure options of ``cpn run``, or with ``axis`` of ``cpn sweep``
     (comma lists; a failure trace, uniform rate multiplier and recovery
     time are not fields of an experiment, so they are left out)."""
-    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS
-
     defaults = FaultTolerance()
     group = parser.add_argument_group(
         "failures and resilience (TOPPER" + ("; comma lists" if axis else "") + ")",
@@ -158,7 +157,6 @@ def topper_config(args, puppet, time_offset: float = 0.0, report=print):
     if args.resilience is None:
         return None
     from modules.failure_logs import read_failure_trace
-    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS
     from nets.topper import TopperConfig
 
     unit = unit_nodes(args, puppet.machine_nodes)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from modules.energy_saving import EnergySavingPolicy
+from modules.energy_saving.policy import EnergySavingPolicy
 from modules.node_power import POWER_ON_ORDERS
 
 from .values import non_negative_float

@@ -19,17 +19,16 @@ import importlib
 import importlib.util
 import sys
 from pathlib import Path
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from cpn.errors import BindingError, ColourError, NetError
 from cpn.flatten import FlatNet
 from cpn.net import Net
-from cpn.stepper import Stepper
-from cpn.trace import ReplayError, load_trace, replay_on
 
-from .terminal import interact, make_console, show_on
+if TYPE_CHECKING:  # the commands import them: the parser alone needs neither
+    from rich.console import Console
+
+    from cpn.stepper import Stepper
 
 
 class LoadError(Exception):
@@ -111,6 +110,12 @@ def _lines(file):
 
 def run_step(args: argparse.Namespace) -> int:
     """``cpn step``: a stepping session, interactive or from ``--script``."""
+    from rich.text import Text
+
+    from cpn.stepper import Stepper
+
+    from .terminal import make_console, show_on
+
     console = make_console()
     try:
         net = load_net(args.net)
@@ -125,6 +130,10 @@ def run_step(args: argparse.Namespace) -> int:
 
 
 def _session(stepper: Stepper, script: str | None, console: Console) -> int:
+    from rich.text import Text
+
+    from .terminal import interact
+
     if script is None:
         interact(stepper, console)
         return 0
@@ -141,6 +150,13 @@ def _session(stepper: Stepper, script: str | None, console: Console) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     """``cpn replay``: fire a saved trace again, show the marking it reaches,
     then optionally keep stepping from there."""
+    from rich.text import Text
+
+    from cpn.stepper import Stepper
+    from cpn.trace import ReplayError, load_trace, replay_on
+
+    from .terminal import make_console, show_on
+
     console = make_console()
     try:
         net = load_net(args.net)

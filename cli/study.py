@@ -15,10 +15,6 @@ from dataclasses import fields
 from pathlib import Path
 
 from modules.resilience import ON_FAILURE
-from studies.registry import STUDIES, find_study
-from studies.study import StudyOptions, check_options, run_study
-from studies.sweep import dask_client
-from studies.workloads import parse_months
 
 from .capping import parse_cap
 from .values import job_numbers, non_negative_int, positive_float, positive_int
@@ -34,6 +30,7 @@ def _items(text: str) -> list[str]:
 
 
 def _months(text: str):
+    from studies.workloads import parse_months
     try:
         return parse_months(text)
     except ValueError:
@@ -135,6 +132,10 @@ def _add_execution_options(execution) -> None:
 
 
 def command_study(args) -> int:
+    from studies.registry import find_study
+    from studies.study import StudyOptions, check_options, run_study
+    from studies.sweep import dask_client
+
     if args.list:
         print("\n".join(study_list()))
         return 0
@@ -165,6 +166,8 @@ def command_study(args) -> int:
 
 def study_list() -> list[str]:
     """One line per study: name, paper, figure, title."""
+    from studies.registry import STUDIES
+
     rows = [("name", "paper", "figure", "title")]
     rows += [(study.name, study.paper, study.figure, study.title) for study in STUDIES.values()]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]

@@ -17,11 +17,9 @@ from pathlib import Path
 
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
-from studies.grids import MODELS
-from studies.thesis_run import POLICIES as THESIS_POLICIES
-from studies.workloads import ATLAS, parse_months
 
 from .capping import DEFAULT_CAP, CapSpec, add_capping_arguments, capping_methods, parse_cap
+from .choices import MODELS, POWER_OPTIONS, THESIS_POLICIES
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          system_mttf_hours, unit_nodes)
 from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
@@ -38,6 +36,24 @@ THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
 #: Experiment fields that TOPPER's options set, when given.
 FAILURE_AXES = ("on_failure", "checkpoint_scale", "redundancy", "gamma",
                 "dvfs_failure_multiplier")
+
+
+def parse_months(text: str):
+    """``studies.workloads.parse_months``, imported only when a sweep is
+    parsed (under the same name, which argparse shows in its errors)."""
+    from studies.workloads import parse_months as parse
+
+    return parse(text)
+
+
+def _default_trace(model: str) -> str | Path:
+    """The trace a sweep runs when none is given: LLNL-Atlas for the DVFS
+    thesis, else the synthetic month."""
+    if model != "thesis":
+        return "synthetic"
+    from studies.workloads import ATLAS
+
+    return ATLAS
 
 
 def _option_axis(text: str) -> tuple[str, list]:
@@ -65,8 +81,6 @@ def _value(text: str):
 
 
 def add_sweep_parser(subparsers) -> None:
-    from studies.experiment import POWER_OPTIONS
-
     sweep = subparsers.add_parser(
         "sweep", help="run a grid of experiments (policy x capping x cap x alpha x ...)",
         description="Run every combination of the given values on the PuPPET model (or the "
@@ -90,10 +104,24 @@ def add_sweep_parser(subparsers) -> None:
     sweep.add_argument("--grid", type=Path, metavar="FILE",
                        help="JSON grid ({model, base, grid, experiments}); the workload and "
                             "grid options below then belong in the file")
-    sweep.add_argument("--model", choices=tuple(MODELS), default="puppet",
+    sweep.add_argument("--model", choices=MODELS, default="puppet",
                        help="puppet (default; TOPPER with --resilience) or thesis (the "
                             "DVFS thesis' policies, docs/dvfs_thesis.md)")
-    workload = sweep.add_argument_group("workload")
+    _add_workload_options(sweep.add_argument_group("workload"))
+    _add_model_options(sweep.add_argument_group("model (comma lists)"))
+    capping = add_capping_arguments(sweep, axis=True)
+    capping.add_argument("--cap-month", type=non_negative_int, metavar="MONTH",
+                         help="take the peak of this month's uncapped run as the reference "
+                              "of a share cap for every month (the paper: January)")
+    add_resilience_arguments(sweep, axis=True)
+    _add_thesis_options(sweep.add_argument_group(
+        "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)"))
+    _add_execution_options(sweep.add_argument_group("execution"))
+    sweep.set_defaults(func=command_sweep,
+                       puppet_defaults={name: sweep.get_default(name) for name in PUPPET_OPTIONS})
+
+
+def _add_workload_options(workload) -> None:
     workload.add_argument("--trace", help="SWF trace, or 'synthetic' (default; thesis: "
                                           "LLNL-Atlas from ../shared/data)")
     workload.add_argument("--month", type=parse_months, default="none",
@@ -112,7 +140,9 @@ def add_sweep_parser(subparsers) -> None:
     add_option(workload, "--seed", integer, axis=True, default=0,
                help="seeds of the drawn job powers, the synthetic month, the simulator's "
                     "choices and the failures (default 0)")
-    model = sweep.add_argument_group("model (comma lists)")
+
+
+def _add_model_options(model) -> None:
     model.add_argument("--policy", type=comma_list(choice(POLICIES + THESIS_POLICIES)),
                        help=f"PuPPET: {', '.join(POLICIES)} (default fcfs); thesis: "
                             f"{', '.join(THESIS_POLICIES)} (default easy)")
@@ -125,13 +155,9 @@ def add_sweep_parser(subparsers) -> None:
                help="multiply every job's runtime and walltime (TOPPER Fig. 16)")
     add_option(model, "--size-scale", positive_float, axis=True,
                help="multiply every job's nodes and power (TOPPER Fig. 17)")
-    capping = add_capping_arguments(sweep, axis=True)
-    capping.add_argument("--cap-month", type=non_negative_int, metavar="MONTH",
-                         help="take the peak of this month's uncapped run as the reference "
-                              "of a share cap for every month (the paper: January)")
-    add_resilience_arguments(sweep, axis=True)
-    thesis = sweep.add_argument_group(
-        "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)")
+
+
+def _add_thesis_options(thesis) -> None:
     thesis.add_argument("--cpus", type=positive_int, help="machine CPUs (default 9216)")
     thesis.add_argument("--jobs", type=job_numbers, metavar="FIRST-LAST",
                         help="job numbers of the trace (default 10001-15000, Table 3.4)")
@@ -144,15 +170,15 @@ def add_sweep_parser(subparsers) -> None:
                         help="a policy option and its values, e.g. wq_threshold=0,4,16,none "
                              "or budget_fraction=0.8,0.7; repeat for more axes; options of "
                              "another policy are ignored")
-    run = sweep.add_argument_group("execution")
+
+
+def _add_execution_options(run) -> None:
     run.add_argument("--workers", type=positive_int,
                      help="local worker processes (default: all cores)")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="run on this Dask scheduler (tcp://host:8786) instead")
     run.add_argument("--dry-run", action="store_true", help="list the runs and stop")
     run.add_argument("--no-progress", action="store_true", help="show no progress bar")
-    sweep.set_defaults(func=command_sweep,
-                       puppet_defaults={name: sweep.get_default(name) for name in PUPPET_OPTIONS})
 
 
 def grid_options_given(args) -> list[str]:
@@ -239,6 +265,7 @@ def thesis_runs_from_args(args):
     """The thesis grid: policies x profile seeds x idle scenarios x options."""
     from studies.grids import grid
     from studies.thesis_run import ThesisRun
+    from studies.workloads import ATLAS
 
     given = [name for name, default in args.puppet_defaults.items()
              if getattr(args, name) != default]
@@ -272,7 +299,7 @@ def command_sweep(args) -> int:
             raise ValueError(f"no results in {args.collect}")
         console.print(f"{len(frame)} results gathered in {args.collect / 'results.csv'}")
         return 0
-    trace = args.trace or (ATLAS if args.model == "thesis" else "synthetic")
+    trace = args.trace or _default_trace(args.model)
     if trace != "synthetic" and not Path(trace).exists() and args.grid is None:
         raise ValueError(f"no trace at {trace}")
     experiments = experiments_from_args(args, console)

@@ -21,9 +21,10 @@ values the marking is constant, so the integral is exact.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Monitor:
@@ -85,6 +86,8 @@ class FiringLog(Monitor):
         return False
 
     def to_dataframe(self) -> pd.DataFrame:
+        import pandas as pd  # here, not above: a model that logs no frame never loads pandas
+
         return pd.DataFrame.from_records(self.records)
 
 

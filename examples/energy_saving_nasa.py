@@ -35,8 +35,10 @@ from pathlib import Path
 import pandas as pd
 
 from modules.batch_scheduling import SchedulingConfig
-from modules.energy_saving import EnergySavingPolicy, FifoQueues
-from modules.node_power import dhms, format_dhms, plot_node_states
+from modules.energy_saving.policy import EnergySavingPolicy
+from modules.energy_saving.scheduling import FifoQueues
+from modules.node_power import dhms, format_dhms
+from modules.node_state_plot import plot_node_states
 from modules.swf import read_swf
 from nets.energy_saving import EnergySavingConfig, compare, simulate
 

@@ -105,7 +105,7 @@ def daily_errors(result, step_s):
     return daily_energy_errors(result.power_times, result.power_watts, result.end, step_s)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", type=Path, help=f"SWF trace (default {DEFAULT_TRACE.name})")
     parser.add_argument("--synthetic", action="store_true", help="use the synthetic month")
@@ -116,71 +116,68 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each configuration; the best CPU time is shown")
     parser.add_argument("--out", type=Path, default=ROOT / "examples" / "out" / "energy_steps.csv")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    name, jobs, nodes, offset = load(args)
-    config = PuppetConfig(nodes, scheduling=SchedulingConfig(args.policy, "requested"))
-    baseline, baseline_s = timed_run(jobs, config, offset, [], args.repeat)
-    days = len(daily_energy(baseline.power_times, baseline.power_watts, baseline.end))
-    exact_j = baseline.metrics["energy_j"]
-    print(f"{name}: {len(jobs):,} jobs on {nodes:,} nodes, {args.policy.upper()}-EASY, "
-          f"{days} days, {exact_j / 3.6e9:,.1f} MWh (exact)")
 
-    rounded = rounded_to_minutes(jobs)
-    rounded_result, _ = timed_run(rounded, config, offset, [m * 60.0 for m in STEPS_MIN])
+def step_row(minutes, jobs, config, offset, repeat, exact_j, rounded_result) -> dict:
+    """One row of the table: a run with a ``minutes`` step, its daily errors
+    against the exact energy, and the same for the rounded workload."""
+    step = minutes * 60.0
+    result, run_s = timed_run(jobs, config, offset, [step], repeat)
+    began = time.process_time()
+    errors = daily_errors(result, step)
+    analysis_s = time.process_time() - began
+    # The monitor's total (sampled during the run) and the same estimate
+    # recomputed from the power series afterwards must agree.
+    total = result.energy_step[step]
+    recomputed = energy_fixed_step(result.power_times, result.power_watts, result.end, step)
+    assert math.isclose(total, recomputed, rel_tol=1e-9), (total, recomputed)
+    assert math.isclose(energy_exact(result.power_times, result.power_watts, result.end),
+                        exact_j, rel_tol=1e-9)
+    worst = int(errors["relative_error"].idxmax())
+    return {
+        "step_min": minutes,
+        "max_daily_error_pct": 100 * errors["relative_error"].max(),
+        "worst_day": int(errors["day"][worst]),
+        "mean_daily_error_pct": 100 * errors["relative_error"].mean(),
+        "total_error_pct": 100 * (total - exact_j) / exact_j,
+        "rounded_max_daily_error_pct": 100 * daily_errors(rounded_result, step)[
+            "relative_error"].max(),
+        "run_s": run_s,
+        "daily_analysis_s": analysis_s,
+        "paper_max_error_pct": PAPER[minutes][0],
+        "paper_run_min": PAPER[minutes][1],
+    }
 
-    rows = []
-    for minutes in STEPS_MIN:
-        step = minutes * 60.0
-        result, run_s = timed_run(jobs, config, offset, [step], args.repeat)
-        began = time.process_time()
-        errors = daily_errors(result, step)
-        analysis_s = time.process_time() - began
-        # The monitor's total (sampled during the run) and the same estimate
-        # recomputed from the power series afterwards must agree.
-        total = result.energy_step[step]
-        recomputed = energy_fixed_step(result.power_times, result.power_watts, result.end, step)
-        assert math.isclose(total, recomputed, rel_tol=1e-9), (total, recomputed)
-        assert math.isclose(energy_exact(result.power_times, result.power_watts, result.end),
-                            exact_j, rel_tol=1e-9)
-        worst = int(errors["relative_error"].idxmax())
-        rows.append({
-            "step_min": minutes,
-            "max_daily_error_pct": 100 * errors["relative_error"].max(),
-            "worst_day": int(errors["day"][worst]),
-            "mean_daily_error_pct": 100 * errors["relative_error"].mean(),
-            "total_error_pct": 100 * (total - exact_j) / exact_j,
-            "rounded_max_daily_error_pct": 100 * daily_errors(rounded_result, step)[
-                "relative_error"].max(),
-            "run_s": run_s,
-            "daily_analysis_s": analysis_s,
-            "paper_max_error_pct": PAPER[minutes][0],
-            "paper_run_min": PAPER[minutes][1],
-        })
-    table = pd.DataFrame(rows)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out, index=False, float_format="%.6g")
 
-    columns = [  # (header line 1, header line 2, width, format of a row)
-        ("step", "(min)", 5, lambda r: f"{r['step_min']}"),
-        ("max daily", "error", 10, lambda r: f"{r['max_daily_error_pct']:.2f} %"),
-        ("worst", "day", 5, lambda r: f"{r['worst_day']}"),
-        ("mean daily", "error", 10, lambda r: f"{r['mean_daily_error_pct']:.2f} %"),
-        ("total", "error", 9, lambda r: f"{r['total_error_pct']:+.3f} %"),
-        ("max daily error,", "times in whole min", 18,
-         lambda r: f"{r['rounded_max_daily_error_pct']:.2f} %"),
-        ("run", "(CPU s)", 7, lambda r: f"{r['run_s']:.2f}"),
-        ("| paper: max", "| energy error", 14, lambda r: f"{r['paper_max_error_pct']:.2f} %"),
-        ("paper: run", "(min)", 10, lambda r: f"{r['paper_run_min']:.2f}"),
-    ]
+#: The printed table: (header line 1, header line 2, width, format of a row).
+COLUMNS = [
+    ("step", "(min)", 5, lambda r: f"{r['step_min']}"),
+    ("max daily", "error", 10, lambda r: f"{r['max_daily_error_pct']:.2f} %"),
+    ("worst", "day", 5, lambda r: f"{r['worst_day']}"),
+    ("mean daily", "error", 10, lambda r: f"{r['mean_daily_error_pct']:.2f} %"),
+    ("total", "error", 9, lambda r: f"{r['total_error_pct']:+.3f} %"),
+    ("max daily error,", "times in whole min", 18,
+     lambda r: f"{r['rounded_max_daily_error_pct']:.2f} %"),
+    ("run", "(CPU s)", 7, lambda r: f"{r['run_s']:.2f}"),
+    ("| paper: max", "| energy error", 14, lambda r: f"{r['paper_max_error_pct']:.2f} %"),
+    ("paper: run", "(min)", 10, lambda r: f"{r['paper_run_min']:.2f}"),
+]
+
+
+def print_table(rows) -> None:
     print()
     for line in (0, 1):
-        print("  ".join(f"{c[line]:>{c[2]}}" for c in columns))
+        print("  ".join(f"{c[line]:>{c[2]}}" for c in COLUMNS))
     for row in rows:
-        print("  ".join(f"{c[3](row):>{c[2]}}" for c in columns))
+        print("  ".join(f"{c[3](row):>{c[2]}}" for c in COLUMNS))
+
+
+def print_notes(rows, baseline_s: float, repeat: int) -> None:
+    """What the table shows about run time, and how it compares with the paper."""
     slowest = max(row["run_s"] for row in rows)
     rounded_one = rows[0]["rounded_max_daily_error_pct"]
-    runs = "one run" if args.repeat == 1 else f"the best of {args.repeat} runs"
+    runs = "one run" if repeat == 1 else f"the best of {repeat} runs"
     print(f"""
 Run times are CPU seconds, {runs}.  The exact energy comes free with
 every run: the clock jumps from event to event and the Power place is integrated
@@ -195,6 +192,27 @@ estimate against the exact integral of the same model, i.e. the part of the erro
 the step alone causes.  With job times rounded to whole minutes, as the paper rounded
 Mira's log, a 1-minute step samples every change: its worst day is off by
 {rounded_one:.2g} %{" (floating-point rounding)" if 0 < rounded_one < 1e-6 else ""}.""")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    name, jobs, nodes, offset = load(args)
+    config = PuppetConfig(nodes, scheduling=SchedulingConfig(args.policy, "requested"))
+    baseline, baseline_s = timed_run(jobs, config, offset, [], args.repeat)
+    days = len(daily_energy(baseline.power_times, baseline.power_watts, baseline.end))
+    exact_j = baseline.metrics["energy_j"]
+    print(f"{name}: {len(jobs):,} jobs on {nodes:,} nodes, {args.policy.upper()}-EASY, "
+          f"{days} days, {exact_j / 3.6e9:,.1f} MWh (exact)")
+
+    rounded = rounded_to_minutes(jobs)
+    rounded_result, _ = timed_run(rounded, config, offset, [m * 60.0 for m in STEPS_MIN])
+    rows = [step_row(minutes, jobs, config, offset, args.repeat, exact_j, rounded_result)
+            for minutes in STEPS_MIN]
+    table = pd.DataFrame(rows)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out, index=False, float_format="%.6g")
+    print_table(rows)
+    print_notes(rows, baseline_s, args.repeat)
     print(f"written: {args.out}")
     return 0
 

@@ -247,6 +247,21 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     requeue = settings.on_failure == "requeue"
     module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery,
                                         "nothing_saved": FrozenDict()})
+    _add_places(module, units)
+    _add_assign(module, requeue)
+    _add_failure(module, requeue)
+    module.transition(
+        "Done", priority=P_DONE, guard="not rules.failed(execution)",
+        inputs={"Running": "execution", "Units": "free_units", "Current": "current"},
+        outputs={"Free": "execution.job", "Units": "free_units + execution.units",
+                 "Current": "current.without(execution.job.id)"})
+    if scaled:
+        _add_retime(module)
+    return module
+
+
+def _add_places(module: Net, units: int) -> None:
+    """The ports, the ``units`` compute units, *Current* and the failures."""
     module.place("Started", Job, timed=True, port="in")
     module.place("Free", Job, timed=True, port="out")
     module.place("Running", Execution, timed=True, port="inout")
@@ -257,6 +272,10 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     module.place("FailedJobs", Execution)
     module.place("Failures", FailureLog)
 
+
+def _add_assign(module: Net, requeue: bool) -> None:
+    """*Assign*: a started job gets its units and its execution (resumed
+    from its checkpoint when it was requeued)."""
     assign = {"inputs": {"Started": "job", "Units": "free_units", "Current": "current"},
               "outputs": {"Units": "rest", "Current": "current | {job.id: execution}",
                           "Running": "execution@+(execution.next_event() - now)"}}
@@ -268,6 +287,12 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
         "Assign", priority=P_ALLOCATE,
         code="execution, rest = rules.assign(job, free_units, now, rng, "
              f"{'saved' if requeue else 'nothing_saved'}, recovery)", **assign)
+
+
+def _add_failure(module: Net, requeue: bool) -> None:
+    """*Discard* (superseded executions), *Fail*, and what follows a
+    failure: *Requeue* (the job goes back to the queue, its checkpoint
+    kept) or *Rollback* (it resumes on its units after the recovery)."""
     module.transition(
         "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
         inputs={"Running": "execution", "Current": "current"},
@@ -292,18 +317,15 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
             inputs={"FailedJobs": "failed", "Current": "current"},
             outputs={"Current": "current | {failed.job.id: resumed}",
                      "Running": "resumed@+(resumed.next_event() - now)", "Failures": "log"})
+
+
+def _add_retime(module: Net) -> None:
+    """*Retime*: every running job follows a change of the DVFS level."""
+    module.place("Level", float, fusion=DVFS_LEVEL)  # marked by CPU scaling
+    module.place("Applied", float, initial=[1.0])
     module.transition(
-        "Done", priority=P_DONE, guard="not rules.failed(execution)",
-        inputs={"Running": "execution", "Units": "free_units", "Current": "current"},
-        outputs={"Free": "execution.job", "Units": "free_units + execution.units",
-                 "Current": "current.without(execution.job.id)"})
-    if scaled:
-        module.place("Level", float, fusion=DVFS_LEVEL)  # marked by CPU scaling
-        module.place("Applied", float, initial=[1.0])
-        module.transition(
-            "Retime", priority=P_RETIME, guard="level != applied",
-            code="retimed, moved = rules.retime(current, level, now, rng)",
-            inputs={"Level": "level", "Applied": "applied", "Current": "current"},
-            outputs={"Level": "level", "Applied": "level", "Current": "retimed",
-                     "Running": "*moved"})
-    return module
+        "Retime", priority=P_RETIME, guard="level != applied",
+        code="retimed, moved = rules.retime(current, level, now, rng)",
+        inputs={"Level": "level", "Applied": "applied", "Current": "current"},
+        outputs={"Level": "level", "Applied": "level", "Current": "retimed",
+                 "Running": "*moved"})

@@ -1,13 +1,7 @@
 """Learning job power from samples (Wallace et al., data-driven power-aware
 scheduling, section V: the *dynamic learner*).
 
-Running jobs are sampled every ``period`` seconds (Mira's environmental
-database: every 4-6 minutes); a sample is the job's power per node over
-the last period (times 1,024 it is the kW per rack of the paper's Table
-I).  :class:`NoisyProfile` draws samples from the job's power ``jp`` with
-a relative within-project noise; :class:`SampleTable` replays measured
-samples from a file.
-
+Running jobs are sampled every ``period`` seconds (``power_samples.py``).
 The learner (:class:`PowerLearner`) keeps a sliding window of samples per
 *job identity* and per *project*, and estimates a job's power as:
 
@@ -15,10 +9,10 @@ The learner (:class:`PowerLearner`) keeps a sliding window of samples per
   else the machine maximum (``max_node_watts``, the peak of the device);
 * for a running job, once this run has ``min_samples`` samples (the
   paper's 20, "almost 80 minutes" at 4 minutes), a pooled two-sample
-  t-test at ``alpha`` (0.01) compares this run's samples with the
-  identity's history: no significant difference keeps the identity's
-  profile; otherwise this run is compared with the project's: no
-  difference takes the project's profile, else the maximum.
+  t-test at ``alpha`` (0.01; ``t_test.py``) compares this run's samples
+  with the identity's history: no significant difference keeps the
+  identity's profile; otherwise this run is compared with the project's:
+  no difference takes the project's profile, else the maximum.
 
 When a run ends its samples join its identity's and project's windows.
 A profile is *known* once it rests on at least ``min_samples`` samples.
@@ -33,22 +27,12 @@ values: on a trace without users, jobs of one size share an identity.
 The learner is an immutable, hashable token: :meth:`PowerLearner.commit`
 returns a new learner (copying one mapping), so a net's marking can be
 saved, restored and compared; two learners that know the same are equal.
-
-The t-test (:func:`pooled_t_test`) is computed here, without scipy: the
-Student t tail comes from the regularised incomplete beta function.  The
-paper prints the standard error as ``s_p sqrt(N1/N1 + 1/N2)``; the
-pooled test it names uses ``s_p sqrt(1/N1 + 1/N2)``, which is what is
-computed.
 """
 
 from __future__ import annotations
 
-import functools
-import math
-import os
 from dataclasses import dataclass, field
-from statistics import NormalDist
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -56,11 +40,11 @@ import pandas as pd
 from cpn.colours import FrozenDict
 
 from .job import Job
+from .power_samples import RunSamples
+from .t_test import Summary, significance
 
 __all__ = [
-    "LearnerConfig", "PowerLearner", "History", "RunSamples", "PowerSample",
-    "NoisyProfile", "SampleTable", "RunningEstimates", "pooled_t_test",
-    "t_test", "student_t_pvalue", "t_critical", "Significance", "learning_rate",
+    "LearnerConfig", "PowerLearner", "History", "RunningEstimates", "learning_rate",
     "KEYS", "PROJECTS", "STATISTICS", "SOURCES", "MIRA_PEAK_NODE_WATTS",
 ]
 
@@ -94,172 +78,6 @@ STATISTICS: dict[str, Callable[[np.ndarray], float]] = {
 }
 
 
-# --------------------------------------------------------------------------
-# The t-test
-
-
-def _continued_fraction(a: float, b: float, x: float) -> float:
-    """Lentz's continued fraction for the incomplete beta function."""
-    tiny, eps = 1e-300, 1e-15
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < eps:
-            return h
-    raise ArithmeticError(f"incomplete beta did not converge for a={a}, b={b}, x={x}")
-
-
-def regularized_beta(a: float, b: float, x: float) -> float:
-    """I_x(a, b), the regularised incomplete beta function."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
-    front = math.exp(log_front)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _continued_fraction(a, b, x) / a
-    return 1.0 - front * _continued_fraction(b, a, 1.0 - x) / b
-
-
-def student_t_pvalue(t: float, df: float) -> float:
-    """Two-sided p-value of Student's t with ``df`` degrees of freedom."""
-    if df <= 0:
-        raise ValueError(f"degrees of freedom must be positive, not {df}")
-    if math.isnan(t):
-        return math.nan
-    if math.isinf(t):
-        return 0.0
-    return regularized_beta(df / 2.0, 0.5, df / (df + t * t))
-
-
-def t_critical(alpha: float, df: float) -> float:
-    """``t_{1-alpha/2, df}``: |T| above it rejects equal means at ``alpha``."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be within (0, 1), not {alpha}")
-    low, high = 0.0, 1.0
-    while student_t_pvalue(high, df) > alpha:
-        high *= 2.0
-    for _ in range(200):
-        middle = (low + high) / 2.0
-        if student_t_pvalue(middle, df) > alpha:
-            low = middle
-        else:
-            high = middle
-        if high - low < 1e-12 * high:
-            break
-    return (low + high) / 2.0
-
-
-def pooled_t_test(n1: int, mean1: float, var1: float, n2: int, mean2: float,
-                  var2: float) -> tuple[float, float]:
-    """Pooled two-sample t-test (equal variances) from summary statistics:
-    ``(T, two-sided p)``.  ``var`` are sample variances (ddof 1)."""
-    if n1 < 1 or n2 < 1 or n1 + n2 < 3:
-        raise ValueError(f"need n1, n2 >= 1 and n1 + n2 >= 3, not {n1}, {n2}")
-    df = n1 + n2 - 2
-    pooled = ((n1 - 1) * var1 + (n2 - 1) * var2) / df
-    error = math.sqrt(max(pooled, 0.0) * (1.0 / n1 + 1.0 / n2))
-    difference = mean1 - mean2
-    if error == 0.0:
-        t = 0.0 if difference == 0 else math.copysign(math.inf, difference)
-    else:
-        t = difference / error
-    return t, student_t_pvalue(t, df)
-
-
-def t_test(sample1: Sequence[float], sample2: Sequence[float]) -> tuple[float, float]:
-    """:func:`pooled_t_test` of two samples (what
-    ``scipy.stats.ttest_ind(equal_var=True)`` computes)."""
-    a, b = np.asarray(sample1, dtype=float), np.asarray(sample2, dtype=float)
-    var = lambda x: float(x.var(ddof=1)) if len(x) > 1 else 0.0  # noqa: E731
-    return pooled_t_test(len(a), float(a.mean()), var(a), len(b), float(b.mean()), var(b))
-
-
-class Significance:
-    """The decision ``p < alpha`` for samples of at least ``min_df``
-    degrees of freedom, fast: |T| at most the normal quantile is never
-    significant, |T| above the t quantile at ``min_df`` always is (the t
-    quantile falls as df grows); only between them is p computed."""
-
-    def __init__(self, alpha: float, min_df: int):
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be within (0, 1), not {alpha}")
-        self.alpha, self.min_df = alpha, max(min_df, 1)
-        self.never = NormalDist().inv_cdf(1 - alpha / 2)
-        self.always = t_critical(alpha, self.min_df)
-
-    def differ(self, first: "Summary", second: "Summary") -> bool:
-        n1, n2 = first.n, second.n
-        df = n1 + n2 - 2
-        pooled = ((n1 - 1) * first.variance + (n2 - 1) * second.variance) / df
-        error = math.sqrt(max(pooled, 0.0) * (1.0 / n1 + 1.0 / n2))
-        difference = abs(first.mean - second.mean)
-        if error == 0.0:
-            return difference > 0
-        t = difference / error
-        if t <= self.never:
-            return False
-        if t > self.always and df >= self.min_df:
-            return True
-        return student_t_pvalue(t, df) < self.alpha
-
-
-@functools.lru_cache(maxsize=None)
-def _significance(alpha: float, min_df: int) -> Significance:
-    return Significance(alpha, min_df)
-
-
-# --------------------------------------------------------------------------
-# Samples and histories
-
-
-class Summary(NamedTuple):
-    n: int
-    mean: float
-    variance: float
-
-
-class RunSamples(NamedTuple):
-    """This run's samples so far: count, mean and sum of squared deviations
-    (Welford), and the last ``window`` values."""
-
-    n: int = 0
-    mean: float = 0.0
-    m2: float = 0.0
-    recent: tuple = ()
-
-    def add(self, value: float, window: int) -> "RunSamples":
-        n = self.n + 1
-        delta = value - self.mean
-        mean = self.mean + delta / n
-        recent = self.recent + (value,)
-        if len(recent) > window:
-            recent = recent[-window:]
-        return RunSamples(n, mean, self.m2 + delta * (value - mean), recent)
-
-    @property
-    def summary(self) -> Summary:
-        return Summary(self.n, self.mean, self.m2 / (self.n - 1) if self.n > 1 else 0.0)
-
-
 @dataclass(frozen=True)
 class History:
     """The last samples of a job identity or a project, their summary for
@@ -278,71 +96,6 @@ class History:
 
     def extended(self, values: Sequence[float], window: int, statistic) -> "History":
         return History.of((self.values + tuple(values))[-window:], statistic)
-
-
-class PowerSample(NamedTuple):
-    """A timed token: the ``index``-th sample (watts per node) of a running
-    job over the ``period`` before it becomes available; ``run`` is what
-    the learner gathered from the job's earlier samples."""
-
-    job: Job
-    index: int
-    value: float
-    run: RunSamples
-
-
-@dataclass(frozen=True)
-class NoisyProfile:
-    """Samples drawn around the job's own power: ``jp / js * (1 + noise *
-    N(0, 1))`` watts per node, never negative, from the model's ``rng``.
-    ``noise`` is an assumption (the paper shows that jobs of one project
-    vary only "slightly", Fig. 2): 3 % is about 2 kW per rack on Mira."""
-
-    noise: float = 0.03
-
-    def __post_init__(self):
-        if not self.noise >= 0:
-            raise ValueError(f"sample noise must be >= 0, not {self.noise}")
-
-    def value(self, job: Job, index: int, rng: np.random.Generator) -> float | None:
-        watts = job.jp / job.js
-        if self.noise:
-            watts *= 1.0 + self.noise * rng.standard_normal()
-        return max(watts, 0.0)
-
-
-@dataclass(frozen=True)
-class SampleTable:
-    """Measured samples replayed in order: job id -> watts of the whole job
-    at each sampling time (a job stops being sampled when its samples run
-    out).  :meth:`read` takes a CSV (or DataFrame) with columns
-    ``job_id, watts`` (and optionally ``time`` to order them)."""
-
-    samples: Mapping[int, tuple] = field(default_factory=dict)
-
-    @classmethod
-    def read(cls, source: str | os.PathLike | pd.DataFrame) -> "SampleTable":
-        table = source if isinstance(source, pd.DataFrame) else pd.read_csv(source)
-        missing = {"job_id", "watts"} - set(table.columns)
-        if missing:
-            raise ValueError(f"power samples need columns job_id and watts; "
-                             f"lacking {sorted(missing)}")
-        if "time" in table.columns:
-            table = table.sort_values(["job_id", "time"], kind="stable")
-        watts = pd.to_numeric(table["watts"], errors="coerce")
-        if watts.isna().any() or (watts < 0).any():
-            raise ValueError("power samples must be numbers of watts >= 0; not so for job ids "
-                             f"{sorted(set(table['job_id'][watts.isna() | (watts < 0)]))[:5]}")
-        grouped = watts.groupby(table["job_id"].to_numpy(), sort=False)
-        return cls({int(job_id): tuple(map(float, values)) for job_id, values in grouped})
-
-    def value(self, job: Job, index: int, rng: np.random.Generator) -> float | None:
-        series = self.samples.get(job.id, ())
-        return series[index] / job.js if index < len(series) else None
-
-
-# --------------------------------------------------------------------------
-# The learner
 
 
 @dataclass(frozen=True)
@@ -418,7 +171,7 @@ class PowerLearner:
         object.__setattr__(self, "_project", PROJECTS[config.project])
         object.__setattr__(self, "_statistic", STATISTICS[config.statistic])
         object.__setattr__(self, "_significance",
-                           _significance(config.alpha, 2 * config.min_samples - 2))
+                           significance(config.alpha, 2 * config.min_samples - 2))
 
     def _known(self, history: History | None) -> bool:
         return history is not None and history.summary.n >= self.config.min_samples
@@ -489,10 +242,6 @@ class PowerLearner:
                 f"{len(self.projects)} projects)")
 
 
-# --------------------------------------------------------------------------
-# Running jobs' estimates
-
-
 @dataclass(frozen=True)
 class RunningEstimates:
     """The learner's estimate of each running job: id -> (watts per node,
@@ -522,10 +271,6 @@ class RunningEstimates:
 
     def __repr__(self) -> str:
         return f"RunningEstimates({len(self.by_id)} jobs, {self.total:.0f} W)"
-
-
-# --------------------------------------------------------------------------
-# Reports
 
 
 def learning_rate(decisions: pd.DataFrame, day: float = 86_400.0) -> pd.DataFrame:

@@ -11,7 +11,8 @@ and with PuPPET's own capping (``nets.puppet.simulate`` with a
     the paper's design: a sticky window of ``w`` jobs at the head of the
     FCFS/WFP queue, a knapsack over it under the learner's estimates, the
     deadlock rule, and jobs sampled every 4 minutes to teach the learner
-    (``modules/window_scheduling.py``, ``modules/power_learning.py``);
+    (``modules/window_scheduling.py``, ``modules/power_learning.py``,
+    ``modules/data_driven_allocation.py``);
 ``method="naive"``
     the paper's baseline: one by one from the head of the queue (PuPPET's
     batch scheduling, EASY if ``scheduling.backfill``), each new job
@@ -68,11 +69,12 @@ import pandas as pd
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
 from modules.metrics import binned_power, collapse_step_series, power_at
-from modules.power_learning import (LearnerConfig, NoisyProfile, PowerLearner, SampleTable,
-                                    learning_rate)
-from modules.window_scheduling import (NAIVE_RULES, PowerCapSchedule, Sampler, WindowConfig,
-                                       measured_allocation, naive_allocation,
-                                       window_scheduling)
+from modules.power_learning import LearnerConfig, PowerLearner, learning_rate
+from modules.power_samples import NoisyProfile, SampleTable
+from modules.data_driven_allocation import (NAIVE_RULES, Sampler, measured_allocation,
+                                            naive_allocation)
+from modules.power_cap_schedule import PowerCapSchedule
+from modules.window_scheduling import WindowConfig, window_scheduling
 
 from .puppet import PuppetConfig, PuppetResult, compose, run_model
 

@@ -4,14 +4,14 @@ strategies and policies in HPC workloads", sections 2-3).
 
 The net is ``nets.puppet.compose`` -- batch scheduling (EASY/WFP, or the
 paper's FIFO per queue), allocation (with or without a power cap), *Finish*
--- plus the energy-saving module of ``modules/energy_saving.py`` on the
+-- plus the energy-saving module of ``modules/energy_saving/`` on the
 same places.  Power follows the paper's node model (``NodePower``): a
 loaded node draws ``loaded_w``, an idle one ``idle_w``, so PuPPET's
 ``node_watts`` and ``idle_fraction`` are set from it, and jobs draw
 ``loaded_w`` per node unless ``job_power="trace"`` keeps their own ``jp``.
 
 >>> from modules.job import Job
->>> from modules.energy_saving import EnergySavingPolicy
+>>> from modules.energy_saving.policy import EnergySavingPolicy
 >>> config = EnergySavingConfig(2, policy=EnergySavingPolicy(idle_threshold_s=600))
 >>> result = simulate([Job(1, 0, 100, 1, 100), Job(2, 2000, 100, 2, 100)], config)
 >>> list(result.jobs["start"]), result.metrics["shutdowns"]
@@ -64,11 +64,15 @@ from modules.batch_scheduling import SchedulingConfig
 from modules.cpu_scaling import CpuScaling
 from modules.dvfs_thesis.plan import RunningJob
 from modules.dvfs_thesis.profiles import JobProfile
-from modules.energy_saving import (Decision, EnergySavingPolicy, FifoQueues, LedgerMonitor,
-                                   attach, scheduling_module, with_booting_nodes)
+from modules.energy_saving.decisions import Decision
+from modules.energy_saving.ledger_monitor import LedgerMonitor
+from modules.energy_saving.module import attach
+from modules.energy_saving.policy import EnergySavingPolicy
+from modules.energy_saving.scheduling import FifoQueues, scheduling_module, with_booting_nodes
 from modules.job import Job
 from modules.metrics import energy_exact
-from modules.node_power import WH, NodeLedger, NodePower, format_dhms
+from modules.node_ledger import NodeLedger
+from modules.node_power import WH, NodePower, format_dhms
 from modules.power_capping import PowerCap
 
 from . import dvfs_thesis, topper
@@ -87,7 +91,7 @@ def idle_cpus(end: float, cpus: int) -> RunningJob:
 class BootAwarePolicy:
     """A DVFS thesis scheduling policy (``(queue, arrivals, running, free,
     now, state) -> (started, waiting, state)``) that plans with the CPUs
-    about to boot (:func:`modules.energy_saving.with_booting_nodes`):
+    about to boot (:func:`modules.energy_saving.scheduling.with_booting_nodes`):
     without them the head's reservation does not exist while it is larger
     than the powered-on CPUs."""
 

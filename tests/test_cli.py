@@ -16,7 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cli.main import format_duration, format_energy, format_power, main, metric_rows
+from cli.main import main
+from cli.quantities import format_duration, format_energy, format_power
+from cli.report import metric_rows
 from modules.job import Job
 from nets.puppet import PuppetConfig, simulate
 
@@ -352,7 +354,7 @@ def test_sleep_after_runs_the_energy_saving_model(tmp_path, capsys):
     the tick of 1060 (idle 60 s >= 30 s), job 1's at 1180.  Job 2 (all 4
     nodes) arrives at 2000: the tick of 2020 boots them, it starts 555 s
     later."""
-    from modules.energy_saving import EnergySavingPolicy
+    from modules.energy_saving.policy import EnergySavingPolicy
     from modules.power_profile import assign_constant_power
     from modules.swf import read_swf
     from nets.energy_saving import SleepingNodes, simulate_puppet

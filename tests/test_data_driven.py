@@ -14,7 +14,8 @@ from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
 from modules.metrics import power_at
 from modules.power_learning import LearnerConfig, PowerLearner
-from modules.window_scheduling import PowerCapSchedule, WindowConfig, fill_window
+from modules.power_cap_schedule import PowerCapSchedule
+from modules.window_scheduling import WindowConfig, fill_window
 from nets.data_driven import (DataDrivenConfig, build_net, capping_success_rate, compare,
                               monthly_metrics, simulate)
 

@@ -11,11 +11,13 @@ import pytest
 
 from modules.batch_scheduling import SchedulingConfig
 from modules.easy import easy_pass_on_nodes
-from modules.energy_saving import (BOOTING, EnergySavingPolicy, FifoQueues, GroupThresholds,
-                                   IdlePool, decide, fifo_per_queue, follow, idle_added,
-                                   idle_since_before, merge_before, nodes_to_power_off,
-                                   nodes_to_power_on, take_oldest, take_recent, urgent_jobs,
-                                   with_booting_nodes)
+from modules.energy_saving.decisions import (decide, nodes_to_power_off, nodes_to_power_on,
+                                             urgent_jobs)
+from modules.energy_saving.idle_pool import (IdlePool, follow, idle_added, idle_since_before,
+                                             merge_before, take_oldest, take_recent)
+from modules.energy_saving.policy import EnergySavingPolicy, GroupThresholds
+from modules.energy_saving.scheduling import (BOOTING, FifoQueues, fifo_per_queue,
+                                              with_booting_nodes)
 from modules.job import Job
 from modules.node_power import dhms
 from modules.power_capping import PowerCap

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from modules.cpu_scaling import CpuScaling
-from modules.energy_saving import EnergySavingPolicy, IdlePool, decide
+from modules.energy_saving.decisions import decide
+from modules.energy_saving.idle_pool import IdlePool
+from modules.energy_saving.policy import EnergySavingPolicy
 from modules.job import Job
 from modules.node_power import WH, NodePower
 from modules.resilience import FaultTolerance

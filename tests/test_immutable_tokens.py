@@ -23,12 +23,12 @@ from cpn.statespace import state_space
 from modules.cpu_scaling import CpuScaling
 from modules.dvfs_thesis.gears import CpuPowerModel
 from modules.dvfs_thesis.profiles import JobProfile
-from modules.energy_saving import EnergySavingPolicy, GroupThresholds
+from modules.energy_saving.policy import EnergySavingPolicy, GroupThresholds
 from modules.job import Job
+from modules.power_cap_schedule import PowerCapSchedule
 from modules.power_capping import PowerCap
 from modules.power_learning import LearnerConfig, PowerLearner, RunningEstimates
 from modules.resilience import FaultTolerance
-from modules.window_scheduling import PowerCapSchedule
 from nets import data_driven, dvfs_thesis, energy_saving, puppet, topper
 
 

@@ -4,8 +4,10 @@ and the ledger that names nodes."""
 import numpy as np
 import pytest
 
-from modules.node_power import (NodeLedger, NodePower, NodeState, always_on_loaded_s, dhms,
-                                energy_wh, format_dhms, plot_node_states, state_raster)
+from modules.node_ledger import NodeLedger
+from modules.node_power import (NodePower, NodeState, always_on_loaded_s, dhms, energy_wh,
+                                format_dhms)
+from modules.node_state_plot import plot_node_states, state_raster
 
 # Dolz et al., Tables 1 and 2: the OSC cluster (57 nodes).
 OSC_NODES = 57

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from modules.job import Job
-from modules.power_learning import (History, LearnerConfig, NoisyProfile, PowerLearner,
-                                    RunningEstimates, RunSamples, SampleTable, Significance,
-                                    learning_rate, pooled_t_test, student_t_pvalue,
-                                    t_critical, t_test)
+from modules.power_learning import (History, LearnerConfig, PowerLearner, RunningEstimates,
+                                    learning_rate)
+from modules.power_samples import NoisyProfile, RunSamples, SampleTable
+from modules.t_test import Significance, pooled_t_test, student_t_pvalue, t_critical, t_test
 
 stats = pytest.importorskip("scipy.stats")  # the reference only; not a runtime dependency
 

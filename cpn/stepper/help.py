@@ -1,0 +1,89 @@
+"""The stepper's help: its commands, with examples that name nodes of the
+net being stepped (a help that names nodes the net lacks only misleads)."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+from ..simulator import Simulator
+from .node_names import short_name
+
+_HELP = """\
+Commands (one per line):
+  3           fire binding number 3 of the enabled list
+  r           fire one enabled binding chosen at random (seeded)
+  n N         run N steps, the clock advancing by itself
+  t T         run until the clock would pass time T
+  a           advance the clock to the next event (when nothing is enabled now)
+  l           list every enabled binding (the status shows the first 20)
+  m [PLACE]   the tokens with their timestamps (value@time); PLACE's in full
+  diff        toggle showing what each command changed in the marking
+  u           undo the last command (one firing, a whole n or t run, an a)
+  save FILE   write the firings so far as JSON lines (cpn replay NET FILE)
+  b                         list the breakpoints (n and t stop at them)
+  b place NAME CONDITION    stop when CONDITION on `tokens` (the place's
+                            token values) holds, e.g.
+                              b place {place}
+  b transition NAME [COND]  stop after NAME fires (with COND on its
+                            variables holding), e.g.
+                              b transition {transition}
+  b del K / b clear         remove breakpoint K / every breakpoint
+  help        this text
+  q           quit
+{names}
+Bad input only prints a hint; the marking is left as it was."""
+
+
+def help_text(sim: Simulator) -> str:
+    """The commands, their examples naming nodes of ``sim``'s net."""
+    net = sim.net
+    counts = sim.marking.counts()
+    place_paths = [p.path for p in net.places]
+    transition_paths = [t.path for t in net.transitions]
+    # A place that starts empty fills up as the net runs: stop once it holds two.
+    place = next((p.path for p in net.places if not counts[p.path]),
+                 place_paths[0] if place_paths else "NAME")
+    transition = _transition_example(sim)
+    nested = next((path for path in transition_paths + place_paths if "/" in path), None)
+    if nested is None:
+        names = "NAME is the name of a place or transition."
+    else:
+        names = (f"NAME is a full path ({nested}) or its last part when that is "
+                 "unique.")
+    return _HELP.format(place=f"{short_name(place, place_paths)} len(tokens) >= 2",
+                        transition=transition, names=names)
+
+
+def _transition_example(sim: Simulator) -> str:
+    """A transition and a condition on one of its variables: the first
+    variable taken whole from a place of integers (``n == 2``) or of
+    records with an integer field (``job.id == 2``); the first transition
+    alone when no variable is such."""
+    paths = [t.path for t in sim.net.transitions]
+    for transition in sim.net.transitions:
+        variables = sim.transitions[transition.index].variables
+        for place, inscription in transition.inputs:
+            variable = inscription.strip()
+            if variable in variables:
+                value = _integer_expression(variable, sim.net.places[place].place.colour)
+                if value is not None:
+                    return f"{short_name(transition.path, paths)} {value} == 2"
+    return short_name(paths[0], paths) if paths else "NAME"
+
+
+def _integer_expression(variable: str, colour: Any) -> str | None:
+    """``variable`` itself, or its first integer field, if its colour says
+    it is an integer (or a record with one); else None."""
+    if colour is int:
+        return variable
+    if isinstance(colour, type) and (dataclasses.is_dataclass(colour)
+                                     or hasattr(colour, "_fields")):
+        try:
+            fields = typing.get_type_hints(colour)
+        except Exception:  # noqa: BLE001 - an annotation that does not resolve
+            return None
+        return next((f"{variable}.{name}" for name, kind in fields.items()
+                     if kind is int), None)
+    return None

@@ -1,0 +1,94 @@
+"""A power cap that changes in time, ``Pcap(t)`` (Wallace et al., section
+VIII-B): a step function, and the places and transition that put it in a
+net.
+
+Its changes are timed tokens that a *ChangeCap* transition moves into the
+*Cap* place, raising *Trigger* so scheduling sees the new cap at once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from cpn import Net, timed
+
+from .batch_scheduling import P_FINISH
+
+#: A cap change comes first of the instant's ends (see batch_scheduling).
+P_CAP_CHANGE = P_FINISH - 100
+
+
+@dataclass(frozen=True)
+class PowerCapSchedule:
+    """``Pcap(t)``, a step function: ``steps`` are ``(time, watts)`` pairs,
+    times increasing from 0; each value holds until the next time.
+
+    >>> cap = PowerCapSchedule.of((0, 2e6), (100, 3e6), (200, 4e6), (300, 2e6))
+    >>> cap.at(99.0), cap.at(100.0), cap.at(1e9)
+    (2000000.0, 3000000.0, 2000000.0)
+    """
+
+    steps: tuple[tuple[float, float], ...] = ((0.0, math.inf),)
+
+    def __post_init__(self):
+        steps = tuple((float(t), float(w)) for t, w in self.steps)
+        object.__setattr__(self, "steps", steps)
+        if not steps or steps[0][0] != 0.0:
+            raise ValueError(f"a cap schedule starts at time 0, not {steps[:1]}")
+        times = [t for t, _ in steps]
+        if any(b <= a for a, b in zip(times, times[1:])):
+            raise ValueError(f"cap schedule times must increase: {times}")
+        if not all(w > 0 for _, w in steps):
+            raise ValueError(f"caps must be positive watts: {[w for _, w in steps]}")
+
+    @classmethod
+    def constant(cls, watts: float) -> "PowerCapSchedule":
+        return cls(((0.0, watts),))
+
+    @classmethod
+    def of(cls, *steps: tuple[float, float]) -> "PowerCapSchedule":
+        return cls(tuple(steps))
+
+    @property
+    def initial(self) -> float:
+        return self.steps[0][1]
+
+    @property
+    def changes(self) -> tuple[tuple[float, float], ...]:
+        return self.steps[1:]
+
+    @property
+    def capped(self) -> bool:
+        return any(math.isfinite(w) for _, w in self.steps)
+
+    def at(self, time: float) -> float:
+        value = self.steps[0][1]
+        for t, w in self.steps:
+            if t > time:
+                break
+            value = w
+        return value
+
+    def at_times(self, times) -> np.ndarray:
+        """The cap at each of ``times`` (after any change at that instant)."""
+        starts = np.array([t for t, _ in self.steps])
+        values = np.array([w for _, w in self.steps])
+        return values[np.searchsorted(starts, np.asarray(times, dtype=float), side="right") - 1]
+
+
+def add_power_cap(module: Net, cap: PowerCapSchedule) -> None:
+    """*Cap* (the current Pcap), *CapChanges* (the schedule's later steps as
+    timed tokens) and *ChangeCap*, which raises *Trigger*; ``module`` must
+    have the *Trigger* place."""
+    module.place("Cap", float, initial=[cap.initial])
+    module.place("CapChanges", float, timed=True,
+                 initial=[timed(watts, at) for at, watts in cap.changes])
+    module.transition("ChangeCap", priority=P_CAP_CHANGE)
+    module.arc("CapChanges", "ChangeCap", "new")
+    module.arc("Cap", "ChangeCap", "old")
+    module.arc("Trigger", "ChangeCap", "signal")
+    module.arc("ChangeCap", "Cap", "new")
+    module.arc("ChangeCap", "Trigger", "True")

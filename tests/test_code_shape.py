@@ -1,0 +1,66 @@
+"""Files of one idea, functions that fit on a screen: no source file of the
+package over 400 lines, no function over 60 (its ``def`` line to its last,
+docstring and nested functions included)."""
+
+from __future__ import annotations
+
+import ast
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("cpn", "modules", "nets", "cli", "studies")
+MAX_FILE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+#: Files exempt, each for a stated reason; empty this list as each is split.
+BEING_REORGANISED = (
+    "cpn/simulator.py",  # 509 lines, _loop 69: the core step, to split with the speed work
+    "modules/swf.py", "modules/metrics.py",  # being changed for the CQSim mode and validation
+    "studies/experiment.py",  # ~410: one idea (a run's declaration), its fields documented
+)
+
+
+def source_files() -> list[Path]:
+    return sorted(path for package in PACKAGES if (ROOT / package).is_dir()
+                  for path in (ROOT / package).rglob("*.py"))
+
+
+def exempt(path: Path) -> bool:
+    name = path.relative_to(ROOT).as_posix()
+    return any(fnmatch(name, pattern) for pattern in BEING_REORGANISED)
+
+
+def too_long_functions(source: str) -> list[tuple[str, int, int]]:
+    """``(name, first line, lines)`` of each function longer than the limit."""
+    return [(node.name, node.lineno, node.end_lineno - node.lineno + 1)
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+
+
+@pytest.mark.parametrize("path", [p for p in source_files() if not exempt(p)],
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_file_and_function_lengths(path):
+    source = path.read_text(encoding="utf-8")
+    lines = len(source.splitlines())
+    assert lines <= MAX_FILE_LINES, f"{lines} lines: split it by idea"
+    assert too_long_functions(source) == [], "split these functions into readable pieces"
+
+
+def test_the_checker_sees_the_package_and_catches_a_long_function():
+    assert {"cli/main.py", "cpn/stepper/session.py", "modules/energy_saving/module.py"} <= {
+        p.relative_to(ROOT).as_posix() for p in source_files()}
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    assert too_long_functions(f"def short():\n    pass\n\n\ndef long():\n{body}\n") == [
+        ("long", 5, MAX_FUNCTION_LINES + 1)]
+
+
+def test_every_exemption_names_a_file_that_is_still_there():
+    """A file renamed or split by its reorganisation leaves the list."""
+    files = [p.relative_to(ROOT).as_posix() for p in source_files()]
+    stale = [pattern for pattern in BEING_REORGANISED
+             if not any(fnmatch(name, pattern) for name in files)]
+    assert stale == []
