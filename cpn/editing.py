@@ -104,12 +104,13 @@ def validate(net: Net) -> None:
     compile_net(net.flatten())
 
 
-def _hierarchy(net: Net, seen: dict[int, Net] | None = None) -> dict[int, Net]:
+def hierarchy(net: Net, seen: dict[int, Net] | None = None) -> dict[int, Net]:
+    """``net`` and every module under it, each once (by identity)."""
     seen = {} if seen is None else seen
     if id(net) not in seen:
         seen[id(net)] = net
         for sub in net.substitutions.values():
-            _hierarchy(sub.module, seen)
+            hierarchy(sub.module, seen)
     return seen
 
 
@@ -120,7 +121,7 @@ class _Snapshot:
     def __init__(self, net: Net):
         self.saved = [(each, each.name, each.env, dict(each.places), dict(each.transitions),
                        list(each.arcs), dict(each.substitutions))
-                      for each in _hierarchy(net).values()]
+                      for each in hierarchy(net).values()]
 
     def restore(self) -> None:
         for each, name, env, places, transitions, arcs, substitutions in self.saved:
@@ -304,7 +305,7 @@ def _renamed(nodes: dict, old: str, new: str, node: Any) -> dict:
 
 
 def _rename_port(net: Net, module: Net, old: str, new: str) -> None:
-    for each in _hierarchy(net).values():
+    for each in hierarchy(net).values():
         each.substitutions = {
             name: (replace(sub, sockets=[(new if port == old else port, socket)
                                          for port, socket in sub.sockets])

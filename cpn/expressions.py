@@ -45,7 +45,7 @@ import inspect
 import io
 import math
 import tokenize
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .colours import FrozenDict
 from .errors import NetError
@@ -244,26 +244,33 @@ class DescribeError(NetError):
     """A value that cannot be written as an expression over the registry."""
 
 
-def describe(value: Any, registry: Mapping[str, Any] | None = None) -> str:
+def describe(value: Any, registry: Mapping[str, Any] | None = None,
+             shared: Mapping[str, Any] | None = None) -> str:
     """``value`` as an expression of the language that builds it again from
     ``registry`` (and :data:`DEFINITION_NAMES`): a registry entry by its
-    name, a plain value, ``partial(f, ...)``, ``obj.method``, or a
-    dataclass or named tuple as its constructor call.  Without a registry,
-    a readable description: unknown functions and types by their names."""
+    name, a value of ``shared`` (equal to it) by its name, a plain value,
+    ``partial(f, ...)``, ``obj.method``, or a dataclass or named tuple as
+    its constructor call.  Without a registry, a readable description:
+    unknown functions and types by their names."""
     strict = registry is not None
     known = {**DEFINITION_NAMES, **(registry or {})}
     for name, entry in known.items():
         if entry is value or (inspect.ismethod(value) and entry == value):
             return name
+    for name, entry in (shared or {}).items():
+        if same(entry, value):
+            return name
+
+    def inner(part: Any) -> str:
+        return describe(part, registry, shared)
     if is_plain(value):
         return literal(value)
     if isinstance(value, functools.partial):
-        parts = [describe(value.func, registry)]
-        parts += [describe(arg, registry) for arg in value.args]
-        parts += [f"{key}={describe(arg, registry)}" for key, arg in value.keywords.items()]
+        parts = [inner(value.func)] + [inner(arg) for arg in value.args]
+        parts += [f"{key}={inner(arg)}" for key, arg in value.keywords.items()]
         return f"partial({', '.join(parts)})"
     if inspect.ismethod(value) and not value.__name__.startswith("_"):
-        return f"{describe(value.__self__, registry)}.{value.__name__}"
+        return f"{inner(value.__self__)}.{value.__name__}"
     fields = _constructor_fields(value)
     if fields is not None:
         kind = type(value)
@@ -271,8 +278,7 @@ def describe(value: Any, registry: Mapping[str, Any] | None = None) -> str:
             raise DescribeError(f"{_short(value)} is a {kind.__name__}, which the "
                                 f"registry does not name: add {kind.__name__!r} to it")
         name = next((n for n, entry in known.items() if entry is kind), kind.__name__)
-        arguments = ", ".join(f"{field}={describe(getattr(value, field), registry)}"
-                              for field in fields)
+        arguments = ", ".join(f"{field}={inner(getattr(value, field))}" for field in fields)
         return f"{name}({arguments})"
     if not strict:
         return getattr(value, "__qualname__", None) or _short(value)
@@ -282,6 +288,21 @@ def describe(value: Any, registry: Mapping[str, Any] | None = None) -> str:
                             "and add it to the registry")
     raise DescribeError(f"{what} is not in the registry: add it (by the name the "
                         "file should use)")
+
+
+def parts(value: Any) -> Iterator[Any]:
+    """The objects ``value`` is built from, itself first, all the way down:
+    the instance of a method, a partial's function and arguments, the
+    fields of a dataclass or named tuple."""
+    yield value
+    if isinstance(value, functools.partial):
+        for part in (value.func, *value.args, *value.keywords.values()):
+            yield from parts(part)
+    elif inspect.ismethod(value):
+        yield from parts(value.__self__)
+    elif not is_plain(value) and _constructor_fields(value) is not None:
+        for field in _constructor_fields(value):
+            yield from parts(getattr(value, field))
 
 
 def _constructor_fields(value: Any) -> list[str] | None:
