@@ -774,7 +774,7 @@ def _path_in(where: tuple[str, ...], header: str) -> bool:
 _WORDS = {"places": "place", "transitions": "transition", "substitutions": "substitution",
           "modules": "module", "colours": "colour", "constants": "constant",
           "functions": "function", "inputs": "input", "outputs": "output",
-          "sockets": "socket"}
+          "sockets": "socket", "definitions": "definition"}
 
 
 def _kind(value: Any) -> str:
