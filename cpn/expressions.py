@@ -275,15 +275,15 @@ def describe(value: Any, registry: Mapping[str, Any] | None = None,
     if fields is not None:
         kind = type(value)
         if strict and not any(entry is kind for entry in known.values()):
-            raise DescribeError(f"{_short(value)} is a {kind.__name__}, which the "
-                                f"registry does not name: add {kind.__name__!r} to it")
+            raise DescribeError(f"{_short(value)} is an instance of {kind.__name__}, which "
+                                f"the registry does not name: add {kind.__name__!r} to it")
         name = next((n for n, entry in known.items() if entry is kind), kind.__name__)
         arguments = ", ".join(f"{field}={inner(getattr(value, field))}" for field in fields)
         return f"{name}({arguments})"
     if not strict:
         return getattr(value, "__qualname__", None) or _short(value)
     what = getattr(value, "__qualname__", None) or _short(value)
-    if what == "<lambda>":
+    if getattr(value, "__name__", None) == "<lambda>":
         raise DescribeError("a lambda has no name to write: define it as a function "
                             "and add it to the registry")
     raise DescribeError(f"{what} is not in the registry: add it (by the name the "

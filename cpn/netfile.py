@@ -502,18 +502,18 @@ class _Reader:
         """The line of the table ``where`` (its header), then of the first
         needle after it: where a person looks, found without a TOML parser
         that keeps positions."""
-        start = 0
+        header = None
         if where:
             for number, line in enumerate(self.lines):
                 stripped = line.strip()
                 if stripped.startswith("[") and _path_in(where, stripped):
-                    start = number
+                    header = number
                     break
         for needle in needles:
-            for number in range(start, len(self.lines)):
+            for number in range(header or 0, len(self.lines)):
                 if needle and needle in self.lines[number]:
                     return number + 1
-        return start + 1 if start else None
+        return None if header is None else header + 1
 
     def table(self, value: Any, where: tuple[str, ...],
               allowed: tuple[str, ...] | None = None) -> dict:
