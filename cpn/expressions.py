@@ -159,40 +159,42 @@ def check_text(text: str, kind: str, names: set[str]) -> None:
     ``"inscription"``, ``"code"`` or ``"expression"``) of the language;
     :class:`ExpressionError` says what and why, quoting the text."""
     try:
-        trees = _trees(text, kind)
+        parts = _parts(text, kind)
     except SyntaxError as error:
-        raise ExpressionError(f"{text!r} is not a {_KIND[kind]} "
+        raise ExpressionError(f"{text!r} is not {_KIND[kind]} "
                               f"({error.msg})") from None
-    for tree in trees:
+    for part, tree in parts:
         bad = refused(tree, names)
         if bad:
             raise ExpressionError(f"{bad[0]} in {text!r} is refused: {bad[1]}")
-    if _has_comment(text):
-        raise ExpressionError(f"{text!r} holds a comment: a {_KIND[kind]} read "
-                              "from a file is code alone")
+        if _has_comment(part):
+            raise ExpressionError(f"{text!r} holds a comment: {_KIND[kind]} read "
+                                  "from a file is code alone")
 
 
-_KIND = {"guard": "Python expression", "delay": "Python expression",
-         "expression": "Python expression", "inscription": "arc inscription",
-         "code": "code segment of assignments"}
+_KIND = {"guard": "a Python expression", "delay": "a Python expression",
+         "expression": "a Python expression", "inscription": "an arc inscription",
+         "code": "a code segment of assignments"}
 
 
-def _trees(text: str, kind: str) -> list[ast.AST]:
+def _parts(text: str, kind: str) -> list[tuple[str, ast.AST]]:
+    """The Python texts in ``text`` (an inscription has several) and their trees."""
     if kind == "inscription":
-        return inscription_trees(text)
+        return [(part, check_expression(part)) for term in parse_terms(text)
+                for part in (term.expr, term.multiplicity, term.delay)
+                if isinstance(part, str)]
     if kind == "code":
         segment = CodeSegment(text)
         segment.check()
-        return [segment.tree]
+        return [(text, segment.tree)]
     if kind not in _KIND:
         raise ValueError(f"unknown kind of text {kind!r}")
-    return [check_expression(text)]
+    return [(text, check_expression(text))]
 
 
 def inscription_trees(text: str) -> list[ast.expr]:
     """Every expression of an arc inscription: terms, counts and delays."""
-    return [check_expression(part) for term in parse_terms(text)
-            for part in (term.expr, term.multiplicity, term.delay) if isinstance(part, str)]
+    return [tree for _, tree in _parts(text, "inscription")]
 
 
 def evaluate(text: str, namespace: Mapping[str, Any]) -> Any:

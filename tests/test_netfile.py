@@ -3,6 +3,7 @@ hand-written files, the restricted expression language against hostile
 text, clear errors for broken files, and a fuzzed loader that never
 raises anything else and never runs a file's code."""
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -343,7 +344,7 @@ def test_cpn_step_reads_a_data_file_with_a_registry(capsys, tmp_path):
 
 
 # -- fuzzing -------------------------------------------------------------------------------------
-FUZZ = settings(max_examples=150, deadline=None,
+FUZZ = settings(max_examples=int(os.environ.get("CPN_FUZZ_EXAMPLES", 150)), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 NAMES = st.sampled_from(["name", "format", "places", "transitions", "modules", "colours",
                          "constants", "functions", "definitions", "substitutions", "P", "T",
