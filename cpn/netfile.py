@@ -108,7 +108,13 @@ class ColourSpec:
     fields: dict[str, "ColourSpec"] | None = None
 
     def accepts(self, value: Any) -> bool:
-        return Place("", self.colour).accepts(value)
+        """Whether ``value`` is of this colour; a predicate of the registry
+        that fails says no (``ValueError`` with its reason)."""
+        try:
+            return Place("", self.colour).accepts(value)
+        except Exception as error:  # noqa: BLE001 - the registry's predicate failed
+            raise ValueError(f"colour {self.text} cannot tell whether {value!r} is one of "
+                             f"its tokens: {type(error).__name__}: {error}") from None
 
 
 ANY = ColourSpec("any", None)

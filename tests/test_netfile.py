@@ -243,6 +243,9 @@ def test_a_registry_is_checked():
      r"^bad\.toml, line 2: place 'P': unknown colour 'integer' \(built in: int, float"),
     ("[places.P]\ncolour = \"int\"\ninitial = [1.5]",
      r"^bad\.toml, line 3: place 'P': initial token: 1\.5 is not of colour int$"),
+    ("[places.P]\ncolour = \"easy_pass\"\ninitial = [1]",
+     r"^bad\.toml, line 3: place 'P': initial token: colour easy_pass cannot tell whether 1 "
+     r"is one of its tokens: TypeError: easy_pass\(\) missing 3 required"),
     ("[places.P]\ntimed = \"yes\"", r"^bad\.toml, line 2: place 'P': timed must be true or "
                                     r"false, not a string \('yes'\)$"),
     ("[places.P]\nport = \"sideways\"", r"place 'P': port must be one of in, out, inout"),
@@ -409,3 +412,16 @@ def test_loading_leaves_the_registry_as_it_was():
     before = dict(FUNCTIONS)
     loads(PUPPET_TEXT, FUNCTIONS)
     assert FUNCTIONS == before
+
+
+def test_pnml_files_are_held_to_the_same_language():
+    from cpn.pnml import PnmlError, from_pnml
+    from cpn.snakes_bridge import to_pnml
+    net = Net("n")
+    net.place("P", int, initial=[1])
+    net.transition("T", guard="(lambda: x > 0)()")
+    net.arc("P", "T", "x")
+    with pytest.raises(PnmlError, match=r"<transition id='T'>: a lambda in '\(lambda: x > 0\)"
+                                        r"\(\)' reaches outside the net \(a net read from a "
+                                        r"file defines no functions"):
+        from_pnml(to_pnml(net))
