@@ -42,7 +42,7 @@ from xml.parsers import expat
 
 from .compiler import compile_net
 from .errors import NetError
-from .expressions import SAFE_BUILTINS, inscription_trees, literal, refused
+from .expressions import inscription_trees, literal, refused
 from .inscription import check_expression, parse_terms
 from .net import Arc, Net, Place, Transition
 
@@ -307,7 +307,7 @@ class _Reader:
                     raise self.fail(where, f"{bad[0]} in {text!r} reaches outside the net "
                                            f"({bad[1]}; a net read from PNML may use its "
                                            "variables, its environment and "
-                                           "cpn.pnml.SAFE_BUILTINS)")
+                                           "cpn.expressions.SAFE_BUILTINS)")
 
     # -- values ----------------------------------------------------------------
     def value(self, element: _Element, where: str) -> Any:
