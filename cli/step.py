@@ -2,7 +2,10 @@
 
 NET is a Python file (``examples/producer_consumer.py``) or a dotted module
 name (``nets.puppet``) that exposes a ``net`` attribute or a
-``build_net()`` function.  The dispatcher (``cli/main.py``) registers the
+``build_net()`` function, both run as Python; or a data file
+(``examples/puppet_demo.toml``), read without running any of its text, its
+functions taken from the registry ``--functions MODULE`` names (the
+module's ``FUNCTIONS``, e.g. ``nets.puppet``).  The dispatcher (``cli/main.py``) registers the
 two subcommands with :func:`add_step_parsers`; :func:`main_step` runs them
 on their own (``main_step(["step", "net.py"])``).
 
@@ -39,11 +42,30 @@ class LoadError(Exception):
 BUILT_IN = {"puppet": "nets.demo"}
 
 
-def load_net(spec: str) -> Net | FlatNet:
+#: Suffixes of data files (``cpn.netfile``), read without running code.
+DATA_SUFFIXES = (".toml",)
+
+
+def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     """The net of a Python file or dotted module (its ``net`` attribute, or
-    what its ``build_net()`` returns), or a built-in one (``puppet``)."""
+    what its ``build_net()`` returns), a built-in one (``puppet``), or a
+    data file read with the registry ``functions`` names (a module with a
+    ``FUNCTIONS`` dict)."""
     spec = BUILT_IN.get(spec, spec)
     path = Path(spec)
+    if path.suffix in DATA_SUFFIXES:
+        from cpn.netfile import NetFileError, load
+
+        registry = _registry(functions) if functions else {}
+        try:
+            return load(path, functions=registry)
+        except NetFileError as error:
+            hint = ("" if functions else " (a net naming functions needs --functions "
+                                         "MODULE, e.g. --functions nets.puppet)")
+            raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+    if functions:
+        raise LoadError(f"--functions {functions}: only a data file ({', '.join(DATA_SUFFIXES)})"
+                        f" takes a registry; {spec} is Python and imports what it needs")
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
         if not path.is_file():
             raise LoadError(f"no such file: {spec}")
@@ -72,6 +94,19 @@ def load_net(spec: str) -> Net | FlatNet:
     if not isinstance(net, (Net, FlatNet)):
         raise LoadError(f"{spec}: 'net' is a {type(net).__name__}, not a cpn.Net")
     return net
+
+
+def _registry(functions: str) -> dict:
+    """The ``FUNCTIONS`` of the module ``--functions`` names."""
+    try:
+        module = importlib.import_module(functions)
+    except ImportError as error:
+        raise LoadError(f"--functions {functions}: cannot import it: {error}") from None
+    registry = getattr(module, "FUNCTIONS", None)
+    if not isinstance(registry, dict):
+        raise LoadError(f"--functions {functions}: the module has no FUNCTIONS dict "
+                        "(name -> function or type)")
+    return registry
 
 
 def _import_file(path: Path):
@@ -118,7 +153,7 @@ def run_step(args: argparse.Namespace) -> int:
 
     console = make_console()
     try:
-        net = load_net(args.net)
+        net = load_net(args.net, args.functions)
         stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
     except LoadError as error:
         console.print(Text(f"cpn step: {error}", style="red"))
@@ -159,7 +194,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
     console = make_console()
     try:
-        net = load_net(args.net)
+        net = load_net(args.net, args.functions)
         header, records = load_trace(args.trace)
         seed = args.seed if args.seed is not None else (header.get("seed") or 0)
         stepper = Stepper(net, seed=seed, show=show_on(console))
@@ -187,6 +222,13 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+NET_HELP = ("a .py file or dotted module exposing 'net' or build_net() (run as Python), "
+            "a .toml data file (read, never run), or 'puppet' (the built-in PuPPET net "
+            "with three jobs)")
+FUNCTIONS_HELP = ("for a data file: the module whose FUNCTIONS dict is the registry of "
+                  "the functions and types the file names (e.g. nets.puppet)")
+
+
 def add_step_parsers(subparsers) -> None:
     """Register ``step`` and ``replay`` on an argparse subparsers object;
     each sets ``func`` to a function of the parsed arguments returning an
@@ -195,9 +237,8 @@ def add_step_parsers(subparsers) -> None:
         "step", help="step through a net interactively",
         description="Step through a net: fire enabled bindings by number, run, "
                     "set breakpoints, undo, save the trace.  Type help inside.")
-    step.add_argument("net", metavar="NET",
-                      help="a .py file or dotted module exposing 'net' or build_net(), "
-                           "or 'puppet' (the built-in PuPPET net with three jobs)")
+    step.add_argument("net", metavar="NET", help=NET_HELP)
+    step.add_argument("--functions", metavar="MODULE", help=FUNCTIONS_HELP)
     step.add_argument("--seed", type=int, default=0,
                       help="seed of the random choices and of the model's rng (default 0)")
     step.add_argument("--script", metavar="FILE",
@@ -212,9 +253,8 @@ def add_step_parsers(subparsers) -> None:
         description="Fire again the firings saved by the stepper's 'save FILE' and "
                     "show the marking they reach; fails naming the first step that "
                     "is not enabled.")
-    again.add_argument("net", metavar="NET",
-                       help="a .py file or dotted module exposing 'net' or build_net(), "
-                           "or 'puppet' (the built-in PuPPET net with three jobs)")
+    again.add_argument("net", metavar="NET", help=NET_HELP)
+    again.add_argument("--functions", metavar="MODULE", help=FUNCTIONS_HELP)
     again.add_argument("trace", metavar="TRACE", help="a trace saved by the stepper")
     again.add_argument("--seed", type=int, default=None,
                        help="seed of the model's rng (default: the one in the trace)")

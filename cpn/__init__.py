@@ -1,15 +1,18 @@
 """A timed coloured Petri net engine with CPN Tools semantics.
 
 Declare a :class:`Net`, run it with a :class:`Simulator`, observe it with
-monitors.  It knows nothing about HPC: the models live in ``modules`` and
+monitors; edit it (``net.set_guard``, ``net.replace_module``, ...), compare
+two with :func:`diff`, save it as a data file and :func:`load` it back.  It knows nothing about HPC: the models live in ``modules`` and
 ``nets``.
 """
 
 from typing import TYPE_CHECKING
 
+from .diff import NetDiff, diff
 from .errors import BindingError, ColourError, NetError
 from .marking import Marking
 from .net import P_HIGH, P_LOW, P_NORMAL, Delayed, Net, TimedToken, timed
+from .netfile import NetFileError, load, loads
 
 if TYPE_CHECKING:
     from .simulator import Binding, RunResult, Simulator, StopReason
@@ -22,6 +25,7 @@ _SIMULATOR_NAMES = frozenset({"Binding", "RunResult", "Simulator", "StopReason"}
 __all__ = [
     "Net", "Simulator", "Delayed", "Binding", "Marking", "RunResult", "StopReason", "TimedToken",
     "timed", "P_HIGH", "P_NORMAL", "P_LOW", "NetError", "ColourError", "BindingError",
+    "diff", "NetDiff", "load", "loads", "NetFileError",
 ]
 
 

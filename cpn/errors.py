@@ -16,3 +16,8 @@ class ColourError(TypeError):
 
 class BindingError(RuntimeError):
     """A binding cannot be fired (stale, or evaluating an inscription failed)."""
+
+
+class NetFileError(NetError):
+    """A data file that cannot be read or a net that cannot be written; the
+    message names the file, the line when known, the node and the text."""

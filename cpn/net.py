@@ -225,6 +225,83 @@ class Net:
         except DrawingError:
             return None
 
+    # -- editing: each method checks and validates as editing.py says ---------
+    def copy(self) -> "Net":
+        """A copy to edit on its own (modules copied, tokens and functions shared)."""
+        from .editing import copy_net
+        return copy_net(self)
+
+    def edit(self):
+        """``with net.edit():`` validate once at the end; undo every edit if invalid."""
+        from .editing import editing
+        return editing(self)
+
+    def remove_place(self, path: str) -> list[Arc]:
+        """Remove a place and the arcs joining it (returned)."""
+        from .editing import remove_place
+        return remove_place(self, path)
+
+    def remove_transition(self, path: str) -> list[Arc]:
+        """Remove a (substitution) transition and the arcs joining it (returned)."""
+        from .editing import remove_transition
+        return remove_transition(self, path)
+
+    def remove_arc(self, source: str, target: str, inscription: str | None = None) -> Arc:
+        """Remove the arc ``source -> target`` (the one inscribed ``inscription``)."""
+        from .editing import remove_arc
+        return remove_arc(self, source, target, inscription)
+
+    def set_inscription(self, source: str, target: str, text: str | int | float,
+                        old: str | None = None) -> None:
+        """Change the inscription of the arc ``source -> target`` (the one inscribed ``old``)."""
+        from .editing import set_inscription
+        set_inscription(self, source, target, text, old)
+
+    def set_guard(self, path: str, guard: str | None) -> None:
+        from .editing import change_transition
+        change_transition(self, path, guard=guard)
+
+    def set_delay(self, path: str, delay: str | float | None) -> None:
+        from .editing import change_transition
+        change_transition(self, path, delay=delay)
+
+    def set_priority(self, path: str, priority: int) -> None:
+        from .editing import change_transition
+        change_transition(self, path, priority=priority)
+
+    def set_code(self, path: str, code: str | None) -> None:
+        from .editing import change_transition
+        change_transition(self, path, code=code)
+
+    def set_colour(self, path: str, colour: Colour) -> None:
+        from .editing import change_place
+        change_place(self, path, colour=colour)
+
+    def set_initial(self, path: str, tokens: Iterable) -> None:
+        from .editing import change_place
+        change_place(self, path, initial=tokens)
+
+    def set_env(self, path: str, value: Any) -> None:
+        """Bind a name of the environment (``"Scheduler/schedule"``: a module's)."""
+        from .editing import set_env
+        set_env(self, path, value)
+
+    def rename(self, path: str, new: str) -> None:
+        """Rename a node; its arcs, socket and port maps follow."""
+        from .editing import rename
+        rename(self, path, new)
+
+    def replace_module(self, path: str, module: "Net",
+                       sockets: dict[str, str] | Iterable[tuple[str, str]] | None = None) -> None:
+        """Instantiate ``module`` at substitution ``path`` (ports checked against sockets)."""
+        from .editing import replace_module
+        replace_module(self, path, module, sockets)
+
+    def save(self, path, functions: dict[str, Any] | None = None) -> None:
+        """Write the net to a TOML data file (``cpn.load`` reads it; see netfile.py)."""
+        from .netfile import save
+        save(self, path, functions)
+
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -15,9 +15,11 @@ What comes back is the flat, untimed view that was exported: places named
 by their paths (``Module/Place``) with their initial tokens and no colour
 set, transitions with their guards, one arc per place and transition
 (parallel arcs were joined into one multiset).  Inscriptions are Python,
-run when the net is simulated, so text that reaches outside the net (a name
-or attribute starting with ``_``, a builtin such as ``eval``, ``open`` or
-``getattr``) is refused here: a guard against a crafted file, not a sandbox.
+run when the net is simulated, so they must keep to the expression language
+of nets read from files (``cpn.expressions``, shared with the data files
+of ``cpn.netfile``): text that reaches outside the net (a name starting
+with ``_``, a dunder attribute, a builtin such as ``eval``, ``open`` or
+``getattr``, a lambda) is refused here.
 
 >>> from cpn import Net
 >>> from cpn.snakes_bridge import to_pnml
@@ -32,9 +34,6 @@ or attribute starting with ``_``, a builtin such as ``eval``, ``open`` or
 
 from __future__ import annotations
 
-import ast
-import builtins
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,18 +42,9 @@ from xml.parsers import expat
 
 from .compiler import compile_net
 from .errors import NetError
+from .expressions import inscription_trees, literal, refused
 from .inscription import check_expression, parse_terms
 from .net import Arc, Net, Place, Transition
-
-#: Builtins an inscription read from a file may use: functions of values
-#: that reach nothing outside them.
-SAFE_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "chr", "dict", "divmod", "enumerate", "filter",
-    "float", "frozenset", "int", "isinstance", "len", "list", "map", "max", "min",
-    "ord", "pow", "range", "repr", "reversed", "round", "set", "sorted", "str",
-    "sum", "tuple", "zip",
-})
-_BUILTINS = frozenset(dir(builtins))
 
 #: More tokens than this in one place is a damaged or hostile file.
 MAX_TOKENS = 10_000_000
@@ -280,7 +270,7 @@ class _Reader:
         if element.tag == "expression":
             return self.expression(element)
         if element.tag == "value":
-            return _literal(self.value(self.only_child(element, "object"), "arc"))
+            return literal(self.value(self.only_child(element, "object"), "arc"))
         if element.tag == "tuple":
             items = [self.inscription(child) for child in element.children]
             return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
@@ -303,26 +293,21 @@ class _Reader:
 
     def check_reach(self, net: Net, transition: Transition, element: _Element,
                     arcs: list[tuple[_Element, Arc]]) -> None:
-        """Refuse text of ``transition`` that could reach outside the net."""
+        """Refuse text of ``transition`` that could reach outside the net
+        (the expression language of ``cpn.expressions``)."""
         texts = ([(element, transition.guard, [check_expression(transition.guard)])]
                  if transition.guard else [])
-        texts += [(arc_element, arc.inscription, _trees(arc.inscription))
+        texts += [(arc_element, arc.inscription, inscription_trees(arc.inscription))
                   for arc_element, arc in arcs
                   if transition.name in (arc.source, arc.target)]
-        allowed = SAFE_BUILTINS | set(net.env)
         for where, text, trees in texts:
-            for node in (node for tree in trees for node in ast.walk(tree)):
-                bad = None
-                if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-                    bad = "." + node.attr
-                elif isinstance(node, ast.Name) and (
-                        node.id.startswith("_")
-                        or node.id in _BUILTINS and node.id not in allowed):
-                    bad = node.id
+            for tree in trees:
+                bad = refused(tree, set(net.env))
                 if bad:
-                    raise self.fail(where, f"{bad!r} in {text!r} reaches outside the net "
-                                           "(a net read from PNML may use its variables, "
-                                           "its environment and cpn.pnml.SAFE_BUILTINS)")
+                    raise self.fail(where, f"{bad[0]} in {text!r} reaches outside the net "
+                                           f"({bad[1]}; a net read from PNML may use its "
+                                           "variables, its environment and "
+                                           "cpn.expressions.SAFE_BUILTINS)")
 
     # -- values ----------------------------------------------------------------
     def value(self, element: _Element, where: str) -> Any:
@@ -354,24 +339,3 @@ class _Reader:
         except (KeyError, ValueError, TypeError) as error:
             raise self.fail(element, f"{where}: not a valid {kind}: {error}") from None
 
-
-def _trees(text: str) -> list[ast.expr]:
-    """Every expression of a guard or an inscription: terms, counts, delays."""
-    return [check_expression(part) for term in parse_terms(text)
-            for part in (term.expr, term.multiplicity, term.delay) if isinstance(part, str)]
-
-
-def _literal(value: Any) -> str:
-    """Python text for a constant read from a file: its ``repr``, but for
-    the floats that have none (``inf``, ``nan``), also inside containers."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"float('{value}')"
-    if isinstance(value, tuple):
-        return f"({', '.join(map(_literal, value))}{',' if len(value) == 1 else ''})"
-    if isinstance(value, list):
-        return f"[{', '.join(map(_literal, value))}]"
-    if isinstance(value, set):
-        return f"{{{', '.join(map(_literal, value))}}}" if value else "set()"
-    if isinstance(value, dict):
-        return f"{{{', '.join(f'{_literal(k)}: {_literal(v)}' for k, v in value.items())}}}"
-    return repr(value)

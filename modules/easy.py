@@ -22,18 +22,19 @@ POLICIES = ("fcfs", "wfp")
 ESTIMATES = ("requested", "actual")
 
 
-def wfp_score(job: Job, now: float, estimate: str) -> float:
+def wfp_score(job: Job, now: float, estimate: str, exponent: float = 3) -> float:
     """WFP utility (PuPPET eq. 4): size x (queued time / walltime)^3; it
-    favours large and old jobs."""
-    return job.js * ((now - job.st) / job.estimate(estimate)) ** 3
+    favours large and old jobs, old ones the more the higher ``exponent``."""
+    return job.js * ((now - job.st) / job.estimate(estimate)) ** exponent
 
 
-def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str) -> list[Job]:
+def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
+                wfp_exponent: float = 3) -> list[Job]:
     """The queue in scheduling order: arrival order (FCFS) or descending
     WFP score, equal scores kept in arrival order."""
     if policy == "fcfs":
         return list(queue)
-    return sorted(queue, key=lambda job: -wfp_score(job, now, estimate))
+    return sorted(queue, key=lambda job: -wfp_score(job, now, estimate, wfp_exponent))
 
 
 def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
@@ -61,8 +62,8 @@ def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
 
 def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
                        free: int, now: float, policy: str = "fcfs",
-                       estimate: str = "requested", backfill: bool = True
-                       ) -> tuple[list[Job], tuple[Job, ...]]:
+                       estimate: str = "requested", backfill: bool = True,
+                       wfp_exponent: float = 3) -> tuple[list[Job], tuple[Job, ...]]:
     """One scheduling pass over free nodes: the jobs to start now, and the
     queue left.  Only node counts decide (power is the allocation module's
     business, frequency the CPU scaling's); the policy is the queue order.
@@ -71,11 +72,12 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     it gets a reservation at its shadow time, and later jobs may start now
     (backfill) if they fit in the free nodes and either end by the shadow
     time or use only the nodes the head leaves over at that time.  The
-    queue left keeps arrival order.
+    queue left keeps arrival order.  ``wfp_exponent`` is the exponent of
+    the WFP score (the paper's 3).
     """
     if not queue:
         return [], queue
-    ordered = order_queue(queue, policy, now, estimate)
+    ordered = order_queue(queue, policy, now, estimate, wfp_exponent)
     started: list[Job] = []
     position = 0
     while position < len(ordered) and ordered[position].js <= free:

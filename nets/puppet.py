@@ -34,14 +34,22 @@ from cpn import Net, Simulator, StopReason, timed
 from cpn.colours import FrozenDict
 from cpn.monitors import PlaceIntegral
 from modules.allocation import power_allocation
-from modules.cpu_scaling import CpuScaling, cpu_scaling
+from modules.cpu_scaling import CpuScaling, ScalingRules, cpu_scaling
 from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig,
                                       batch_scheduling)
+from modules.easy import easy_pass_on_nodes
 from modules.job import Job
 from modules.metrics import (UNFINISHED_COLUMNS, collapse_step_series, energy_fixed_step,
                              summary_metrics)
 from modules.power import PowerModel
-from modules.power_capping import PowerCap
+from modules.power_capping import AllocationRules, PowerCap, requeue
+
+#: What the environments of PuPPET nets name besides plain values: the
+#: registry a PuPPET net is saved and loaded with (``net.save(path,
+#: FUNCTIONS)``, ``cpn.load(path, functions=FUNCTIONS)``), so a data file
+#: names these and never carries code.
+FUNCTIONS = {f.__name__: f for f in (easy_pass_on_nodes, requeue, Job, PowerModel, PowerCap,
+                                     AllocationRules, CpuScaling, ScalingRules)}
 
 
 @dataclass(frozen=True)
