@@ -3,6 +3,7 @@ The tests skip when ../shared/data is absent."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from modules.dvfs_thesis.profiles import draw_profiles
@@ -20,19 +21,63 @@ def atlas():
     return jobs, draw_profiles(jobs, seed=0)
 
 
+def raw_portion_means(path, first=10_001, last=15_000) -> dict[int, float]:
+    """Means of SWF fields 5 (allocated CPUs), 9 (requested time) and 4 (run
+    time) over the job lines numbered first..last, -1 read as 0: a plain
+    split of the text, independent of the project's readers."""
+    rows = [line.split() for line in path.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith(";")]
+    portion = [row for row in rows if first <= int(row[0]) <= last]
+    return {field: sum(max(float(row[field - 1]), 0.0) for row in portion) / len(portion)
+            for field in (5, 9, 4)}
+
+
 @needs_atlas
-def test_easy_baseline_next_to_table_3_5(atlas):
+def test_the_portion_keeps_every_line_as_table_3_3_shows(atlas):
+    jobs, _ = atlas
+    assert len(jobs) == 5000  # jobs 10001-15000, cancelled ones included
+    raw = raw_portion_means(ATLAS)
+    # Table 3.3, LLNL-Atlas portion: 539.45 CPUs, 19,343 s requested, 1,523 s
+    # run.  Tolerance 0.1 %: the thesis' sums divide by 5,001-5,003 rather
+    # than 5,000 (539.45 x 5,000 is 1,390 CPUs short of the sum), so it counted
+    # a boundary line or two more; one more line (job 10000 or 15001) moves
+    # each average by 0.02-0.03 %.  A wrong reading falls far outside:
+    # requested processors (field 8) average 535.82 (-0.7 %), and leaving out
+    # the cancelled lines gives 650.6 CPUs (+21 %).
+    assert raw[5] == pytest.approx(539.45, rel=1e-3)
+    assert raw[9] == pytest.approx(19_343, rel=1e-3)
+    assert raw[4] == pytest.approx(1_523, rel=1e-3)
+    # what we simulate is that portion
+    assert sum(job.js for job in jobs) / len(jobs) == pytest.approx(raw[5], abs=1e-9)
+    assert sum(job.rt for job in jobs) / len(jobs) == pytest.approx(raw[4], abs=1e-9)
+
+
+@needs_atlas
+def test_easy_baseline_against_table_3_5(atlas):
     jobs, profiles = atlas
-    assert len(jobs) == 3480  # 1,520 of the 5,000 were cancelled or ran 0 s
-    metrics = simulate(jobs, ThesisConfig(9216, EasyConfig()), profiles).metrics
-    # Table 3.5, Atlas: average BSLD 1.08, utilization 75.25 %, load requested
-    # 0.94.  We measure 1.19, 75.3 % and 0.94: BSLD is higher, in part because
-    # the 1,520 jobs left out (no runtime: BSLD about 1) lowered the thesis' mean
-    assert 1.0 <= metrics["bsld"] <= 1.25
-    assert metrics["utilization"] == pytest.approx(0.7525, abs=0.01)
-    assert metrics["load_requested"] == pytest.approx(0.94, abs=0.03)
+    result = simulate(jobs, ThesisConfig(9216, EasyConfig()), profiles)
+    metrics = result.metrics
+    # Table 3.5, Atlas: utilization 75.25 %, load requested 0.94 (printed to
+    # 2 decimals: +-0.005; utilization to within 0.05 points, a fraction of
+    # one 5,000-CPU hour over the 23-day makespan).
+    assert metrics["utilization"] == pytest.approx(0.7525, abs=5e-4)
+    assert metrics["load_requested"] == pytest.approx(0.94, abs=0.005)
     assert metrics["frequency_mean_ghz"] == pytest.approx(2.3)
     assert metrics["unfinished_jobs"] == 0
+    # Average BSLD: the thesis 1.08, we 1.135 -- DIFFERS by 0.055, a gap the
+    # waits of a dozen jobs make.  Only 64 of the 5,000 jobs wait at all (the
+    # rest have BSLD exactly 1), so the mean is the excess of those few,
+    # divided by 5,000; the 12 largest excesses (waits of about 4 hours for
+    # jobs under 10 minutes) sum to the gap.  Which of them wait that long
+    # turns on ties in EASY's passes that the thesis does not describe.  The
+    # tolerance is that shown gap: 0.06.
+    assert metrics["bsld"] == pytest.approx(1.08, abs=0.06)
+    frame = result.jobs
+    wait = frame["start"] - frame["submit"]
+    bsld = np.maximum((wait + frame["runtime"]) / np.maximum(600.0, frame["runtime"]), 1.0)
+    excess = np.sort((bsld - 1).to_numpy())[::-1]
+    assert (wait > 0).sum() < 0.015 * len(jobs)
+    assert excess[:12].sum() >= (metrics["bsld"] - 1.08) * len(jobs)
 
 
 @needs_atlas
