@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from modules.dvfs_thesis.profiles import draw_profiles
-from nets.dvfs_thesis import (EasyConfig, MaxJobPerfConfig, ThesisConfig, busy_power,
-                              simulate, thesis_portion)
+from nets.dvfs_thesis import (BsldDrivenConfig, EasyConfig, MaxJobPerfConfig, ThesisConfig,
+                              UpasConfig, busy_power, simulate, thesis_portion)
 
 ATLAS = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
          / "LLNL-Atlas-2006-2.1-cln.swf")
@@ -52,10 +52,17 @@ def test_the_portion_keeps_every_line_as_table_3_3_shows(atlas):
     assert sum(job.rt for job in jobs) / len(jobs) == pytest.approx(raw[4], abs=1e-9)
 
 
-@needs_atlas
-def test_easy_baseline_against_table_3_5(atlas):
+@pytest.fixture(scope="module")
+def easy(atlas):
+    """EASY without DVFS nor budget: the baseline every chapter normalises to."""
     jobs, profiles = atlas
-    result = simulate(jobs, ThesisConfig(9216, EasyConfig()), profiles)
+    return simulate(jobs, ThesisConfig(9216, EasyConfig()), profiles)
+
+
+@needs_atlas
+def test_easy_baseline_against_table_3_5(atlas, easy):
+    jobs, _ = atlas
+    result = easy
     metrics = result.metrics
     # Table 3.5, Atlas: utilization 75.25 %, load requested 0.94 (printed to
     # 2 decimals: +-0.005; utilization to within 0.05 points, a fraction of
@@ -78,6 +85,40 @@ def test_easy_baseline_against_table_3_5(atlas):
     excess = np.sort((bsld - 1).to_numpy())[::-1]
     assert (wait > 0).sum() < 0.015 * len(jobs)
     assert excess[:12].sum() >= (metrics["bsld"] - 1.08) * len(jobs)
+
+
+@needs_atlas
+def test_upas_saves_what_section_4_2_says(atlas, easy):
+    jobs, profiles = atlas
+    upas = simulate(jobs, ThesisConfig(9216, UpasConfig(wq_threshold=None)), profiles).metrics
+    saved = 1 - upas["energy_total_j"] / easy.metrics["energy_total_j"]
+    # Section 4.2: Atlas saves 10 % of CPU energy (idle CPUs at the lowest
+    # gear, WQ_threshold NO).  The saving depends on the jobs' drawn p and
+    # beta (section 3.2.1; the thesis' draw is not published): profile seeds
+    # 0-4 give 8.6, 11.1, 11.5, 9.3 and 10.6 % (mean 10.2 %), so the draw
+    # alone moves it by 1.5 points either way: the tolerance.
+    assert saved == pytest.approx(0.10, abs=0.015)
+    # "the mean job BSLD was never penalized more than 50 %" (x1.17-1.36 over
+    # the same seeds; x1.33 with seed 0)
+    assert 1 < upas["bsld"] / easy.metrics["bsld"] <= 1.5
+
+
+@needs_atlas
+def test_bsld_driven_saves_more_and_hurts_most_at_3_no(atlas, easy):
+    jobs, profiles = atlas
+    config = BsldDrivenConfig(bsld_threshold=3, wq_threshold=None)
+    driven = simulate(jobs, ThesisConfig(9216, config), profiles).metrics
+    saved = 1 - driven["energy_total_j"] / easy.metrics["energy_total_j"]
+    penalty = driven["bsld"] / easy.metrics["bsld"]
+    # Section 4.3: BSLD-driven saves more than UPAS (10 %) -- "up to 26 %",
+    # over 20 % on Atlas -- and its most aggressive corner (3, NO) costs the
+    # most: mean BSLD "even 15 times higher".  Ours at (3, NO): 18.8 % saved
+    # and x13.1.  DIFFERS in the amount: the best saving over the thesis'
+    # grid is 19.6 % at (2, NO), not above 20 % (docs/findings.md).  The
+    # direction holds: more than UPAS' 10 %, and a penalty within a third of
+    # the thesis' x15 (its figure gives no finer reading).
+    assert 0.10 < saved < 0.20
+    assert 10 < penalty < 20
 
 
 @needs_atlas
