@@ -38,10 +38,11 @@ def test_the_portion_keeps_every_line_as_table_3_3_shows(atlas):
     assert len(jobs) == 5000  # jobs 10001-15000, cancelled ones included
     raw = raw_portion_means(ATLAS)
     # Table 3.3, LLNL-Atlas portion: 539.45 CPUs, 19,343 s requested, 1,523 s
-    # run.  Tolerance 0.1 %: the thesis' sums divide by 5,001-5,003 rather
-    # than 5,000 (539.45 x 5,000 is 1,390 CPUs short of the sum), so it counted
-    # a boundary line or two more; one more line (job 10000 or 15001) moves
-    # each average by 0.02-0.03 %.  A wrong reading falls far outside:
+    # run.  We are within 0.05 %; tolerance 0.1 %: the thesis' boundary is
+    # not exact to the line -- adding job 10000 (5,001 lines) gives 539.62,
+    # 19,343.5 and 1,523.4, its requested and run times to the printed digit
+    # -- and one line more or less moves each average by 0.02-0.03 %.  A
+    # wrong reading falls far outside:
     # requested processors (field 8) average 535.82 (-0.7 %), and leaving out
     # the cancelled lines gives 650.6 CPUs (+21 %).
     assert raw[5] == pytest.approx(539.45, rel=1e-3)
