@@ -73,19 +73,21 @@ def test_easy_baseline_against_table_3_5(atlas, easy):
     assert metrics["frequency_mean_ghz"] == pytest.approx(2.3)
     assert metrics["unfinished_jobs"] == 0
     # Average BSLD: the thesis 1.08, we 1.135 -- DIFFERS by 0.055, a gap the
-    # waits of a dozen jobs make.  Only 64 of the 5,000 jobs wait at all (the
-    # rest have BSLD exactly 1), so the mean is the excess of those few,
-    # divided by 5,000; the 12 largest excesses (waits of about 4 hours for
-    # jobs under 10 minutes) sum to the gap.  Which of them wait that long
-    # turns on ties in EASY's passes that the thesis does not describe.  The
+    # waits of a dozen jobs make.  Only 68 of the 5,000 jobs wait at all (the
+    # others have BSLD exactly 1), so the mean is the excess of those few,
+    # divided by 5,000; the 12 largest excesses (jobs 10860-10921, a burst of
+    # 8,000-8,192-CPU jobs of 1-655 s waiting about 4 hours for the machine
+    # to empty) sum to the gap.  What moves those few is not
+    # found (docs/findings.md tries four readings of the trace); the
     # tolerance is that shown gap: 0.06.
     assert metrics["bsld"] == pytest.approx(1.08, abs=0.06)
     frame = result.jobs
     wait = frame["start"] - frame["submit"]
     bsld = np.maximum((wait + frame["runtime"]) / np.maximum(600.0, frame["runtime"]), 1.0)
-    excess = np.sort((bsld - 1).to_numpy())[::-1]
+    worst = bsld.sort_values(ascending=False).index[:12]
+    assert (bsld[worst] - 1).sum() >= (metrics["bsld"] - 1.08) * len(jobs)
+    assert (frame.loc[worst, "cpus"] >= 8000).all()
     assert (wait > 0).sum() < 0.015 * len(jobs)
-    assert excess[:12].sum() >= (metrics["bsld"] - 1.08) * len(jobs)
 
 
 @needs_atlas
