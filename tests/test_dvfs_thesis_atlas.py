@@ -77,9 +77,11 @@ def test_easy_baseline_against_table_3_5(atlas, easy):
     # others have BSLD exactly 1), so the mean is the excess of those few,
     # divided by 5,000; the 12 largest excesses (jobs 10860-10921, a burst of
     # 8,000-8,192-CPU jobs of 1-655 s waiting about 4 hours for the machine
-    # to empty) sum to the gap.  What moves those few is not
-    # found (docs/findings.md tries four readings of the trace); the
-    # tolerance is that shown gap: 0.06.
+    # to empty) sum to the gap.  They queue behind jobs 10829-10842, 14 lines
+    # of one second each allocated 2,048 CPUs for 5,260 s; read at their
+    # requested processors the mean BSLD is 1.072, but utilization and load
+    # requested leave Table 3.5's (docs/findings.md).  The tolerance is the
+    # shown gap: 0.06.
     assert metrics["bsld"] == pytest.approx(1.08, abs=0.06)
     frame = result.jobs
     wait = frame["start"] - frame["submit"]
@@ -87,6 +89,10 @@ def test_easy_baseline_against_table_3_5(atlas, easy):
     worst = bsld.sort_values(ascending=False).index[:12]
     assert (bsld[worst] - 1).sum() >= (metrics["bsld"] - 1.08) * len(jobs)
     assert (frame.loc[worst, "cpus"] >= 8000).all()
+    block = frame[frame["job_id"].between(10829, 10842)]
+    assert block["submit"].nunique() == 1 and (block["cpus"] == 2048).all()
+    # the burst arrives while the block runs, and starts only after its last wave
+    assert frame.loc[worst, "submit"].min() < block["end"].max() <= frame.loc[worst, "start"].min()
     assert (wait > 0).sum() < 0.015 * len(jobs)
 
 
