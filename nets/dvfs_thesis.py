@@ -18,8 +18,10 @@ job's eq. 3.12 power, idle CPUs per the idle scenario).
 
 from __future__ import annotations
 
+import gzip
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping, Sequence, Union
 
 import numpy as np
@@ -37,7 +39,7 @@ from modules.dvfs_thesis.profiles import JobProfile
 from modules.dvfs_thesis.scheduler_net import gear_allocation, thesis_scheduling
 from modules.dvfs_thesis.upas import UpasConfig
 from modules.job import Job
-from modules.swf import LARGER_THAN_MACHINE, read_swf
+from modules.swf import SWF_FIELDS, read_swf
 
 from .puppet import PuppetConfig, compose, run_model
 
@@ -185,15 +187,7 @@ def thesis_portion(path, machine_cpus: int, first: int = 10_001,
     both are; it runs ``max(run time, 0)``, so a job cancelled before it
     started arrives and leaves at once (BSLD 1).  Without a requested time
     the scheduler plans with the runtime."""
-    workload = read_swf(path, procs_per_node=1, machine_nodes=machine_cpus,
-                        shift_to_zero=False)  # checks every line: errors name file and line
-    rejected = workload.rejected
-    too_large = rejected[(rejected["reason"] == LARGER_THAN_MACHINE)
-                         & rejected["job_id"].between(first, last)]
-    if len(too_large):
-        line, job_id = too_large.iloc[0][["line", "job_id"]]
-        raise ValueError(f"{path}:{line}: job {job_id} needs more than the machine's "
-                         f"{machine_cpus} CPUs")
+    read_swf(path, procs_per_node=1, machine_nodes=machine_cpus)  # checks every line's format
     fields = pd.read_csv(path, sep=r"\s+", comment=";", header=None, usecols=[0, 1, 3, 4, 7, 8])
     portion = fields[fields[0].between(first, last)]
     if portion.empty:
@@ -203,7 +197,20 @@ def thesis_portion(path, machine_cpus: int, first: int = 10_001,
     for job_id, submit, runtime, allocated, requested, requested_time in portion.itertuples(
             index=False):
         runtime = max(float(runtime), 0.0)
-        cpus = allocated if allocated > 0 else max(requested, 0)
+        source, cpus = (5, allocated) if allocated > 0 else (8, max(requested, 0))
+        if cpus > machine_cpus:
+            raise ValueError(f"{path}:{_line_of(path, job_id)}: field {source} "
+                             f"({SWF_FIELDS[source - 1]}): job {job_id} needs {cpus} CPUs, more "
+                             f"than the machine's {machine_cpus}")
         jobs.append(Job(int(job_id), float(submit - origin), runtime, int(cpus),
                         float(requested_time) if requested_time > 0 else runtime))
     return sorted(jobs, key=lambda job: job.st)
+
+
+def _line_of(path, job_id: int) -> int:
+    """The line of an SWF file (plain or gzip) that holds job ``job_id``:
+    looked up only to name it in an error."""
+    opener = gzip.open if Path(path).suffix == ".gz" else open
+    with opener(path, "rt", errors="replace") as lines:
+        return next(number for number, line in enumerate(lines, 1)
+                    if line.split(maxsplit=1)[:1] == [str(job_id)])

@@ -160,8 +160,13 @@ def test_the_portion_keeps_cancelled_lines_as_jobs_of_nothing(tmp_path):
     assert thesis_portion(path, 16, 1, 4) == [
         Job(1, 0.0, 50.0, 4, 60.0), Job(2, 10.0, 0.0, 0, 600.0), Job(3, 20.0, 0.0, 8, 0.0),
         Job(4, 30.0, 70.0, 2, 70.0)]
-    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}:6: job 5 needs more than the machine's "
-                                         "16 CPUs$"):
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}:6: field 5 \\(allocated "
+                                         "processors\\): job 5 needs 32 CPUs, more than the "
+                                         "machine's 16$"):
         thesis_portion(path, 16, 1, 5)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}:5: field 8 \\(requested "
+                                         "processors\\): job 4 needs 2 CPUs, more than the "
+                                         "machine's 1$"):
+        thesis_portion(path, 1, 4, 4)
     with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: no job numbered 7..9$"):
         thesis_portion(path, 16, 7, 9)
