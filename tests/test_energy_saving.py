@@ -19,6 +19,7 @@ from modules.energy_saving import (BOOTING, EnergySavingPolicy, FifoQueues, Grou
 from modules.job import Job
 from modules.node_power import dhms
 from modules.power_capping import PowerCap
+from modules.swf import read_swf
 from nets.energy_saving import EnergySavingConfig, simulate
 from nets.puppet import simulate as puppet_simulate
 
@@ -295,7 +296,6 @@ PREFIX_DAYS = 30
 
 @pytest.fixture(scope="module")
 def nasa():
-    from modules.swf import read_swf
     return read_swf(NASA)
 
 
