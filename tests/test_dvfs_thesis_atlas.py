@@ -3,11 +3,12 @@ The tests skip when ../shared/data is absent."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from modules.dvfs_thesis.profiles import draw_profiles
-from nets.dvfs_thesis import (EasyConfig, MaxJobPerfConfig, ThesisConfig, busy_power,
-                              simulate, thesis_portion)
+from nets.dvfs_thesis import (BsldDrivenConfig, EasyConfig, MaxJobPerfConfig, ThesisConfig,
+                              UpasConfig, busy_power, simulate, thesis_portion)
 
 ATLAS = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
          / "LLNL-Atlas-2006-2.1-cln.swf")
@@ -20,19 +21,119 @@ def atlas():
     return jobs, draw_profiles(jobs, seed=0)
 
 
+def raw_portion_means(path, first=10_001, last=15_000) -> dict[int, float]:
+    """Means of SWF fields 5 (allocated CPUs), 9 (requested time) and 4 (run
+    time) over the job lines numbered first..last, -1 read as 0: a plain
+    split of the text, independent of the project's readers."""
+    rows = [line.split() for line in path.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith(";")]
+    portion = [row for row in rows if first <= int(row[0]) <= last]
+    return {field: sum(max(float(row[field - 1]), 0.0) for row in portion) / len(portion)
+            for field in (5, 9, 4)}
+
+
 @needs_atlas
-def test_easy_baseline_next_to_table_3_5(atlas):
+def test_the_portion_keeps_every_line_as_table_3_3_shows(atlas):
+    jobs, _ = atlas
+    assert len(jobs) == 5000  # jobs 10001-15000, cancelled ones included
+    raw = raw_portion_means(ATLAS)
+    # Table 3.3, LLNL-Atlas portion: 539.45 CPUs, 19,343 s requested, 1,523 s
+    # run.  We are within 0.05 %; tolerance 0.1 %: the thesis' boundary is
+    # not exact to the line -- adding job 10000 (5,001 lines) gives 539.62,
+    # 19,343.5 and 1,523.4, its requested and run times to the printed digit
+    # -- and one line more or less moves each average by 0.02-0.03 %.  A
+    # wrong reading falls far outside:
+    # requested processors (field 8) average 535.82 (-0.7 %), and leaving out
+    # the cancelled lines gives 650.6 CPUs (+21 %).
+    assert raw[5] == pytest.approx(539.45, rel=1e-3)
+    assert raw[9] == pytest.approx(19_343, rel=1e-3)
+    assert raw[4] == pytest.approx(1_523, rel=1e-3)
+    # what we simulate is that portion
+    assert sum(job.js for job in jobs) / len(jobs) == pytest.approx(raw[5], abs=1e-9)
+    assert sum(job.rt for job in jobs) / len(jobs) == pytest.approx(raw[4], abs=1e-9)
+
+
+@pytest.fixture(scope="module")
+def easy(atlas):
+    """EASY without DVFS nor budget: the baseline every chapter normalises to."""
     jobs, profiles = atlas
-    assert len(jobs) == 3480  # 1,520 of the 5,000 were cancelled or ran 0 s
-    metrics = simulate(jobs, ThesisConfig(9216, EasyConfig()), profiles).metrics
-    # Table 3.5, Atlas: average BSLD 1.08, utilization 75.25 %, load requested
-    # 0.94.  We measure 1.19, 75.3 % and 0.94: BSLD is higher, in part because
-    # the 1,520 jobs left out (no runtime: BSLD about 1) lowered the thesis' mean
-    assert 1.0 <= metrics["bsld"] <= 1.25
-    assert metrics["utilization"] == pytest.approx(0.7525, abs=0.01)
-    assert metrics["load_requested"] == pytest.approx(0.94, abs=0.03)
+    return simulate(jobs, ThesisConfig(9216, EasyConfig()), profiles)
+
+
+@needs_atlas
+def test_easy_baseline_against_table_3_5(atlas, easy):
+    jobs, _ = atlas
+    result = easy
+    metrics = result.metrics
+    # Table 3.5, Atlas: utilization 75.25 %, load requested 0.94 (printed to
+    # 2 decimals: +-0.005; utilization to within 0.05 points, a fraction of
+    # one 5,000-CPU hour over the 23-day makespan).
+    assert metrics["utilization"] == pytest.approx(0.7525, abs=5e-4)
+    assert metrics["load_requested"] == pytest.approx(0.94, abs=0.005)
     assert metrics["frequency_mean_ghz"] == pytest.approx(2.3)
     assert metrics["unfinished_jobs"] == 0
+    # Average BSLD: the thesis 1.08, we 1.135 -- DIFFERS by 0.055, a gap the
+    # waits of a dozen jobs make.  Only 68 of the 5,000 jobs wait at all (the
+    # others have BSLD exactly 1), so the mean is the excess of those few,
+    # divided by 5,000; the 12 largest excesses (jobs 10860-10921, a burst of
+    # 8,000-8,192-CPU jobs of 1-655 s waiting about 4 hours for the machine
+    # to empty) sum to the gap.  They queue behind jobs 10829-10842, 14 lines
+    # of one second each allocated 2,048 CPUs for 5,260 s; read at their
+    # requested processors the mean BSLD is 1.072, but utilization and load
+    # requested leave Table 3.5's (docs/findings.md).  The tolerance is the
+    # shown gap: 0.06.
+    assert metrics["bsld"] == pytest.approx(1.08, abs=0.06)
+    frame = result.jobs
+    wait = frame["start"] - frame["submit"]
+    bsld = np.maximum((wait + frame["runtime"]) / np.maximum(600.0, frame["runtime"]), 1.0)
+    worst = bsld.sort_values(ascending=False).index[:12]
+    assert (bsld[worst] - 1).sum() >= (metrics["bsld"] - 1.08) * len(jobs)
+    assert (frame.loc[worst, "cpus"] >= 8000).all()
+    block = frame[frame["job_id"].between(10829, 10842)]
+    assert block["submit"].nunique() == 1 and (block["cpus"] == 2048).all()
+    # the burst arrives while the block runs, and starts only after its last wave
+    assert frame.loc[worst, "submit"].min() < block["end"].max() <= frame.loc[worst, "start"].min()
+    assert (wait > 0).sum() < 0.015 * len(jobs)
+
+
+@needs_atlas
+def test_upas_against_section_4_2(atlas, easy):
+    jobs, profiles = atlas
+    upas = simulate(jobs, ThesisConfig(9216, UpasConfig(wq_threshold=None)), profiles).metrics
+    saved = 1 - upas["energy_total_j"] / easy.metrics["energy_total_j"]
+    # Section 4.2: Atlas saves 10 % of CPU energy (idle CPUs at the lowest
+    # gear, WQ_threshold NO).  The saving depends on the jobs' drawn p and
+    # beta (section 3.2.1; the thesis' draw is not published): profile seeds
+    # 0-4 give 8.6, 11.1, 11.5, 9.3 and 10.6 % (mean 10.2 %), so the draw
+    # alone moves it by 1.5 points either way: the tolerance.
+    assert saved == pytest.approx(0.10, abs=0.015)
+    # "the mean job BSLD was never penalized more than 50 %" (x1.17-1.36 over
+    # the same seeds; x1.33 with seed 0)
+    assert 1 < upas["bsld"] / easy.metrics["bsld"] <= 1.5
+
+
+@needs_atlas
+def test_bsld_driven_against_section_4_3(atlas, easy):
+    jobs, profiles = atlas
+
+    def run(bsld_threshold):
+        config = BsldDrivenConfig(bsld_threshold=bsld_threshold, wq_threshold=None)
+        metrics = simulate(jobs, ThesisConfig(9216, config), profiles).metrics
+        return (1 - metrics["energy_total_j"] / easy.metrics["energy_total_j"],
+                metrics["bsld"] / easy.metrics["bsld"])
+
+    (saved_2, _), (saved_3, penalty_3) = run(2), run(3)
+    # Section 4.3: BSLD-driven saves "up to 26 %", over 20 % on Atlas, more
+    # than UPAS (10 %).  Ours is best at (2, NO): 19.6 %.  The saving depends
+    # on the drawn profiles: seeds 0-4 give 19.6-24.3 % there (mean 21.0 %,
+    # docs/findings.md), seed 0 the lowest, 1.4 points under the mean: the
+    # tolerance below the thesis' 20 %.
+    assert saved_2 > 0.20 - 0.015
+    assert saved_3 > 0.10
+    # Its most aggressive corner (3, NO) costs the most: mean BSLD "even 15
+    # times higher"; ours x13.1, held to within a third of x15 (the thesis'
+    # figure gives no finer reading).
+    assert 10 < penalty_3 < 20
 
 
 @needs_atlas
@@ -43,4 +144,9 @@ def test_max_job_perf_under_budget_beats_power_constrained_easy(atlas):
     _, watts = busy_power(best.jobs)
     assert watts.max() <= 0.7 * 9216 * 100.0 + 1e-6
     assert best.metrics["bsld"] < easy.metrics["bsld"]  # Table 5.5's direction
+    # Table 5.5's base, 14.57: DIFFERS, ours 6.80.  Jobs over the budget alone
+    # (177 here) may break it, but the thesis does not say when they start:
+    # as soon as their CPUs are free (ours) gives less than the thesis, only
+    # on an empty machine (oversized="alone") 71.9, more (docs/findings.md (d)).
+    assert easy.metrics["bsld"] < 14.57
     assert best.metrics["frequency_mean_ghz"] < 2.3

@@ -1,7 +1,9 @@
 """The DVFS thesis' models (chapter 3): gear table, power and time at a
-gear, per-job profiles (drawn and read), predicted BSLD and the metrics."""
+gear, per-job profiles (drawn and read), predicted BSLD, the metrics and the
+trace portion."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -13,6 +15,7 @@ from modules.dvfs_thesis.plan import Planner
 from modules.dvfs_thesis.profiles import (JobProfile, draw_profiles, read_profiles,
                                           write_profiles)
 from modules.job import Job
+from nets.dvfs_thesis import thesis_portion
 
 MODEL = CpuPowerModel(nominal_cpu_watts=1.0)
 FREQUENCIES = [gear.frequency_ghz for gear in TABLE_3_2]
@@ -135,3 +138,35 @@ def test_metrics_by_hand():
     assert m["energy_total_j"] == pytest.approx(23000 + idle)
     assert m["energy_bsld"] == pytest.approx(m["energy_total_j"] * m["bsld"])
     assert not math.isnan(m["wait_p95_s"])
+
+
+# -- the thesis' trace portion ----------------------------------------------------
+PORTION = """\
+; MaxProcs: 16
+1 100 -1 50 4 -1 -1 4 60 -1 1 1 1 1 1 -1 -1 -1
+2 110 -1 -1 -1 -1 -1 -1 600 -1 5 1 1 1 1 -1 -1 -1
+3 120 -1 0 8 -1 -1 8 -1 -1 0 1 1 1 1 -1 -1 -1
+4 130 -1 70 -1 -1 -1 2 -1 -1 1 1 1 1 1 -1 -1 -1
+5 140 -1 10 32 -1 -1 32 20 -1 1 1 1 1 1 -1 -1 -1
+"""
+
+
+def test_the_portion_keeps_cancelled_lines_as_jobs_of_nothing(tmp_path):
+    path = tmp_path / "portion.swf"
+    path.write_text(PORTION)
+    # job 2 was cancelled before it started (-1 run time, -1 processors), job 3
+    # ran 0 s: both kept, as the thesis' averages show; job 4 asks for its
+    # requested processors (allocated unknown) and plans with its runtime
+    assert thesis_portion(path, 16, 1, 4) == [
+        Job(1, 0.0, 50.0, 4, 60.0), Job(2, 10.0, 0.0, 0, 600.0), Job(3, 20.0, 0.0, 8, 0.0),
+        Job(4, 30.0, 70.0, 2, 70.0)]
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}:6: field 5 \\(allocated "
+                                         "processors\\): job 5 needs 32 CPUs, more than the "
+                                         "machine's 16$"):
+        thesis_portion(path, 16, 1, 5)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}:5: field 8 \\(requested "
+                                         "processors\\): job 4 needs 2 CPUs, more than the "
+                                         "machine's 1$"):
+        thesis_portion(path, 1, 4, 4)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: no job numbered 7..9$"):
+        thesis_portion(path, 16, 7, 9)

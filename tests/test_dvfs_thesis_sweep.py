@@ -18,6 +18,7 @@ from studies.grids import grid, grid_from_json, plan
 from studies.results import collect
 from studies.storage import read_result
 from studies.sweep import run_sweep
+from studies.thesis_findings import power_budget_checks
 from studies.thesis_run import ThesisRun
 
 
@@ -178,3 +179,16 @@ def test_a_thesis_study_writes_csv_and_png(trace, tmp_path, study, capsys):
         constrained = table.set_index("label").loc["EASY 70%"]
         timed = table.set_index("label").loc["MaxJobPerf time"]
         assert timed["option_wait_time_limit"] == constrained["wait_p95_s"]
+
+
+@pytest.mark.parametrize("easy_70, alone, passed", [(6.80, 71.89, True), (15.0, 71.89, False),
+                                                    (6.80, 14.0, False)])
+def test_table_5_5_baseline_lies_between_the_two_oversized_readings(easy_70, alone, passed):
+    rows = {"EASY": 1.135, "EASY 80%": 3.37, "EASY 70%": easy_70, "EASY 60%": 24.2,
+            "EASY 70% alone": alone}
+    table = pd.DataFrame({"label": list(rows), "bsld": list(rows.values()), "wait_mean_s": 60.0,
+                          "wait_max_s": 3600.0, "wait_std_s": 60.0})
+    check = power_budget_checks(table)[-1]
+    assert check.finding.startswith("Table 5.5's baseline BSLD 14.57 between")
+    assert check.passed is passed
+    assert check.detail == f"{easy_70:.2f} and {alone:.2f}"

@@ -21,7 +21,8 @@ from modules.energy_saving.scheduling import (BOOTING, FifoQueues, fifo_per_queu
 from modules.job import Job
 from modules.node_power import dhms
 from modules.power_capping import PowerCap
-from nets.energy_saving import EnergySavingConfig, compare, simulate
+from modules.swf import read_swf
+from nets.energy_saving import EnergySavingConfig, simulate
 from nets.puppet import simulate as puppet_simulate
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
@@ -288,30 +289,59 @@ def test_energy_saving_under_a_power_cap():
 
 
 # -- NASA-iPSC against Table 1 -----------------------------------------------------
+NASA = DATA / "NASA-iPSC-1993-3.1-cln.swf"
+needs_nasa = pytest.mark.skipif(not NASA.exists(), reason="no ../shared data")
 PAPER = {"always on": (dhms(92, 0, 3, 43), 52.93), "energy saving": (dhms(92, 0, 12, 59), 38.73)}
+PAPER_RATIO = 0.73  # "the energy consumption of this alternative is only 0.73x"
+PREFIX_DAYS = 30
 
 
-def test_nasa_ipsc_against_table_1():
-    path = DATA / "NASA-iPSC-1993-3.1-cln.swf"
-    if not path.exists():
-        pytest.skip("no ../shared data")
-    from modules.swf import read_swf
-    workload = read_swf(path)
-    config = EnergySavingConfig(workload.machine_nodes, timeline=False)
-    table, always, saving = compare(workload.jobs, config)
-    table["paper makespan_s"] = [PAPER[row][0] for row in table.index]
-    table["paper energy_mwh"] = [PAPER[row][1] for row in table.index]
-    print("\n" + table[["makespan", "makespan_s", "paper makespan_s", "energy_mwh",
-                        "paper energy_mwh", "shutdowns", "wait_mean_s"]].to_string())
-    # Always on: the cleaned trace matches the paper's run to a second and 0.1 %.
-    assert always.metrics["makespan_s"] == pytest.approx(PAPER["always on"][0], abs=2)
-    assert always.metrics["energy_mwh"] == pytest.approx(52.93, rel=1e-3)
-    # Energy saving: the last job waits for a boot (555 s) decided at a tick.
-    delay = saving.metrics["makespan_s"] - always.metrics["makespan_s"]
-    assert 555 <= delay <= 555 + config.policy.period_s + config.node.power_off_s
-    # Savings of the same order as the paper's 27 % (thresholds unpublished).
+@pytest.fixture(scope="module")
+def nasa():
+    return read_swf(NASA)
+
+
+@needs_nasa
+def test_nasa_ipsc_always_on_reproduces_table_1(nasa):
+    always = simulate(nasa.jobs, EnergySavingConfig(nasa.machine_nodes, timeline=False).always_on())
+    # The paper prints the makespan to the second and the energy to 0.01 MWh:
+    # we match it within that printing (92 d 0 h 3 m 42 s, 52.933 MWh).
+    assert always.metrics["makespan_s"] == pytest.approx(PAPER["always on"][0], abs=1)
+    assert always.metrics["energy_mwh"] == pytest.approx(PAPER["always on"][1], abs=0.005)
+    assert always.metrics["shutdowns"] == 0
+
+
+@pytest.fixture(scope="module")
+def nasa_prefix(nasa):
+    """The jobs submitted in the trace's first 30 days (5,887 of 18,066) and
+    their always-on energy: a full energy-saving run takes 30-60 s."""
+    jobs = [job for job in nasa.jobs if job.st < PREFIX_DAYS * 86400]
+    config = EnergySavingConfig(nasa.machine_nodes, timeline=False)
+    return jobs, config, simulate(jobs, config.always_on())
+
+
+@needs_nasa
+@pytest.mark.parametrize("idle_threshold_s, saves_more_than_paper", [(3600, True), (7200, False)],
+                         ids=["1h", "2h"])
+def test_nasa_ipsc_saving_brackets_table_1(nasa_prefix, idle_threshold_s, saves_more_than_paper):
+    """Table 1 with energy saving: 0.73x the energy.  DIFFERS with our default
+    idle threshold (30 min: 0.675x on the whole trace); the paper does not
+    publish its threshold, and the saving falls as it grows: on the whole
+    trace 0.711x at 1 h and 0.762x at 2 h bracket the paper's 0.73x
+    (docs/findings.md).  The prefix is less loaded (42 % against 47 %
+    utilization), so it saves a little more at each threshold (0.688x,
+    0.752x), but the same two thresholds bracket 0.73x: the finding holds
+    on it."""
+    jobs, config, always = nasa_prefix
+    policy = EnergySavingPolicy(idle_threshold_s=idle_threshold_s)
+    saving = simulate(jobs, EnergySavingConfig(config.machine_nodes, timeline=False, policy=policy))
     ratio = saving.metrics["energy_mwh"] / always.metrics["energy_mwh"]
-    assert 0.6 < ratio < 0.85
+    assert (ratio < PAPER_RATIO) == saves_more_than_paper
     assert saving.metrics["energy_accounting_mwh"] == pytest.approx(
         saving.metrics["energy_mwh"], rel=1e-4)
     assert saving.metrics["max_active_nodes"] == 128  # 128-node jobs exist
+    # Table 1's makespan grows by 556 s (x1.000069): the last job waits for
+    # one boot (555 s).  Ours too, decided at a tick (601 s here and 599 s on
+    # the whole trace), a node possibly still powering off first.
+    delay = saving.metrics["makespan_s"] - always.metrics["makespan_s"]
+    assert 555 <= delay <= 555 + policy.period_s + config.node.power_off_s

@@ -73,22 +73,38 @@ def test_rack_locations():
     assert rack_index("Q0H-I1-J05") is None
 
 
+def ras_locations_by_hand(path: Path) -> list[str]:
+    """The location of every event of a RAS log: the second-last field of
+    its ``event`` lines (member lines start with a tab), ``NULL`` when it has
+    none -- a plain split, independent of the reader."""
+    return [line.split()[-2] for line in path.read_text().splitlines()
+            if line.startswith("event ")]
+
+
 def test_mira_ras_log():
     if not RAS.exists():
         pytest.skip("no ../shared data")
     trace = read_mira_ras(RAS)
-    assert set(trace.failures) == set(range(48))
-    # 1,176 events: 129 at I/O drawers (Q..), 15 with a NULL location (awk-counted)
-    assert trace.events == 1032
-    assert trace.skipped == {"not a compute rack (Q..)": 129, "no location": 15}
+    locations = ras_locations_by_hand(RAS)
+    assert len(locations) == 1176  # the file's own header: #count=1176
+    racks = [loc[:3] for loc in locations if loc.startswith("R")]
+    per_rack = {16 * int(rack[1], 16) + int(rack[2], 16): racks.count(rack) for rack in racks}
+    assert set(trace.failures) == set(range(48)) == set(per_rack)
+    assert {unit: len(times) for unit, times in trace.failures.items()} == per_rack
+    assert trace.events == len(racks)
+    assert trace.skipped == {
+        "not a compute rack (Q..)": sum(loc.startswith("Q") for loc in locations),
+        "no location": locations.count("NULL")}
+    assert trace.events + sum(trace.skipped.values()) == len(locations)
     assert min(min(times) for times in trace.failures.values()) == 0.0
     assert all(times == sorted(times) for times in trace.failures.values())
     assert failure_format(RAS) == "ras"
     assert read_failure_trace(RAS, units=48).failures == trace.failures
     assert trace.summary() == (
-        "mira_fatal_ras_events_2013_2018.cor: 1,032 failures of 48 units, the first "
-        "(2013-04-10 18:23:08 UTC) at time 0; skipped 129 events: not a compute rack (Q..); "
-        "skipped 15 events: no location")
+        f"mira_fatal_ras_events_2013_2018.cor: {len(racks):,} failures of 48 units, the first "
+        "(2013-04-10 18:23:08 UTC) at time 0; "
+        f"skipped {trace.skipped['not a compute rack (Q..)']} events: not a compute rack (Q..); "
+        f"skipped {locations.count('NULL')} events: no location")
 
 
 # An excerpt in the layout of Mira's log: an I/O-drawer event (skipped) with a
@@ -210,7 +226,8 @@ def test_cpn_run_replays_the_real_ras_log(tmp_path, capsys):
     assert main(["run", "--trace", str(trace), "--power", "constant", "--resilience",
                  "checkpoint", "--unit-nodes", "1", "--failure-trace", str(RAS),
                  "--out", str(out), "--no-plots"]) == 0
-    assert "1,032 failures of 48 units" in capsys.readouterr().out
+    racks = sum(loc.startswith("R") for loc in ras_locations_by_hand(RAS))
+    assert f"{racks:,} failures of 48 units" in capsys.readouterr().out
     assert json.loads((out / "metrics.json").read_text())["failures"] == 1
     assert pd.read_csv(out / "jobs.csv")["end"].item() < 205_206.9
 
