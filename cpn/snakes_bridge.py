@@ -3,14 +3,20 @@ road to PNML.
 
 SNAKES has no time and no priorities, so the export is the *untimed* view
 of a flat net: timestamps, ``@+`` delays and priorities are dropped (with a
-warning when the net uses them).  Input arcs may carry variables,
-constants, tuple patterns and multisets of those; SNAKES allows no
-expression on an input arc, so such an arc is refused with its name.
+warning when the net uses them), and ``now`` reads 0.  Input arcs may carry
+variables, constants, tuple patterns and multisets of those; SNAKES allows
+no expression on an input arc, so such an arc is refused with its name.
+SNAKES has no code segments either: a transition's code segment becomes a
+function of the variables it reads, and each output arc that uses one of
+its results calls it (the code is the net's own, run as the engine runs
+it); a ``*iterable`` output becomes a SNAKES flush arc.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 import warnings
 
 import snakes.nets as sn
@@ -18,14 +24,17 @@ import snakes.pnml
 
 from .errors import NetError
 from .flatten import FlatNet
-from .inscription import check_expression, parse_terms
-from .net import Net, P_NORMAL, TimedToken
+from .inscription import CodeSegment, check_expression, parse_terms
+from .net import Delayed, Net, P_NORMAL, TimedToken
+
+#: The clock in the untimed view.
+UNTIMED_NOW = 0.0
 
 
 def _input_label(node: ast.expr, env: dict, what: str):
     if isinstance(node, ast.Name) and node.id not in env:
         return sn.Variable(node.id)
-    if isinstance(node, ast.Tuple):
+    if isinstance(node, ast.Tuple) and node.elts:  # () is a constant
         return sn.Tuple([_input_label(e, env, what) for e in node.elts])
     try:
         return sn.Value(eval(compile(ast.Expression(node), what, "eval"), dict(env)))
@@ -34,15 +43,63 @@ def _input_label(node: ast.expr, env: dict, what: str):
                        f"input arc ({ast.unparse(node)!r})") from None
 
 
-def _arc_label(text: str, output: bool, env: dict, what: str):
+def _arc_label(text: str, output: bool, env: dict, what: str, rewrite=lambda expr: expr,
+               timed: bool = False):
+    """The SNAKES annotation of an arc; into a ``timed`` place, the elements
+    of a ``*iterable`` are stripped of the delays ``Delayed`` gives them."""
     labels = []
     for term in parse_terms(text):
-        if term.splat or not isinstance(term.multiplicity, int):
+        if (term.splat and not output) or not isinstance(term.multiplicity, int):
             raise NetError(f"{what}: '{term}' has no SNAKES equivalent")
-        label = (sn.Expression(term.expr) if output
-                 else _input_label(check_expression(term.expr), env, what))
+        expr = rewrite(term.expr)
+        if term.splat:
+            label = sn.Flush(f"_cpn_untimed_all({expr})" if timed else expr)
+        elif output:
+            label = sn.Expression(expr)
+        else:
+            label = _input_label(check_expression(term.expr), env, what)
         labels += [label] * term.multiplicity
     return labels[0] if len(labels) == 1 else sn.MultiArc(labels)
+
+
+def _untimed_all(values) -> list:
+    """Tokens as the untimed view holds them: without their own delays."""
+    return [value.value if type(value) is Delayed else value for value in values]
+
+
+class _CodeSegment:
+    """A transition's code segment as a function of the variables it reads,
+    returning the values of those it sets: what SNAKES' output arcs call."""
+
+    def __init__(self, text: str, env: dict, path: str):
+        segment = CodeSegment(text)
+        self.outputs = segment.outputs
+        assigned = set(self.outputs)
+        self.reads = sorted({node.id for node in ast.walk(segment.tree)
+                             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                             and node.id not in env and node.id not in assigned
+                             and node.id != "now" and not hasattr(builtins, node.id)})
+        self.code = compile(text, f"<code segment of {path}>", "exec")
+        self.env = env
+
+    def __call__(self, *values) -> tuple:
+        scope = {**self.env, "now": UNTIMED_NOW, **dict(zip(self.reads, values))}
+        exec(self.code, scope)  # the net's own code, as the engine runs it
+        return tuple(scope[name] for name in self.outputs)
+
+    def rewrite(self, function: str):
+        """Output expressions with each result of the code segment replaced
+        by a call of ``function`` on the variables it reads."""
+        call = f"{function}({', '.join(self.reads)}{',' if len(self.reads) == 1 else ''})"
+
+        class Results(ast.NodeTransformer):
+            def visit_Name(inner, node):  # noqa: N805 - the transformer's own self
+                if isinstance(node.ctx, ast.Load) and node.id in self.outputs:
+                    index = self.outputs.index(node.id)
+                    return ast.parse(f"{call}[{index}]", mode="eval").body
+                return node
+
+        return lambda expr: ast.unparse(Results().visit(ast.parse(expr, mode="eval")))
 
 
 def _joined(arcs: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -64,11 +121,23 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
         result.add_place(sn.Place(place.path, tokens))  # hashable: flatten checked
         if place.timed:
             dropped.add("time")
-    for t in flat.transitions:
-        if t.code:
-            raise NetError(f"transition '{t.path}': a code segment has no SNAKES equivalent")
+    if any(flat.places[place].timed and any(term.splat for term in parse_terms(text))
+           for t in flat.transitions for place, text in t.outputs):
+        result.globals["_cpn_untimed_all"] = _untimed_all
+    texts = [text for t in flat.transitions
+             for text in (t.guard, t.code, *(text for _, text in t.inputs + t.outputs))
+             if text]
+    if any(re.search(r"\bnow\b", text) for text in texts):
+        result.globals["now"] = UNTIMED_NOW
+        dropped.add("time")
+    for index, t in enumerate(flat.transitions):
         for name, value in t.env.items():
             result.globals[name] = value
+        rewrite = lambda expr: expr  # noqa: E731
+        if t.code:
+            segment = _CodeSegment(t.code, t.env, t.path)
+            result.globals[f"_cpn_code_{index}"] = segment
+            rewrite = segment.rewrite(f"_cpn_code_{index}")
         guard = sn.Expression(t.guard) if t.guard else None
         result.add_transition(sn.Transition(t.path, guard))
         if t.delay:
@@ -84,7 +153,8 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
             if any(term.delay for term in parse_terms(text)):
                 dropped.add("time")
             result.add_output(flat.places[place].path, t.path,
-                              _arc_label(text, True, t.env, what))
+                              _arc_label(text, True, t.env, what, rewrite,
+                                         flat.places[place].timed))
     if warn and dropped:
         warnings.warn(f"net '{flat.name}' exported to SNAKES without its "
                       f"{' and '.join(sorted(dropped))}", stacklevel=2)

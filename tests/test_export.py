@@ -228,14 +228,26 @@ def test_functions_come_from_env_never_from_the_file(tmp_path):
         from_pnml(to_pnml(net))
 
 
-def test_what_snakes_cannot_express_is_refused_by_name():
+def test_a_code_segment_becomes_a_function_its_output_arcs_call():
     net = Net("code")
     net.place("P", int, initial=[1])
-    net.transition("T", code="y = x + 1")
+    net.place("Q", int)
+    net.transition("T", code="y = x + 1\nz = 2 * y", guard="x < 3")
     net.arc("P", "T", "x")
     net.arc("T", "P", "y")
-    with pytest.raises(NetError, match="transition 'T': a code segment"):
-        to_snakes(net)
+    net.arc("T", "Q", "z ++ x")
+    exported = to_snakes(net)
+    transition = exported.transition("T")
+    [mode] = transition.modes()
+    transition.fire(mode)
+    sim = Simulator(net)
+    sim.fire(sim.enabled()[0])
+    assert {place.name: Counter(place.tokens) for place in exported.place()} == \
+        {"P": Counter({2: 1}), "Q": Counter({4: 1, 1: 1})} == \
+        {path: Counter(sim.tokens(path)) for path in ("P", "Q")}
+
+
+def test_what_snakes_cannot_express_is_refused_by_name():
     net = Net("expression")
     net.place("P", int, initial=[1])
     net.place("Q", int, initial=[2])

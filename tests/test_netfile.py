@@ -6,6 +6,7 @@ raises anything else and never runs a file's code."""
 import os
 import re
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -299,8 +300,8 @@ def halve(x):
      r"transition 'T', guard: a generator expression in .* is refused.*keep this net in "
      r"Python"),
     (lambda net: net.set_initial("P", [1, None]), None),
-    (lambda net: net.place("L", list, initial=[[1]]), r"its colour 'list' is not in the "
-                                                      r"registry"),
+    (lambda net: net.place("L", Fraction, initial=[Fraction(1, 2)]),
+     r"its colour 'Fraction' is not in the registry"),
 ])
 def test_saving_refuses_what_would_not_read_back_the_same(build, message):
     net = loads(small_file())
