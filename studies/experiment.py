@@ -60,6 +60,7 @@ from typing import Any, Mapping
 from modules.batch_scheduling import P_SCHEDULE
 from modules.cpu_scaling import CpuScaling
 from modules.easy import ESTIMATES, POLICIES
+from modules.power_capping import OVER_CAP
 from modules.resilience import METHODS, ON_FAILURE
 
 from .run_keys import absolute_path, run_key
@@ -88,7 +89,8 @@ TOPPER_DEFAULTS = {
 }
 #: Fields left out of the canonical JSON when None, so that experiments
 #: declared before they existed keep their keys.
-_OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale")
+_OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale",
+             "over_cap")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
@@ -114,7 +116,10 @@ class Experiment:
     ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
     ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
     ``latency``); the cap is ``cap_watts``, or ``cap_fraction`` of the
-    uncapped twin's peak (of window ``cap_month`` if given).
+    uncapped twin's peak (of window ``cap_month`` if given).  ``over_cap``:
+    a job whose power alone breaks the cap is ``"reject"``-ed (the default:
+    the cap holds; the record counts them in ``rejected_jobs``) or runs
+    when nothing else does (``"run_alone"``).
 
     ``power``: job power ``"drawn"`` per owner from Mira's per-rack
     distribution (seeded by ``seed``) or ``"constant"`` (``node_watts`` per
@@ -149,6 +154,7 @@ class Experiment:
     cap_fraction: float | None = None
     cap_watts: float | None = None
     cap_month: int | None = None
+    over_cap: str | None = "reject"
     l: int | None = 10  # noqa: E741 (the paper's name)
     w_minutes: float | None = 500.0
     alpha: float | None = 2.0
@@ -205,6 +211,7 @@ class Experiment:
             put("levels", tuple(sorted((float(f) for f in self.levels), reverse=True)))
         if not dvfs:
             put("levels", None)
+        relevant("over_cap", capped)
         if not capped:
             put("cap_fraction", None)
             put("cap_watts", None)
@@ -248,7 +255,8 @@ class Experiment:
                               ("power", POWER_OPTIONS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
-        for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE)):
+        for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE),
+                              ("over_cap", OVER_CAP)):
             value = getattr(self, name)
             if value is not None and value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")

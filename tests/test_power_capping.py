@@ -59,11 +59,41 @@ def test_a_full_wait_queue_holds_the_next_job():
     assert run(jobs, PowerCap.wait(300.0)).metrics["power_peak_w"] <= 300
 
 
-def test_a_job_alone_over_the_cap_runs_when_nothing_else_does():
-    jobs = [Job(1, 0, 10, 1, 10, jp=50.0), Job(2, 1, 10, 4, 10, jp=500.0),
-            Job(3, 2, 10, 1, 10, jp=50.0)]
-    result = run(jobs, PowerCap.block(300.0))
-    assert starts(result) == {1: 0, 2: 10, 3: 20}
+# Job 2 (500 W, 300 W even at the lowest DVFS level) breaks a 250 W cap alone.
+OVER_CAP_ALONE = [Job(1, 0, 10, 1, 10, jp=50.0), Job(2, 1, 10, 4, 10, jp=500.0),
+                  Job(3, 2, 10, 1, 10, jp=50.0)]
+CAPS = {"block": PowerCap.block(250.0), "wait": PowerCap.wait(250.0),
+        "dvfs": CpuScaling(250.0)}
+
+
+@pytest.mark.parametrize("method", CAPS)
+def test_by_default_a_job_alone_over_the_cap_is_rejected_and_the_cap_holds(method):
+    result = run(OVER_CAP_ALONE, CAPS[method])
+    assert starts(result) == {1: 0, 3: 2}
+    assert max(result.power_watts) <= 250.0
+    assert result.rejected.to_dict("records") == [
+        {"job_id": 2, "submit": 1.0, "nodes": 4, "power": 500.0,
+         "reason": "power alone above the cap"}]
+    assert result.metrics["rejected_jobs"] == 1 and result.metrics["complete"]
+
+
+@pytest.mark.parametrize("method, expected", [
+    ("block", {1: 0, 2: 10, 3: 20}), ("wait", {1: 0, 2: 10, 3: 20}),
+    ("dvfs", {1: 0, 2: 10, 3: 10 + 10 / 0.5 ** 0.5})])
+def test_run_alone_starts_a_job_over_the_cap_when_nothing_else_runs(method, expected):
+    """The former rule: the machine drains for job 2, which holds job 3
+    behind it, and the cap breaks while it runs (DVFS runs it at the lowest
+    level, 256 W)."""
+    result = run(OVER_CAP_ALONE, CAPS[method], over_cap="run_alone")
+    assert starts(result) == pytest.approx(expected)
+    assert max(result.power_watts) > 250.0
+    assert len(result.rejected) == 0 and result.metrics["rejected_jobs"] == 0
+
+
+def test_an_unknown_over_cap_rule_is_refused():
+    with pytest.raises(ValueError, match="over_cap must be one of .'reject', 'run_alone'.,"
+                                         " not 'alone'"):
+        PuppetConfig(4, over_cap="alone")
 
 
 def test_dvfs_lowers_the_level_just_enough_and_moves_ends_by_the_formula():
@@ -128,10 +158,10 @@ def test_real_trace_stays_under_the_cap_and_loses_no_job(cap_kind):
     cap = {"block": PowerCap.block(cap_watts), "wait": PowerCap.wait(cap_watts),
            "dvfs": CpuScaling(cap_watts)}[cap_kind]
     result = simulate(jobs, PuppetConfig(nodes, node_watts=node_watts, cap=cap))
-    assert sorted(result.jobs["job_id"]) == sorted(job.id for job in jobs)
-    watts = np.array(result.power_watts)
-    alone = max(job.jp for job in jobs) + node_watts * 0.3 * nodes
-    assert watts.max() <= max(cap_watts, alone) + 1e-6
+    kept = sorted([*result.jobs["job_id"], *result.rejected["job_id"]])
+    assert kept == sorted(job.id for job in jobs)
+    assert np.array(result.power_watts).max() <= cap_watts * (1 + 1e-12)
+    jobs = [job for job in jobs if job.id not in set(result.rejected["job_id"])]
     if cap_kind != "dvfs":  # a job's power is constant: records give the energy
         expected = energy_from_records(result, nodes, node_watts, 0.3)
         assert result.metrics["energy_j"] == pytest.approx(expected, rel=1e-9)

@@ -3,6 +3,7 @@ path, and caps as fractions of the uncapped peak."""
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -187,6 +188,25 @@ def test_a_fractional_cap_is_that_fraction_of_the_uncapped_peak(trace, tmp_path)
                                          cap_watts=0.6 * peak))
     assert absolute["cap_w"] == 0.6 * peak and absolute["uncapped_peak_w"] is None
     assert absolute["cap_exceeded_s"] == 0  # DVFS holds the cap
+
+
+@pytest.mark.parametrize("capping", ["block", "wait", "dvfs"])
+def test_an_experiment_rejects_jobs_over_the_cap_alone_unless_told_to_run_them(trace,
+                                                                               capping):
+    """At 60 % of the tiny trace's peak, 28 of its 40 month-0 jobs break the
+    cap alone under BLOCK or WAIT: rejected by default, counted in the
+    record, and the cap holds; run alone, they break it for 58,059 s.  DVFS
+    runs them all at lower levels within the cap."""
+    exp = Experiment(trace=str(trace), month=0, capping=capping, cap_fraction=0.6)
+    assert exp.over_cap == "reject" and Experiment().over_cap is None
+    alone = replace(exp, over_cap="run_alone")
+    assert alone.key() != exp.key()
+    record, old = run_experiment(exp), run_experiment(alone)
+    over = 0 if capping == "dvfs" else 28
+    assert (record["rejected_jobs"], record["jobs"], record["cap_exceeded_s"]) == (
+        over, 40 - over, 0.0)
+    assert (old["rejected_jobs"], old["jobs"]) == (0, 40)
+    assert old["cap_exceeded_s"] == (0.0 if capping == "dvfs" else 58_059.0)
 
 
 # -- sweeps ---------------------------------------------------------------------
