@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from modules.cpu_scaling import CpuScaling, even_levels
 from modules.power_capping import OVER_CAP, PowerCap
+from studies.experiment import OWN_MONTH
 
 from .values import add_option, choice, comma_list, non_negative_float, non_negative_int, \
     positive_float
@@ -70,6 +71,23 @@ def parse_cap(text: str) -> CapSpec:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"a power cap must be positive, not {text}")
     return CapSpec(watts=value * _UNITS[unit.lower()])
+
+
+def cap_month(text: str) -> int | str:
+    """``--cap-month``: the month whose uncapped peak a share cap refers to
+    (default 0, the paper's January), or ``own`` for each month's own."""
+    if text == OWN_MONTH:
+        return text
+    try:
+        return non_negative_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a month (0, 1, ...) nor "
+                                         f"{OWN_MONTH}") from None
+
+
+#: ``--cap-month``'s help.
+CAP_MONTH_HELP = ("the month whose uncapped peak a share cap refers to in every month "
+                  f"(default 0: the paper took January's), or {OWN_MONTH} for each month's own")
 
 
 def _watts(text: str) -> CapSpec:

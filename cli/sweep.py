@@ -21,11 +21,12 @@ from studies.grids import MODELS
 from studies.thesis_run import POLICIES as THESIS_POLICIES
 from studies.workloads import ATLAS, parse_months
 
-from .capping import DEFAULT_CAP, CapSpec, add_capping_arguments, capping_methods, parse_cap
+from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
+                      capping_methods, parse_cap)
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          system_mttf_hours, unit_nodes)
 from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
-                     non_negative_int, positive_float, positive_int)
+                     positive_float, positive_int)
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -127,9 +128,7 @@ def add_sweep_parser(subparsers) -> None:
     add_option(model, "--size-scale", positive_float, axis=True,
                help="multiply every job's nodes and power (TOPPER Fig. 17)")
     capping = add_capping_arguments(sweep, axis=True)
-    capping.add_argument("--cap-month", type=non_negative_int, metavar="MONTH",
-                         help="take the peak of this month's uncapped run as the reference "
-                              "of a share cap for every month (the paper: January)")
+    capping.add_argument("--cap-month", type=cap_month, metavar="MONTH", help=CAP_MONTH_HELP)
     add_resilience_arguments(sweep, axis=True)
     thesis = sweep.add_argument_group(
         "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)")

@@ -19,9 +19,10 @@ The cap is either absolute (``cap_watts``) or, as in the paper (45,720 kW
 is 70 % of the peak of the uncapped January run), a fraction
 (``cap_fraction``) of the peak power of the *uncapped twin*: the same run
 with ``capping="none"``, on the same window of the trace, with the same
-policy, machine and power options (``cap_month`` chooses another window of
-the trace as the reference: the paper took January's peak for every
-month).  :func:`studies.running.run_experiment` runs that twin once and keeps its result as
+policy, machine and power options, on window ``cap_month`` of the trace.
+As in the paper, which took January's peak for every month, a windowed
+run's cap refers to window 0 by default; ``cap_month="own"`` makes each
+window its own reference (stored as the run's month).  :func:`studies.running.run_experiment` runs that twin once and keeps its result as
 ``<key>.json`` in the results directory, where a sweep finds it again; the
 twin is also the baseline that studies normalise by (``baseline_key``).
 
@@ -73,6 +74,10 @@ SYNTHETIC = "synthetic"
 #: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
 #: beta 0.5, idle power 30 %; WAIT with l = 10 and w = 500 minutes.
 DEFAULT_CAP_FRACTION = 0.7
+#: The window whose uncapped peak a fractional cap refers to, for every
+#: window: the paper's January (window 0); ``"own"``: each window its own.
+PAPER_CAP_MONTH = 0
+OWN_MONTH = "own"
 MIRA_NODE_WATTS = 65_760 / 1024
 #: Mira's whole-machine MTTF: a rack's 92.9 days (``FaultTolerance``) over
 #: its 48 racks.  TOPPER runs on other machines fail as often by default.
@@ -116,7 +121,8 @@ class Experiment:
     ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
     ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
     ``latency``); the cap is ``cap_watts``, or ``cap_fraction`` of the
-    uncapped twin's peak (of window ``cap_month`` if given).  ``over_cap``:
+    uncapped twin's peak of window ``cap_month`` (default 0, the paper's
+    January; ``"own"``: the run's month).  ``over_cap``:
     a job whose power alone breaks the cap is ``"reject"``-ed (the default:
     the cap holds; the record counts them in ``rejected_jobs``) or runs
     when nothing else does (``"run_alone"``).
@@ -153,7 +159,7 @@ class Experiment:
     capping: str = "none"
     cap_fraction: float | None = None
     cap_watts: float | None = None
-    cap_month: int | None = None
+    cap_month: int | str | None = None
     over_cap: str | None = "reject"
     l: int | None = 10  # noqa: E741 (the paper's name)
     w_minutes: float | None = 500.0
@@ -179,6 +185,10 @@ class Experiment:
 
     def __post_init__(self):
         put = functools.partial(object.__setattr__, self)
+        if isinstance(self.cap_month, str) and self.cap_month != OWN_MONTH:
+            raise ValueError(f"cap_month must be a month or {OWN_MONTH!r}, not {self.cap_month!r}")
+        if self.cap_month == OWN_MONTH and self.month is not None:
+            put("cap_month", self.month)  # a whole-trace run keeps "own" for its windows
         trace = os.fspath(self.trace)
         put("trace", trace if trace == SYNTHETIC else absolute_path(trace))
         for name in _FLOATS:
@@ -187,7 +197,7 @@ class Experiment:
                 put(name, float(value))
         for name in _INTS:
             value = getattr(self, name)
-            if value is not None:
+            if value is not None and value != OWN_MONTH:
                 if isinstance(value, float) and not value.is_integer():
                     raise ValueError(f"{name} must be a whole number, not {value}")
                 put(name, int(value))
@@ -223,6 +233,8 @@ class Experiment:
             put("cap_month", None)
         elif self.cap_fraction is None:
             put("cap_fraction", DEFAULT_CAP_FRACTION)
+        if self.cap_fraction is not None and self.month is not None and self.cap_month is None:
+            put("cap_month", PAPER_CAP_MONTH)
         self._settle_resilience(put)
         for name in ("walltime_scale", "size_scale"):
             if getattr(self, name) == 1.0:
@@ -268,8 +280,9 @@ class Experiment:
             raise ValueError("the synthetic workload has its own machine: procs_per_node, "
                              "machine_nodes and allocation_unit apply to SWF traces only")
         for name in ("month", "cap_month"):
-            if getattr(self, name) is not None and getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+            value = getattr(self, name)
+            if isinstance(value, int) and value < 0:
+                raise ValueError(f"{name} must be >= 0, not {value}")
         for name in ("procs_per_node", "allocation_unit", "machine_nodes"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -362,7 +375,22 @@ class Experiment:
         if self.cap_fraction is None:
             return None
         twin = self.uncapped()
-        return twin if self.cap_month is None else replace(twin, month=self.cap_month)
+        if self.cap_month in (None, OWN_MONTH):  # a whole-trace run: itself
+            return twin
+        return replace(twin, month=self.cap_month)
+
+    def cap_reference_label(self) -> str:
+        """Which peak the cap refers to, in words, for tables and figures
+        (also of a template with no month, whose windows follow the default)."""
+        if self.capping == "none":
+            return "no cap"
+        if self.cap_watts is not None:
+            return f"a fixed cap of {self.cap_watts:,.0f} W"
+        if self.cap_month == OWN_MONTH or (self.month is not None
+                                           and self.cap_month == self.month):
+            return "each month's own uncapped peak"
+        month = PAPER_CAP_MONTH if self.cap_month is None else self.cap_month
+        return f"the uncapped peak of month {month}"
 
     # -- as a run of a sweep (studies.sweep.Run) -------------------------------
 

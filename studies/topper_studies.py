@@ -75,7 +75,8 @@ class VariantsDesign:
     def runs(self, base: Experiment, options: StudyOptions) -> Runs:
         """Every variant under every policy, month and seed (default:
         ``base``'s); a capped variant's cap is ``options.cap`` of the
-        uncapped peak (of month ``options.cap_month``, if given)."""
+        uncapped peak (of month ``options.cap_month``: by default month 0,
+        as the paper's January)."""
         cap = CAP_FRACTION if options.cap is None else options.cap
         months = study_months(base, options.months)
         runs = []
@@ -104,8 +105,11 @@ class VariantsDesign:
         seeds = dict.fromkeys(str(run.seed) for _, run in runs)
         span = ("the whole trace" if months == [None]
                 else "months " + ", ".join(str(month) for month in months))
+        capped = [run for _, run in runs if run.capping != "none"]
         return [f"{span} of {base.label()}"
-                + (f"; means over seeds {', '.join(seeds)}" if len(seeds) > 1 else ""),
+                + (f"; means over seeds {', '.join(seeds)}" if len(seeds) > 1 else "")
+                + (f"; caps as fractions of {capped[0].cap_reference_label()}"
+                   if capped else ""),
                 f"normalised to {self.reference}, one number per month:",
                 *summary_lines(table)]
 

@@ -190,6 +190,25 @@ def test_a_fractional_cap_is_that_fraction_of_the_uncapped_peak(trace, tmp_path)
     assert absolute["cap_exceeded_s"] == 0  # DVFS holds the cap
 
 
+def test_a_share_cap_refers_to_month_0_as_the_papers_january_unless_told(trace):
+    paper = Experiment(trace=str(trace), month=1, capping="wait")
+    own = replace(paper, cap_month="own")
+    assert (paper.cap_month, own.cap_month) == (0, 1)
+    assert own == replace(paper, cap_month=1) and own.key() == replace(paper, cap_month=1).key()
+    assert paper.cap_reference().month == 0 and own.cap_reference().month == 1
+    assert paper.cap_reference_label() == "the uncapped peak of month 0"
+    assert own.cap_reference_label() == "each month's own uncapped peak"
+    # a template without a month keeps "own" for the windows made from it
+    assert replace(Experiment(capping="wait", cap_month="own"), month=2).cap_month == 2
+    peaks = [run_experiment(Experiment(trace=str(trace), month=m))["power_peak_w"]
+             for m in (0, 1)]
+    assert peaks[0] != peaks[1]
+    assert run_experiment(paper)["cap_w"] == pytest.approx(0.7 * peaks[0])
+    assert run_experiment(own)["cap_w"] == pytest.approx(0.7 * peaks[1])
+    with pytest.raises(ValueError, match="cap_month must be a month or 'own', not 'mine'"):
+        Experiment(month=1, capping="wait", cap_month="mine")
+
+
 @pytest.mark.parametrize("capping", ["block", "wait", "dvfs"])
 def test_an_experiment_rejects_jobs_over_the_cap_alone_unless_told_to_run_them(trace,
                                                                                capping):
