@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from modules.batch_scheduling import P_SCHEDULE
-from modules.cpu_scaling import CpuScaling
+from modules.cpu_scaling import ADMISSIONS, CpuScaling
 from modules.easy import ESTIMATES, POLICIES
 from modules.power_capping import OVER_CAP
 from modules.resilience import METHODS, ON_FAILURE
@@ -95,7 +95,7 @@ TOPPER_DEFAULTS = {
 #: Fields left out of the canonical JSON when None, so that experiments
 #: declared before they existed keep their keys.
 _OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale",
-             "over_cap")
+             "over_cap", "dvfs_admission")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
@@ -120,12 +120,13 @@ class Experiment:
 
     ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
     ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
-    ``latency``); the cap is ``cap_watts``, or ``cap_fraction`` of the
-    uncapped twin's peak of window ``cap_month`` (default 0, the paper's
-    January; ``"own"``: the run's month).  ``over_cap``:
-    a job whose power alone breaks the cap is ``"reject"``-ed (the default:
-    the cap holds; the record counts them in ``rejected_jobs``) or runs
-    when nothing else does (``"run_alone"``).
+    ``latency`` and ``dvfs_admission``, ``modules.cpu_scaling.ADMISSIONS``);
+    the cap is ``cap_watts``, or ``cap_fraction`` of the uncapped twin's
+    peak of window ``cap_month`` (default 0, the paper's January;
+    ``"own"``: the run's month).  ``over_cap``: a job whose power alone
+    breaks the cap is ``"reject"``-ed (the default: the cap holds; the
+    record counts them in ``rejected_jobs``) or runs when nothing else does
+    (``"run_alone"``).
 
     ``power``: job power ``"drawn"`` per owner from Mira's per-rack
     distribution (seeded by ``seed``) or ``"constant"`` (``node_watts`` per
@@ -167,6 +168,7 @@ class Experiment:
     beta: float | None = 0.5
     levels: tuple[float, ...] | None = None  # None: CpuScaling's default levels
     latency: float | None = 0.0
+    dvfs_admission: str | None = "lowest"
     core_share: float | None = 0.65
     idle_fraction: float = 0.3
     node_watts: float = MIRA_NODE_WATTS
@@ -215,7 +217,7 @@ class Experiment:
         dvfs = self.capping == "dvfs"
         for name in ("l", "w_minutes"):
             relevant(name, self.capping == "wait")
-        for name in ("alpha", "beta", "latency", "core_share"):
+        for name in ("alpha", "beta", "latency", "core_share", "dvfs_admission"):
             relevant(name, dvfs)
         if self.levels is not None:
             put("levels", tuple(sorted((float(f) for f in self.levels), reverse=True)))
@@ -268,7 +270,7 @@ class Experiment:
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
         for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE),
-                              ("over_cap", OVER_CAP)):
+                              ("over_cap", OVER_CAP), ("dvfs_admission", ADMISSIONS)):
             value = getattr(self, name)
             if value is not None and value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")

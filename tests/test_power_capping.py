@@ -119,6 +119,32 @@ def test_dvfs_latency_and_admission():
     assert starts(run(jobs, CpuScaling(200.0))) == {1: 0, 2: 100}
 
 
+def test_idle_nodes_count_against_the_cap_under_dvfs():
+    """The paper's *Power* is the whole system's: two idle nodes at 25 W
+    beside job 1 (200 W at full speed) leave it 150 W of a 200 W cap, so
+    0.35 + 0.65 f^2 <= 0.75 first holds at f = 0.7 (not at 1.0, as the
+    jobs' power alone would allow)."""
+    result = run([Job(1, 0, 100, 2, 100, jp=200.0)], CpuScaling(200.0), idle_fraction=0.25)
+    assert ends(result) == pytest.approx({1: 100 / 0.7 ** 0.5})
+    assert max(result.power_watts) == pytest.approx(50 + 200 * (0.35 + 0.65 * 0.49))
+
+
+def test_dvfs_admitting_on_nodes_starts_every_job_and_lets_the_cap_break():
+    """The paper's net: job 2 starts at 10 beside job 1 and both run at the
+    lowest level, 0.5, drawing 400 x 0.5125 = 205 W > 200 W until job 1
+    ends at 10 + 90 / 0.5^0.5; then job 2 alone runs at full speed."""
+    jobs = [Job(1, 0, 100, 2, 100, jp=200.0), Job(2, 10, 100, 2, 100, jp=200.0)]
+    result = run(jobs, CpuScaling(200.0, admission="nodes"))
+    slow = 0.5 ** 0.5
+    end_1 = 10 + 90 / slow
+    assert starts(result) == {1: 0, 2: 10}
+    assert ends(result) == pytest.approx({1: end_1, 2: end_1 + 100 - (end_1 - 10) * slow})
+    assert max(result.power_watts) == pytest.approx(205.0)
+    with pytest.raises(ValueError, match="admission must be one of .'lowest', 'nodes'., "
+                                         "not 'any'"):
+        CpuScaling(200.0, admission="any")
+
+
 def test_levels_and_bad_parameters():
     assert even_levels(6) == (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
     with pytest.raises(ValueError, match="power cap must be positive"):
