@@ -56,7 +56,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from modules.batch_scheduling import P_SCHEDULE
 from modules.cpu_scaling import ADMISSIONS, CpuScaling
@@ -103,6 +103,17 @@ _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "walltime_scale", "size_scale")
 _INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_month", "l",
          "seed", "unit_nodes")
+
+
+def cap_reference_of(experiments: Iterable["Experiment"]) -> str | None:
+    """Which peak the caps of ``experiments`` refer to, in words (None when
+    none is capped): the run of the latest month tells a common reference
+    (month 0) from each month's own."""
+    capped = [exp for exp in experiments if exp.capping != "none"]
+    if not capped:
+        return None
+    return max(capped, key=lambda exp: -1 if exp.month is None else exp.month
+               ).cap_reference_label()
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import ClassVar, Mapping
 import pandas as pd
 
 from . import topper_findings as findings
-from .experiment import SYNTHETIC, Experiment
+from .experiment import SYNTHETIC, Experiment, cap_reference_of
 from .study import Runs, Study, StudyOptions
 from .topper_plots import plot_bars
 from .topper_tables import study_table, summary_lines
@@ -105,11 +105,10 @@ class VariantsDesign:
         seeds = dict.fromkeys(str(run.seed) for _, run in runs)
         span = ("the whole trace" if months == [None]
                 else "months " + ", ".join(str(month) for month in months))
-        capped = [run for _, run in runs if run.capping != "none"]
+        reference = cap_reference_of(run for _, run in runs)
         return [f"{span} of {base.label()}"
                 + (f"; means over seeds {', '.join(seeds)}" if len(seeds) > 1 else "")
-                + (f"; caps as fractions of {capped[0].cap_reference_label()}"
-                   if capped else ""),
+                + (f"; caps as fractions of {reference}" if reference else ""),
                 f"normalised to {self.reference}, one number per month:",
                 *summary_lines(table)]
 

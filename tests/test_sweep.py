@@ -15,7 +15,7 @@ from modules.power_profile import assign_rack_power
 from modules.swf import read_swf
 from nets.puppet import PuppetConfig, simulate
 from studies import run_keys
-from studies.experiment import Experiment
+from studies.experiment import Experiment, cap_reference_of
 from studies.grids import grid, grid_from_json, plan
 from studies.power_series import cap_excess, hourly_profile
 from studies.results import collect
@@ -205,6 +205,10 @@ def test_a_share_cap_refers_to_month_0_as_the_papers_january_unless_told(trace):
     assert peaks[0] != peaks[1]
     assert run_experiment(paper)["cap_w"] == pytest.approx(0.7 * peaks[0])
     assert run_experiment(own)["cap_w"] == pytest.approx(0.7 * peaks[1])
+    windows = [replace(paper, month=0), paper]
+    assert cap_reference_of(windows) == "the uncapped peak of month 0"
+    assert cap_reference_of([replace(own, month=0), own]) == "each month's own uncapped peak"
+    assert cap_reference_of([Experiment(month=1)]) is None
     with pytest.raises(ValueError, match="cap_month must be a month or 'own', not 'mine'"):
         Experiment(month=1, capping="wait", cap_month="mine")
 
