@@ -16,15 +16,16 @@ import re
 from dataclasses import dataclass
 
 from modules.cpu_scaling import CpuScaling, even_levels
-from modules.power_capping import PowerCap
+from modules.power_capping import OVER_CAP, PowerCap
+from studies.experiment import OWN_MONTH
 
 from .values import add_option, choice, comma_list, non_negative_float, non_negative_int, \
     positive_float
 
 CAPPINGS = ("none", "block", "wait", "dvfs")
-#: What to do with a job whose power alone exceeds the cap.
-OVER_CAP = ("alone", "reject")
-OVER_CAP_REASON = "power alone above the cap"
+#: What to do with a job whose power alone exceeds the cap, as typed
+#: (``PuppetConfig.over_cap``'s values, with a hyphen).
+OVER_CAP_CHOICES = tuple(choice.replace("_", "-") for choice in OVER_CAP)
 #: The paper's cap when a method is chosen without one: 70 % of the peak.
 DEFAULT_CAP = "70%"
 #: How a cap is written, for the help and the errors.
@@ -72,9 +73,31 @@ def parse_cap(text: str) -> CapSpec:
     return CapSpec(watts=value * _UNITS[unit.lower()])
 
 
+def cap_month(text: str) -> int | str:
+    """``--cap-month``: the month whose uncapped peak a share cap refers to
+    (default 0, the paper's January), or ``own`` for each month's own."""
+    if text == OWN_MONTH:
+        return text
+    try:
+        return non_negative_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a month (0, 1, ...) nor "
+                                         f"{OWN_MONTH}") from None
+
+
+#: ``--cap-month``'s help.
+CAP_MONTH_HELP = ("the month whose uncapped peak a share cap refers to in every month "
+                  f"(default 0: the paper took January's), or {OWN_MONTH} for each month's own")
+
+
 def _watts(text: str) -> CapSpec:
     """A cap in watts without a unit: the former ``--cap-watts`` of ``cpn sweep``."""
     return CapSpec(watts=positive_float(text))
+
+
+def _over_cap(text: str) -> str:
+    """``reject`` or ``run-alone``, as ``PuppetConfig.over_cap`` spells it."""
+    return choice(OVER_CAP_CHOICES)(text).replace("-", "_")
 
 
 def _levels(text: str) -> tuple[float, ...]:
@@ -121,14 +144,16 @@ def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False
                help="DVFS: a core's power scales as f^alpha (default 2)")
     add_option(group, "--beta", non_negative_float, axis=axis, default=0.5,
                help="DVFS: a job's runtime scales as 1/f^beta (default 0.5)")
+    add_option(group, "--over-cap", _over_cap, axis=axis, default="reject",
+               metavar="{" + ",".join(OVER_CAP_CHOICES) + "}",
+               help="a job whose power alone exceeds the cap: reject it (listed in "
+                    "rejected.csv; default: the cap holds), or run it when nothing else "
+                    "runs (run-alone: the cap breaks meanwhile)")
     if axis:
         return group
     group.add_argument("--levels", type=_levels, default=even_levels(),
                        help="DVFS frequency levels: a count (evenly 100%%..50%%, default 6) "
                             "or a comma list of fractions of nominal")
-    group.add_argument("--over-cap", choices=OVER_CAP, default="alone",
-                       help="a job whose power alone exceeds the cap: run it when nothing "
-                            "else runs (default), or reject it (listed in rejected.csv)")
     group.add_argument("--dvfs-latency", type=non_negative_float, default=0.0,
                        metavar="SECONDS",
                        help="DVFS: seconds lost at each change of level (default 0)")
@@ -170,13 +195,3 @@ def build_cap(args, cap_watts: float | None) -> PowerCap | CpuScaling:
     if method == "wait":
         return PowerCap.wait(cap_watts, l=args.wait_queue, w_minutes=args.max_wait)
     return CpuScaling(cap_watts, levels=args.levels, beta=args.beta, latency=args.dvfs_latency)
-
-
-def over_cap_alone(config, jobs) -> list:
-    """Jobs that exceed ``config``'s cap even on an otherwise idle machine
-    (at the lowest frequency level under DVFS): the cap cannot hold while
-    they run, so they either run alone or are rejected (``--over-cap``)."""
-    lowest = min(config.cap.levels) if isinstance(config.cap, CpuScaling) else 1.0
-    floor = config.power.idle_system(config.machine_nodes)
-    return [job for job in jobs
-            if floor + config.power.busy_delta(job._replace(pf=lowest)) > config.cap_watts]

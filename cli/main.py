@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 from modules.easy import ESTIMATES, POLICIES
+from modules.power_capping import OVER_CAP_REASON
 
-from .capping import (OVER_CAP_REASON, add_capping_arguments, build_cap, cap_spec,
-                      capping_method, over_cap_alone)
+from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
@@ -227,15 +227,15 @@ def _capped(console, args, workload, config, model, stop):
             return None
         peak = uncapped.metrics["power_peak_w"]
     cap_watts = spec.resolve(peak)
-    config = replace(config, cap=build_cap(args, cap_watts),
+    config = replace(config, cap=build_cap(args, cap_watts), over_cap=args.over_cap,
                      **({"alpha": args.alpha} if method == "dvfs" else {}))
     capping = {"capping": method, "cap_w": cap_watts, "uncapped_peak_w": peak}
     console.print(f"capping: {method} at {format_power(cap_watts)}"
                   + (f" ({spec} of the uncapped peak {format_power(peak)})"
                      if peak is not None else ""))
-    over = over_cap_alone(config, workload.jobs)
+    over = config.over_cap_alone(workload.jobs)
     capping["jobs_over_cap_alone"] = len(over)
-    if over and args.over_cap == "reject":
+    if over and config.over_cap == "reject":
         workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
         console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
     return workload, config, capping

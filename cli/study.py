@@ -16,7 +16,7 @@ from pathlib import Path
 
 from modules.resilience import ON_FAILURE
 
-from .capping import parse_cap
+from .capping import CAP_MONTH_HELP, cap_month, parse_cap
 from .values import job_numbers, non_negative_int, positive_float, positive_int
 
 
@@ -104,9 +104,7 @@ def _add_run_options(runs) -> None:
     runs.add_argument("--cap", type=_share, metavar="SHARE",
                       help="cap as a share of the uncapped peak, where the figure does "
                            "not vary it (default 70%%)")
-    runs.add_argument("--cap-month", type=non_negative_int,
-                      help="the month whose uncapped peak every month's cap refers to (the "
-                           "paper: January); default: each month's own")
+    runs.add_argument("--cap-month", type=cap_month, help=CAP_MONTH_HELP)
     runs.add_argument("--unit-nodes", type=positive_int, metavar="NODES",
                       help="TOPPER: nodes per compute unit (default: 1,024-node racks on a "
                            "machine made of them, else single nodes)")

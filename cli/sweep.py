@@ -18,19 +18,21 @@ from pathlib import Path
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
 
-from .capping import DEFAULT_CAP, CapSpec, add_capping_arguments, capping_methods, parse_cap
+from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
+                      capping_methods, parse_cap)
 from .choices import MODELS, POWER_OPTIONS, THESIS_POLICIES
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          system_mttf_hours, unit_nodes)
 from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
-                     non_negative_int, positive_float, positive_int)
+                     positive_float, positive_int)
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
                   "seed", "estimate", "capping", "cap", "cap_month", "wait_queue", "max_wait",
                   "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
                   "resilience", "on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
-                  "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier")
+                  "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
+                  "over_cap")
 #: Options of DVFS thesis runs only (``--model thesis``); None when not given.
 THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
 #: Experiment fields that TOPPER's options set, when given.
@@ -110,9 +112,7 @@ def add_sweep_parser(subparsers) -> None:
     _add_workload_options(sweep.add_argument_group("workload"))
     _add_model_options(sweep.add_argument_group("model (comma lists)"))
     capping = add_capping_arguments(sweep, axis=True)
-    capping.add_argument("--cap-month", type=non_negative_int, metavar="MONTH",
-                         help="take the peak of this month's uncapped run as the reference "
-                              "of a share cap for every month (the paper: January)")
+    capping.add_argument("--cap-month", type=cap_month, metavar="MONTH", help=CAP_MONTH_HELP)
     add_resilience_arguments(sweep, axis=True)
     _add_thesis_options(sweep.add_argument_group(
         "the DVFS thesis (--model thesis; the thesis' portion of LLNL-Atlas by default)"))
@@ -223,7 +223,7 @@ def experiments_from_args(args, console=None):
     axes = {"month": months, "policy": args.policy or ["fcfs"], "estimate": args.estimate,
             "capping": methods, "l": args.wait_queue, "w_minutes": args.max_wait,
             "alpha": args.alpha, "beta": args.beta, "idle_fraction": args.idle_fraction,
-            "power": args.power, "seed": args.seed}
+            "power": args.power, "seed": args.seed, "over_cap": args.over_cap}
     for name in ("walltime_scale", "size_scale"):
         if getattr(args, name) is not None:
             axes[name] = getattr(args, name)

@@ -11,12 +11,15 @@ moves: its token in *Running* is re-issued with the new end and a higher
 ``version``, and *Discard* removes the superseded token when its time comes
 (a timed token cannot be taken back before it is available).
 
-Admission: a job starts when the system could hold the cap with it at the
-lowest level (otherwise it and its successors wait, as with BLOCK), so the
-cap holds at all times; a job that alone breaks the cap even at the lowest
-level starts when nothing else runs (see ``power_capping.py``).  An
-optional ``latency`` (seconds) is paid by every running job at each change
-of level.
+Admission (``CpuScaling.admission``): with ``"lowest"`` (the default) a job
+starts when the system could hold the cap with it at the lowest level
+(otherwise it and its successors wait, as with BLOCK), so the cap holds at
+all times.  With ``"nodes"`` a job starts as soon as it has nodes, as in
+the paper's net (Fig. 7: CPU scaling only re-times running jobs): the cap
+then holds only while the lowest level suffices, and the power series
+shows when it did not.  A job that alone breaks the cap even at the lowest
+level is rejected or runs alone (see ``power_capping.py``).  An optional
+``latency`` (seconds) is paid by every running job at each change of level.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ from .power_capping import requeue
 P_DISCARD = P_FINISH - 1  # superseded ends go before real ones
 P_RESCALE = P_LOW + 1  # once all events of an instant are in
 DVFS_LEVEL = "dvfs_level"  # fusion set of the level, for modules that follow it
+#: When a job may start under DVFS: if the cap holds with it at the lowest
+#: level, or whenever it has nodes (the paper's net).
+ADMISSIONS = ("lowest", "nodes")
 
 
 def even_levels(count: int = 6, lowest: float = 0.5) -> tuple[float, ...]:
@@ -51,13 +57,15 @@ def even_levels(count: int = 6, lowest: float = 0.5) -> tuple[float, ...]:
 @dataclass(frozen=True)
 class CpuScaling:
     """DVFS parameters (PuPPET sections 2.2, 3.3): the cap in watts, the
-    frequency levels (default 1.0, 0.9, ..., 0.5 of nominal), beta (eq. 3)
-    and an optional latency per change of level."""
+    frequency levels (default 1.0, 0.9, ..., 0.5 of nominal), beta (eq. 3),
+    an optional latency per change of level, and the ``admission`` rule
+    (``ADMISSIONS``)."""
 
     cap_watts: float
     levels: tuple[float, ...] = field(default_factory=even_levels)
     beta: float = 0.5
     latency: float = 0.0
+    admission: str = "lowest"
 
     def __post_init__(self):
         if not self.cap_watts > 0:
@@ -67,6 +75,8 @@ class CpuScaling:
         object.__setattr__(self, "levels", tuple(sorted(self.levels, reverse=True)))
         if self.beta < 0 or self.latency < 0:
             raise ValueError(f"beta and latency must be >= 0, not {self.beta}, {self.latency}")
+        if self.admission not in ADMISSIONS:
+            raise ValueError(f"admission must be one of {ADMISSIONS}, not {self.admission!r}")
 
     def duration(self, work: float, frequency: float) -> float:
         """Time to do ``work`` (seconds at nominal frequency) at ``frequency``."""
@@ -101,9 +111,9 @@ class ScalingRules:
 
     def admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
                current: float) -> bool:
-        """With ``job`` started, the cap holds at the lowest level (or
-        nothing else runs)."""
-        if not running:
+        """``job`` may start: always when admitting on nodes; else if with it
+        the cap holds at the lowest level (or nothing else runs)."""
+        if not running or self.scaling.admission == "nodes":
             return True
         lowest = self.scaling.levels[-1]
         started = self.power.busy_delta(job._replace(pf=lowest))

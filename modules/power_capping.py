@@ -7,9 +7,12 @@ others pass, until one of them has waited ``w``, which blocks the rest until
 it starts.
 
 A job that alone would break the cap (on an otherwise idle machine) could
-never start, and would stall the queue for ever: such a job is allowed to
-start when nothing else runs.  The power series then exceeds the cap while
-it runs, which the run's metrics report (``cap_exceeded_s``).
+never start, and would stall the queue for ever.  By default (``over_cap
+= "reject"``) such a job is rejected before the run (:func:`over_cap_alone`
+finds them; the run lists them with ``OVER_CAP_REASON``), so the cap holds
+at all times.  With ``"run_alone"`` it starts when nothing else runs: the
+power series then exceeds the cap while it runs, which the run's metrics
+report (``cap_exceeded_s``), and the machine drains before it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,21 @@ from typing import Mapping, Sequence
 
 from .job import Job
 from .power import PowerModel
+
+#: What to do with a job whose power alone exceeds the cap: reject it (the
+#: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
+OVER_CAP = ("reject", "run_alone")
+OVER_CAP_REASON = "power alone above the cap"
+
+
+def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
+                   cap_watts: float, frequency: float = 1.0) -> list[Job]:
+    """The ``jobs`` that exceed ``cap_watts`` even on an otherwise idle
+    machine of ``machine_nodes`` nodes, run at ``frequency`` (the lowest
+    level under DVFS): the cap cannot hold while they run."""
+    floor = power.idle_system(machine_nodes)
+    return [job for job in jobs
+            if floor + power.busy_delta(job._replace(pf=frequency)) > cap_watts]
 
 
 @dataclass(frozen=True)

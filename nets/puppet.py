@@ -42,7 +42,8 @@ from modules.job import Job
 from modules.metrics import (UNFINISHED_COLUMNS, collapse_step_series, energy_fixed_step,
                              summary_metrics)
 from modules.power import PowerModel
-from modules.power_capping import AllocationRules, PowerCap, requeue
+from modules.power_capping import (OVER_CAP, OVER_CAP_REASON, AllocationRules, PowerCap,
+                                   over_cap_alone, requeue)
 
 #: What the environments of PuPPET nets name besides plain values: the
 #: registry a PuPPET net is saved and loaded with (``net.save(path,
@@ -61,6 +62,10 @@ class PuppetConfig:
     job's power scales with frequency as f^``alpha`` (section 2.2).
     ``cap`` chooses the power capping: none (the default), power-aware
     allocation (``PowerCap``: BLOCK or WAIT) or DVFS (``CpuScaling``).
+    ``over_cap``: a job whose power alone exceeds the cap (at the lowest
+    level under DVFS) is rejected before the run (``"reject"``, the
+    default: the cap holds) or runs when nothing else does (``"run_alone"``:
+    the cap breaks while it runs); see ``modules/power_capping.py``.
     """
 
     machine_nodes: int
@@ -70,11 +75,14 @@ class PuppetConfig:
     cap: PowerCap | CpuScaling = field(default_factory=PowerCap)  # no cap by default
     alpha: float = 2.0
     core_share: float = 0.65
+    over_cap: str = "reject"
 
     def __post_init__(self):
         if self.machine_nodes <= 0:
             raise ValueError(f"machine size must be a positive number of nodes, "
                              f"not {self.machine_nodes}")
+        if self.over_cap not in OVER_CAP:
+            raise ValueError(f"over_cap must be one of {OVER_CAP}, not {self.over_cap!r}")
         self.power  # validates
 
     @property
@@ -84,6 +92,17 @@ class PuppetConfig:
     @property
     def cap_watts(self) -> float:
         return self.cap.cap_watts
+
+    def over_cap_alone(self, jobs: Sequence[Job]) -> list[Job]:
+        """The ``jobs`` that break the cap even alone on an idle machine (at
+        the lowest frequency level under DVFS)."""
+        lowest = min(self.cap.levels) if isinstance(self.cap, CpuScaling) else 1.0
+        return over_cap_alone(jobs, self.power, self.machine_nodes, self.cap_watts, lowest)
+
+    def rejected_jobs(self, jobs: Sequence[Job]) -> list[Job]:
+        """The jobs a run rejects: those over the cap alone, unless
+        ``over_cap`` lets them run alone."""
+        return self.over_cap_alone(jobs) if self.over_cap == "reject" else []
 
 
 def build_net(config: PuppetConfig) -> Net:
@@ -164,6 +183,14 @@ class PuppetResult:
     interrupted: bool = False
     unfinished: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=list(UNFINISHED_COLUMNS)))
+    rejected: pd.DataFrame = field(default_factory=lambda: rejected_records([]))
+
+
+def rejected_records(jobs: Sequence[Job], time_offset: float = 0.0) -> pd.DataFrame:
+    """The jobs a run rejected (over the cap alone), one row each: id,
+    submit time on the trace's clock, nodes, power, and why."""
+    rows = [(job.id, job.st + time_offset, job.js, job.jp, OVER_CAP_REASON) for job in jobs]
+    return pd.DataFrame(rows, columns=["job_id", "submit", "nodes", "power", "reason"])
 
 
 def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> pd.DataFrame:
@@ -263,11 +290,17 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     The power series, and every metric over it, ends at the last job's end
     whatever the net does after (a superseded end that CPU scaling or
     fault tolerance left in *Running*, a node's shutdown, a later change
-    of a power cap still move the clock), or where the run stopped."""
+    of a power cap still move the clock), or where the run stopped.  Jobs
+    over the cap alone are rejected first (``config.rejected_jobs``): they
+    are listed in the result's ``rejected`` and counted in its metrics."""
     too_big = [job.id for job in jobs if job.js > config.machine_nodes]
     if too_big:
         raise ValueError(f"{len(too_big)} jobs need more than the machine's "
                          f"{config.machine_nodes} nodes (first: {too_big[:5]})")
+    rejected = config.rejected_jobs(jobs)
+    if rejected:
+        refused = {job.id for job in rejected}
+        jobs = [job for job in jobs if job.id not in refused]
     sim = Simulator(net, seed=seed, marking={
         "Scheduler/User": [timed(job, job.st) for job in jobs]})
     for monitor in monitors:
@@ -289,10 +322,10 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     unfinished = unfinished_records(sim, jobs, time_offset)
     metrics["complete"] = not len(unfinished)
     metrics["unfinished_jobs"] = len(unfinished)
-    metrics["rejected_jobs"] = 0
+    metrics["rejected_jobs"] = len(rejected)
     metrics["config"] = {**asdict(config)}
     return PuppetResult(records, times.tolist(), watts.tolist(), end, metrics, estimates,
-                        interrupted, unfinished), sim
+                        interrupted, unfinished, rejected_records(rejected, time_offset)), sim
 
 
 def _run(sim: Simulator, stop: Callable[[], bool],

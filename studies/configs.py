@@ -31,8 +31,11 @@ def power_config(exp: Experiment, machine_nodes: int, cap_watts: float | None):
         cap = PowerCap.wait(cap_watts, l=exp.l, w_minutes=exp.w_minutes)
     else:
         cap = CpuScaling(cap_watts, **({"levels": exp.levels} if exp.levels else {}),
-                         beta=exp.beta, latency=exp.latency)
-    options = {} if exp.capping != "dvfs" else {"alpha": exp.alpha, "core_share": exp.core_share}
+                         beta=exp.beta, latency=exp.latency,
+                         admission=exp.dvfs_admission)
+    options = {} if exp.capping == "none" else {"over_cap": exp.over_cap}
+    if exp.capping == "dvfs":
+        options.update(alpha=exp.alpha, core_share=exp.core_share)
     return PuppetConfig(
         machine_nodes=machine_nodes, node_watts=exp.node_watts,
         idle_fraction=exp.idle_fraction, cap=cap,

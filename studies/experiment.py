@@ -19,9 +19,10 @@ The cap is either absolute (``cap_watts``) or, as in the paper (45,720 kW
 is 70 % of the peak of the uncapped January run), a fraction
 (``cap_fraction``) of the peak power of the *uncapped twin*: the same run
 with ``capping="none"``, on the same window of the trace, with the same
-policy, machine and power options (``cap_month`` chooses another window of
-the trace as the reference: the paper took January's peak for every
-month).  :func:`studies.running.run_experiment` runs that twin once and keeps its result as
+policy, machine and power options, on window ``cap_month`` of the trace.
+As in the paper, which took January's peak for every month, a windowed
+run's cap refers to window 0 by default; ``cap_month="own"`` makes each
+window its own reference (stored as the run's month).  :func:`studies.running.run_experiment` runs that twin once and keeps its result as
 ``<key>.json`` in the results directory, where a sweep finds it again; the
 twin is also the baseline that studies normalise by (``baseline_key``).
 
@@ -55,11 +56,12 @@ import math
 import os
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from modules.batch_scheduling import P_SCHEDULE
-from modules.cpu_scaling import CpuScaling
+from modules.cpu_scaling import ADMISSIONS, CpuScaling
 from modules.easy import ESTIMATES, POLICIES
+from modules.power_capping import OVER_CAP
 from modules.resilience import METHODS, ON_FAILURE
 
 from .run_keys import absolute_path, run_key
@@ -72,6 +74,10 @@ SYNTHETIC = "synthetic"
 #: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
 #: beta 0.5, idle power 30 %; WAIT with l = 10 and w = 500 minutes.
 DEFAULT_CAP_FRACTION = 0.7
+#: The window whose uncapped peak a fractional cap refers to, for every
+#: window: the paper's January (window 0); ``"own"``: each window its own.
+PAPER_CAP_MONTH = 0
+OWN_MONTH = "own"
 MIRA_NODE_WATTS = 65_760 / 1024
 #: Mira's whole-machine MTTF: a rack's 92.9 days (``FaultTolerance``) over
 #: its 48 racks.  TOPPER runs on other machines fail as often by default.
@@ -88,7 +94,8 @@ TOPPER_DEFAULTS = {
 }
 #: Fields left out of the canonical JSON when None, so that experiments
 #: declared before they existed keep their keys.
-_OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale")
+_OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale",
+             "over_cap", "dvfs_admission")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
@@ -96,6 +103,17 @@ _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "walltime_scale", "size_scale")
 _INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_month", "l",
          "seed", "unit_nodes")
+
+
+def cap_reference_of(experiments: Iterable["Experiment"]) -> str | None:
+    """Which peak the caps of ``experiments`` refer to, in words (None when
+    none is capped): the run of the latest month tells a common reference
+    (month 0) from each month's own."""
+    capped = [exp for exp in experiments if exp.capping != "none"]
+    if not capped:
+        return None
+    return max(capped, key=lambda exp: -1 if exp.month is None else exp.month
+               ).cap_reference_label()
 
 
 @dataclass(frozen=True)
@@ -113,8 +131,13 @@ class Experiment:
 
     ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
     ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
-    ``latency``); the cap is ``cap_watts``, or ``cap_fraction`` of the
-    uncapped twin's peak (of window ``cap_month`` if given).
+    ``latency`` and ``dvfs_admission``, ``modules.cpu_scaling.ADMISSIONS``);
+    the cap is ``cap_watts``, or ``cap_fraction`` of the uncapped twin's
+    peak of window ``cap_month`` (default 0, the paper's January;
+    ``"own"``: the run's month).  ``over_cap``: a job whose power alone
+    breaks the cap is ``"reject"``-ed (the default: the cap holds; the
+    record counts them in ``rejected_jobs``) or runs when nothing else does
+    (``"run_alone"``).
 
     ``power``: job power ``"drawn"`` per owner from Mira's per-rack
     distribution (seeded by ``seed``) or ``"constant"`` (``node_watts`` per
@@ -148,13 +171,15 @@ class Experiment:
     capping: str = "none"
     cap_fraction: float | None = None
     cap_watts: float | None = None
-    cap_month: int | None = None
+    cap_month: int | str | None = None
+    over_cap: str | None = "reject"
     l: int | None = 10  # noqa: E741 (the paper's name)
     w_minutes: float | None = 500.0
     alpha: float | None = 2.0
     beta: float | None = 0.5
     levels: tuple[float, ...] | None = None  # None: CpuScaling's default levels
     latency: float | None = 0.0
+    dvfs_admission: str | None = "lowest"
     core_share: float | None = 0.65
     idle_fraction: float = 0.3
     node_watts: float = MIRA_NODE_WATTS
@@ -173,6 +198,10 @@ class Experiment:
 
     def __post_init__(self):
         put = functools.partial(object.__setattr__, self)
+        if isinstance(self.cap_month, str) and self.cap_month != OWN_MONTH:
+            raise ValueError(f"cap_month must be a month or {OWN_MONTH!r}, not {self.cap_month!r}")
+        if self.cap_month == OWN_MONTH and self.month is not None:
+            put("cap_month", self.month)  # a whole-trace run keeps "own" for its windows
         trace = os.fspath(self.trace)
         put("trace", trace if trace == SYNTHETIC else absolute_path(trace))
         for name in _FLOATS:
@@ -181,7 +210,7 @@ class Experiment:
                 put(name, float(value))
         for name in _INTS:
             value = getattr(self, name)
-            if value is not None:
+            if value is not None and value != OWN_MONTH:
                 if isinstance(value, float) and not value.is_integer():
                     raise ValueError(f"{name} must be a whole number, not {value}")
                 put(name, int(value))
@@ -199,12 +228,13 @@ class Experiment:
         dvfs = self.capping == "dvfs"
         for name in ("l", "w_minutes"):
             relevant(name, self.capping == "wait")
-        for name in ("alpha", "beta", "latency", "core_share"):
+        for name in ("alpha", "beta", "latency", "core_share", "dvfs_admission"):
             relevant(name, dvfs)
         if self.levels is not None:
             put("levels", tuple(sorted((float(f) for f in self.levels), reverse=True)))
         if not dvfs:
             put("levels", None)
+        relevant("over_cap", capped)
         if not capped:
             put("cap_fraction", None)
             put("cap_watts", None)
@@ -216,6 +246,8 @@ class Experiment:
             put("cap_month", None)
         elif self.cap_fraction is None:
             put("cap_fraction", DEFAULT_CAP_FRACTION)
+        if self.cap_fraction is not None and self.month is not None and self.cap_month is None:
+            put("cap_month", PAPER_CAP_MONTH)
         self._settle_resilience(put)
         for name in ("walltime_scale", "size_scale"):
             if getattr(self, name) == 1.0:
@@ -248,7 +280,8 @@ class Experiment:
                               ("power", POWER_OPTIONS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
-        for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE)):
+        for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE),
+                              ("over_cap", OVER_CAP), ("dvfs_admission", ADMISSIONS)):
             value = getattr(self, name)
             if value is not None and value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
@@ -260,8 +293,9 @@ class Experiment:
             raise ValueError("the synthetic workload has its own machine: procs_per_node, "
                              "machine_nodes and allocation_unit apply to SWF traces only")
         for name in ("month", "cap_month"):
-            if getattr(self, name) is not None and getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+            value = getattr(self, name)
+            if isinstance(value, int) and value < 0:
+                raise ValueError(f"{name} must be >= 0, not {value}")
         for name in ("procs_per_node", "allocation_unit", "machine_nodes"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -354,7 +388,22 @@ class Experiment:
         if self.cap_fraction is None:
             return None
         twin = self.uncapped()
-        return twin if self.cap_month is None else replace(twin, month=self.cap_month)
+        if self.cap_month in (None, OWN_MONTH):  # a whole-trace run: itself
+            return twin
+        return replace(twin, month=self.cap_month)
+
+    def cap_reference_label(self) -> str:
+        """Which peak the cap refers to, in words, for tables and figures
+        (also of a template with no month, whose windows follow the default)."""
+        if self.capping == "none":
+            return "no cap"
+        if self.cap_watts is not None:
+            return f"a fixed cap of {self.cap_watts:,.0f} W"
+        if self.cap_month == OWN_MONTH or (self.month is not None
+                                           and self.cap_month == self.month):
+            return "each month's own uncapped peak"
+        month = PAPER_CAP_MONTH if self.cap_month is None else self.cap_month
+        return f"the uncapped peak of month {month}"
 
     # -- as a run of a sweep (studies.sweep.Run) -------------------------------
 

@@ -141,13 +141,13 @@ class DailyPowerDesign(CappingDesign):
 
 def _workload_line(base: Experiment, runs: Runs) -> str:
     months = dict.fromkeys(exp.month for _, exp in runs)
-    return f"trace {base.trace}: {', '.join(month_label(month) for month in months)}"
+    return (f"trace {base.trace}: {', '.join(month_label(month) for month in months)}; "
+            f"caps as fractions of {base.cap_reference_label()}")
 
 
 def _subtitle(base: Experiment) -> str:
     name = SYNTHETIC if base.trace == SYNTHETIC else Path(base.trace).name
-    reference = "each month" if base.cap_month is None else f"month {base.cap_month}"
-    return f"{name}; caps as fractions of the uncapped peak of {reference}"
+    return f"{name}; caps as fractions of {base.cap_reference_label()}"
 
 
 PUPPET_STUDIES = (

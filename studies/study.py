@@ -73,7 +73,7 @@ class StudyOptions:
     values: Sequence[Any] | None = None
     seeds: Sequence[int] | None = None
     cap: float | None = None
-    cap_month: int | None = None
+    cap_month: int | str | None = None
     unit_nodes: int | None = None
     system_mttf_hours: float | None = None
     on_failure: str | None = None

@@ -25,7 +25,7 @@ from typing import ClassVar, Mapping
 import pandas as pd
 
 from . import topper_findings as findings
-from .experiment import SYNTHETIC, Experiment
+from .experiment import SYNTHETIC, Experiment, cap_reference_of
 from .study import Runs, Study, StudyOptions
 from .topper_plots import plot_bars
 from .topper_tables import study_table, summary_lines
@@ -75,7 +75,8 @@ class VariantsDesign:
     def runs(self, base: Experiment, options: StudyOptions) -> Runs:
         """Every variant under every policy, month and seed (default:
         ``base``'s); a capped variant's cap is ``options.cap`` of the
-        uncapped peak (of month ``options.cap_month``, if given)."""
+        uncapped peak (of month ``options.cap_month``: by default month 0,
+        as the paper's January)."""
         cap = CAP_FRACTION if options.cap is None else options.cap
         months = study_months(base, options.months)
         runs = []
@@ -104,8 +105,10 @@ class VariantsDesign:
         seeds = dict.fromkeys(str(run.seed) for _, run in runs)
         span = ("the whole trace" if months == [None]
                 else "months " + ", ".join(str(month) for month in months))
+        reference = cap_reference_of(run for _, run in runs)
         return [f"{span} of {base.label()}"
-                + (f"; means over seeds {', '.join(seeds)}" if len(seeds) > 1 else ""),
+                + (f"; means over seeds {', '.join(seeds)}" if len(seeds) > 1 else "")
+                + (f"; caps as fractions of {reference}" if reference else ""),
                 f"normalised to {self.reference}, one number per month:",
                 *summary_lines(table)]
 

@@ -222,7 +222,8 @@ def test_ctrl_c_returns_the_jobs_finished_so_far():
 # busy and 50 W idle, so the idle machine draws 200 W and a job adds 50 W
 # per node.  Under a 300 W cap job 1 (2 nodes: 300 W) fits; job 3 (1 node)
 # would make 350 W beside it; job 2 (4 nodes: 400 W) is over the cap even
-# alone, so it runs only when nothing else runs.
+# alone, so it is rejected, or with --over-cap run-alone runs only when
+# nothing else runs.
 CAPPED_SWF = """\
 ; MaxNodes: 4
 ; MaxProcs: 4
@@ -245,7 +246,7 @@ def test_capping_options_give_the_hand_checked_schedule(tmp_path, capsys, cappin
     trace.write_text(CAPPED_SWF)
     out = tmp_path / "out"
     assert run_cli("--trace", trace, *CONSTANT_POWER, "--capping", capping, "--cap", "300W",
-                   "--out", out, "--no-plots") == 0
+                   "--over-cap", "run-alone", "--out", out, "--no-plots") == 0
     jobs = pd.read_csv(out / "jobs.csv")
     assert dict(zip(jobs["job_id"], jobs["start"])) == starts
     metrics = json.loads((out / "metrics.json").read_text())
@@ -329,14 +330,14 @@ def test_units_that_do_not_divide_the_machine_are_a_one_line_error(trace, tmp_pa
     assert "pass --unit-nodes" in capsys.readouterr().err
 
 
-def test_over_cap_reject_lists_the_job_and_keeps_the_cap(tmp_path, capsys):
+def test_over_cap_jobs_are_rejected_by_default_and_the_cap_holds(tmp_path, capsys):
     """Job 2 (400 W alone) can never run under 300 W: rejected, it is listed
     with its reason, and power never goes above the cap."""
     trace = tmp_path / "capped.swf"
     trace.write_text(CAPPED_SWF)
     out = tmp_path / "out"
     assert run_cli("--trace", trace, *CONSTANT_POWER, "--capping", "wait", "--cap", "300W",
-                   "--over-cap", "reject", "--out", out, "--no-plots") == 0
+                   "--out", out, "--no-plots") == 0
     jobs = pd.read_csv(out / "jobs.csv")
     # Job 3 waits for power beside job 1 and starts when job 1 ends.
     assert dict(zip(jobs["job_id"], jobs["start"])) == {1: 1000.0, 3: 1100.0}

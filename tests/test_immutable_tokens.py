@@ -125,9 +125,12 @@ def puppet_model(config):
 #: must fire for the run to have used the places these tests are about)
 MODELS = {
     "puppet": (*puppet_model(MACHINE), ["Allocation/Allocate", "Finish"]),
-    "puppet-wait": (*puppet_model(replace(MACHINE, cap=PowerCap.wait(300.0, l=2, w_minutes=1))),
+    # job 4 (400 W) breaks the 300 W cap alone: it runs alone, draining the machine
+    "puppet-wait": (*puppet_model(replace(MACHINE, cap=PowerCap.wait(300.0, l=2, w_minutes=1),
+                                          over_cap="run_alone")),
                     ["Allocation/Wait", "Allocation/AllocateW"]),
-    "puppet-block": (*puppet_model(replace(MACHINE, cap=PowerCap.block(300.0))),
+    "puppet-block": (*puppet_model(replace(MACHINE, cap=PowerCap.block(300.0),
+                                           over_cap="run_alone")),
                      ["Allocation/Hold"]),
     "puppet-dvfs": (*puppet_model(replace(MACHINE, cap=CpuScaling(300.0))),
                     ["Allocation/Rescale", "Allocation/Discard"]),

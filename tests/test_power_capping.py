@@ -59,11 +59,41 @@ def test_a_full_wait_queue_holds_the_next_job():
     assert run(jobs, PowerCap.wait(300.0)).metrics["power_peak_w"] <= 300
 
 
-def test_a_job_alone_over_the_cap_runs_when_nothing_else_does():
-    jobs = [Job(1, 0, 10, 1, 10, jp=50.0), Job(2, 1, 10, 4, 10, jp=500.0),
-            Job(3, 2, 10, 1, 10, jp=50.0)]
-    result = run(jobs, PowerCap.block(300.0))
-    assert starts(result) == {1: 0, 2: 10, 3: 20}
+# Job 2 (500 W, 300 W even at the lowest DVFS level) breaks a 250 W cap alone.
+OVER_CAP_ALONE = [Job(1, 0, 10, 1, 10, jp=50.0), Job(2, 1, 10, 4, 10, jp=500.0),
+                  Job(3, 2, 10, 1, 10, jp=50.0)]
+CAPS = {"block": PowerCap.block(250.0), "wait": PowerCap.wait(250.0),
+        "dvfs": CpuScaling(250.0)}
+
+
+@pytest.mark.parametrize("method", CAPS)
+def test_by_default_a_job_alone_over_the_cap_is_rejected_and_the_cap_holds(method):
+    result = run(OVER_CAP_ALONE, CAPS[method])
+    assert starts(result) == {1: 0, 3: 2}
+    assert max(result.power_watts) <= 250.0
+    assert result.rejected.to_dict("records") == [
+        {"job_id": 2, "submit": 1.0, "nodes": 4, "power": 500.0,
+         "reason": "power alone above the cap"}]
+    assert result.metrics["rejected_jobs"] == 1 and result.metrics["complete"]
+
+
+@pytest.mark.parametrize("method, expected", [
+    ("block", {1: 0, 2: 10, 3: 20}), ("wait", {1: 0, 2: 10, 3: 20}),
+    ("dvfs", {1: 0, 2: 10, 3: 10 + 10 / 0.5 ** 0.5})])
+def test_run_alone_starts_a_job_over_the_cap_when_nothing_else_runs(method, expected):
+    """The former rule: the machine drains for job 2, which holds job 3
+    behind it, and the cap breaks while it runs (DVFS runs it at the lowest
+    level, 256 W)."""
+    result = run(OVER_CAP_ALONE, CAPS[method], over_cap="run_alone")
+    assert starts(result) == pytest.approx(expected)
+    assert max(result.power_watts) > 250.0
+    assert len(result.rejected) == 0 and result.metrics["rejected_jobs"] == 0
+
+
+def test_an_unknown_over_cap_rule_is_refused():
+    with pytest.raises(ValueError, match="over_cap must be one of .'reject', 'run_alone'.,"
+                                         " not 'alone'"):
+        PuppetConfig(4, over_cap="alone")
 
 
 def test_dvfs_lowers_the_level_just_enough_and_moves_ends_by_the_formula():
@@ -87,6 +117,32 @@ def test_dvfs_latency_and_admission():
     assert ends(late)[1] == pytest.approx(10 + 2 + 90 / 0.7 ** 0.5)
     # At 0.5 the two jobs still draw 400 x 0.5125 = 205 W: a 200 W cap holds job 2.
     assert starts(run(jobs, CpuScaling(200.0))) == {1: 0, 2: 100}
+
+
+def test_idle_nodes_count_against_the_cap_under_dvfs():
+    """The paper's *Power* is the whole system's: two idle nodes at 25 W
+    beside job 1 (200 W at full speed) leave it 150 W of a 200 W cap, so
+    0.35 + 0.65 f^2 <= 0.75 first holds at f = 0.7 (not at 1.0, as the
+    jobs' power alone would allow)."""
+    result = run([Job(1, 0, 100, 2, 100, jp=200.0)], CpuScaling(200.0), idle_fraction=0.25)
+    assert ends(result) == pytest.approx({1: 100 / 0.7 ** 0.5})
+    assert max(result.power_watts) == pytest.approx(50 + 200 * (0.35 + 0.65 * 0.49))
+
+
+def test_dvfs_admitting_on_nodes_starts_every_job_and_lets_the_cap_break():
+    """The paper's net: job 2 starts at 10 beside job 1 and both run at the
+    lowest level, 0.5, drawing 400 x 0.5125 = 205 W > 200 W until job 1
+    ends at 10 + 90 / 0.5^0.5; then job 2 alone runs at full speed."""
+    jobs = [Job(1, 0, 100, 2, 100, jp=200.0), Job(2, 10, 100, 2, 100, jp=200.0)]
+    result = run(jobs, CpuScaling(200.0, admission="nodes"))
+    slow = 0.5 ** 0.5
+    end_1 = 10 + 90 / slow
+    assert starts(result) == {1: 0, 2: 10}
+    assert ends(result) == pytest.approx({1: end_1, 2: end_1 + 100 - (end_1 - 10) * slow})
+    assert max(result.power_watts) == pytest.approx(205.0)
+    with pytest.raises(ValueError, match="admission must be one of .'lowest', 'nodes'., "
+                                         "not 'any'"):
+        CpuScaling(200.0, admission="any")
 
 
 def test_levels_and_bad_parameters():
@@ -128,10 +184,10 @@ def test_real_trace_stays_under_the_cap_and_loses_no_job(cap_kind):
     cap = {"block": PowerCap.block(cap_watts), "wait": PowerCap.wait(cap_watts),
            "dvfs": CpuScaling(cap_watts)}[cap_kind]
     result = simulate(jobs, PuppetConfig(nodes, node_watts=node_watts, cap=cap))
-    assert sorted(result.jobs["job_id"]) == sorted(job.id for job in jobs)
-    watts = np.array(result.power_watts)
-    alone = max(job.jp for job in jobs) + node_watts * 0.3 * nodes
-    assert watts.max() <= max(cap_watts, alone) + 1e-6
+    kept = sorted([*result.jobs["job_id"], *result.rejected["job_id"]])
+    assert kept == sorted(job.id for job in jobs)
+    assert np.array(result.power_watts).max() <= cap_watts * (1 + 1e-12)
+    jobs = [job for job in jobs if job.id not in set(result.rejected["job_id"])]
     if cap_kind != "dvfs":  # a job's power is constant: records give the energy
         expected = energy_from_records(result, nodes, node_watts, 0.3)
         assert result.metrics["energy_j"] == pytest.approx(expected, rel=1e-9)

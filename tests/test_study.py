@@ -77,6 +77,9 @@ def test_bad_option_values_are_refused_by_the_parser(capsys):
     with pytest.raises(SystemExit):
         cpn(["study", "thesis_upas", "--jobs", "40"])
     assert "job numbers are FIRST-LAST (10001-15000), not '40'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cpn(["study", "fig13", "--cap-month", "mine"])
+    assert "argument --cap-month: 'mine' is neither a month (0, 1, ...) nor own" in capsys.readouterr().err
 
 
 def test_the_python_api_refuses_unused_options_too():
@@ -108,7 +111,8 @@ def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     assert cpn(argv) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "PuPPET Fig. 13: power-aware allocation: BLOCK versus WAIT"
-    assert printed[1] == f"trace {trace}: month 0, month 1"
+    assert printed[1] == (f"trace {trace}: month 0, month 1; "
+                          "caps as fractions of the uncapped peak of month 0")
     checks = printed[printed.index("checks against the paper's findings:") + 1:-1]
     assert checks and all(line.split()[0] in ("PASS", "DIFFERS", "N/A") for line in checks)
     files = [tmp_path / "cli" / f"fig13{end}" for end in (".csv", ".png", "_checks.txt")]

@@ -3,6 +3,7 @@ path, and caps as fractions of the uncapped peak."""
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +15,7 @@ from modules.power_profile import assign_rack_power
 from modules.swf import read_swf
 from nets.puppet import PuppetConfig, simulate
 from studies import run_keys
-from studies.experiment import Experiment
+from studies.experiment import Experiment, cap_reference_of
 from studies.grids import grid, grid_from_json, plan
 from studies.power_series import cap_excess, hourly_profile
 from studies.results import collect
@@ -187,6 +188,48 @@ def test_a_fractional_cap_is_that_fraction_of_the_uncapped_peak(trace, tmp_path)
                                          cap_watts=0.6 * peak))
     assert absolute["cap_w"] == 0.6 * peak and absolute["uncapped_peak_w"] is None
     assert absolute["cap_exceeded_s"] == 0  # DVFS holds the cap
+
+
+def test_a_share_cap_refers_to_month_0_as_the_papers_january_unless_told(trace):
+    paper = Experiment(trace=str(trace), month=1, capping="wait")
+    own = replace(paper, cap_month="own")
+    assert (paper.cap_month, own.cap_month) == (0, 1)
+    assert own == replace(paper, cap_month=1) and own.key() == replace(paper, cap_month=1).key()
+    assert paper.cap_reference().month == 0 and own.cap_reference().month == 1
+    assert paper.cap_reference_label() == "the uncapped peak of month 0"
+    assert own.cap_reference_label() == "each month's own uncapped peak"
+    # a template without a month keeps "own" for the windows made from it
+    assert replace(Experiment(capping="wait", cap_month="own"), month=2).cap_month == 2
+    peaks = [run_experiment(Experiment(trace=str(trace), month=m))["power_peak_w"]
+             for m in (0, 1)]
+    assert peaks[0] != peaks[1]
+    assert run_experiment(paper)["cap_w"] == pytest.approx(0.7 * peaks[0])
+    assert run_experiment(own)["cap_w"] == pytest.approx(0.7 * peaks[1])
+    windows = [replace(paper, month=0), paper]
+    assert cap_reference_of(windows) == "the uncapped peak of month 0"
+    assert cap_reference_of([replace(own, month=0), own]) == "each month's own uncapped peak"
+    assert cap_reference_of([Experiment(month=1)]) is None
+    with pytest.raises(ValueError, match="cap_month must be a month or 'own', not 'mine'"):
+        Experiment(month=1, capping="wait", cap_month="mine")
+
+
+@pytest.mark.parametrize("capping", ["block", "wait", "dvfs"])
+def test_an_experiment_rejects_jobs_over_the_cap_alone_unless_told_to_run_them(trace,
+                                                                               capping):
+    """At 60 % of the tiny trace's peak, 28 of its 40 month-0 jobs break the
+    cap alone under BLOCK or WAIT: rejected by default, counted in the
+    record, and the cap holds; run alone, they break it for 58,059 s.  DVFS
+    runs them all at lower levels within the cap."""
+    exp = Experiment(trace=str(trace), month=0, capping=capping, cap_fraction=0.6)
+    assert exp.over_cap == "reject" and Experiment().over_cap is None
+    alone = replace(exp, over_cap="run_alone")
+    assert alone.key() != exp.key()
+    record, old = run_experiment(exp), run_experiment(alone)
+    over = 0 if capping == "dvfs" else 28
+    assert (record["rejected_jobs"], record["jobs"], record["cap_exceeded_s"]) == (
+        over, 40 - over, 0.0)
+    assert (old["rejected_jobs"], old["jobs"]) == (0, 40)
+    assert old["cap_exceeded_s"] == (0.0 if capping == "dvfs" else 58_059.0)
 
 
 # -- sweeps ---------------------------------------------------------------------
@@ -379,9 +422,10 @@ def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
     assert set(outcome.table["cap_fraction"].dropna()) == {0.6}
     none = outcome.table[outcome.table.capping == "none"]
     assert (none.get("utilization_norm", 1) == 1).all()
-    if name == "fig16":  # DVFS holds the cap; the check says so
-        dvfs = [c for c in outcome.checks if c.finding.startswith("DVFS keeps")]
-        assert dvfs and dvfs[0].passed
+    if name == "fig16":  # both methods hold the cap (jobs over it alone are rejected)
+        kept = [c for c in outcome.checks if "within the cap" in c.finding
+                or "under the cap" in c.finding]
+        assert len(kept) == 4 and all(check.passed for check in kept)
 
 
 @pytest.mark.parametrize("option", [["--policy", "wfp"], ["--capping", "block"],
