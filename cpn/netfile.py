@@ -128,7 +128,9 @@ def loads(text: str, functions: Mapping[str, Any] | None = None,
     try:
         validate(net)
     except (NetError, ColourError) as error:
-        raise NetFileError(f"{source}: {error}") from None
+        # names come from the file: a newline in one must not break the line
+        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))
+        raise NetFileError(f"{source}: {message}") from None
     return net
 
 
