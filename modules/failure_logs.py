@@ -127,7 +127,10 @@ def read_failure_csv(path: str | Path, units: int | None = None) -> dict[int, li
             try:
                 row = [cell.strip() for cell in next(csv.reader([text]), [])]
             except csv.Error as error:
-                raise FailureTraceError(f"{where}: not CSV text ({error})") from None
+                # the csv module's own hint ("- do you need to open the file
+                # ...?") speaks to programmers and changes between Pythons
+                reason = str(error).split(" - ")[0]
+                raise FailureTraceError(f"{where}: not CSV text ({reason})") from None
             if not any(row):
                 continue
             if header is None:
