@@ -15,15 +15,14 @@ import re
 import sys
 from pathlib import Path
 
-from modules.batch_scheduling import SchedulingConfig
-from modules.easy import ESTIMATES, POLICIES
-
 from .capping import (OVER_CAP_REASON, add_capping_arguments, build_cap, cap_spec,
                       capping_method, over_cap_alone)
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
                          topper_config)
+from .scheduling import add_scheduling_arguments, describe_overruns, overruns, scheduling_config
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
-from .values import fraction, integer, positive_float, positive_int
+from .values import fraction, integer, positive_float
+from .workload import add_trace_arguments
 
 
 def add_run_parser(subparsers) -> None:
@@ -34,24 +33,8 @@ def add_run_parser(subparsers) -> None:
                     "power cap and, with --resilience, with failures (TOPPER); print the "
                     "metrics and write DIR/jobs.csv, DIR/metrics.json, DIR/power.csv and "
                     "plots.")
-    run.add_argument("--trace", type=Path, help="SWF trace (.swf or .swf.gz); default: "
-                     "the built-in synthetic Mira month")
-    run.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
-                     help="machine size in nodes (default: the trace header's MaxNodes)")
-    run.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
-                     help="processors per node (default: MaxProcs/MaxNodes, else 1)")
-    run.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
-                     help="round job sizes up to this many nodes (512: Blue Gene midplanes; "
-                          "default 1)")
-    run.add_argument("--policy", choices=POLICIES, default="fcfs",
-                     help="batch scheduling policy: first come first served, or WFP's "
-                          "priority of waiting and large jobs (default fcfs)")
-    run.add_argument("--estimate", choices=ESTIMATES, default="requested",
-                     help="runtime the scheduler plans with: the requested walltime "
-                          "(what a real scheduler knows) or the actual runtime")
-    run.add_argument("--trigger", choices=("event", "timestamp"), default="event",
-                     help="schedule after every submit/finish (PuPPET) or once per instant")
-    run.add_argument("--no-backfill", action="store_true", help="strict queue order")
+    add_trace_arguments(run)
+    add_scheduling_arguments(run)
     run.add_argument("--power", choices=("drawn", "constant", "csv"), default="drawn",
                      help="job power: drawn per user/group from Mira's per-rack "
                           "distribution, a constant per node, or a CSV (job_id,power)")
@@ -157,16 +140,17 @@ def command_run(args) -> int:
                          f"not {args.energy_steps!r}") from None
     config = PuppetConfig(
         machine_nodes=workload.machine_nodes, node_watts=args.node_watts,
-        idle_fraction=args.idle_fraction,
-        scheduling=SchedulingConfig(args.policy, args.estimate, args.trigger,
-                                    not args.no_backfill))
+        idle_fraction=args.idle_fraction, scheduling=scheduling_config(args))
     method, spec = capping_method(args), cap_spec(args)
     model = topper_config(args, config, workload.time_offset)
     if model is not None:
         console.print(describe_topper(args, model))
     capping: dict = {}
+    overran = overruns(workload.jobs)
     with ctrl_c_requests() as ctrl_c:  # from here on, Ctrl-C stops the run cleanly
         console.print(workload.summary())
+        if overran:
+            console.print(describe_overruns(overran, args.overrun))
         if spec is not None:
             peak = None
             if spec.fraction is not None:
@@ -195,6 +179,7 @@ def command_run(args) -> int:
                                                  result.end, config.cap_watts * (1 + 1e-9))
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = len(workload.rejected)
+    result.metrics["overrun_jobs"] = overran
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end, unfinished=result.unfinished)
@@ -372,6 +357,7 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, str]]:
 
     add("jobs", "jobs", "finished", lambda v: f"{v:,}")
     add("jobs", "rejected_jobs", "rejected (see rejected.csv)", lambda v: f"{v:,}")
+    add("jobs", "overrun_jobs", "ran past their requested time", lambda v: f"{v:,}")
     if metrics.get("unfinished_jobs"):  # a stopped run; its console says so
         add("jobs", "unfinished_jobs", "unfinished (see unfinished.csv)", lambda v: f"{v:,}")
     known.add("unfinished_jobs")

@@ -334,7 +334,7 @@ def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power:
         learner = PowerLearner(learner or LearnerConfig())
     select = WindowPolicy(window, power, machine_nodes, scheduling.policy, scheduling.estimate)
     module = Net("WindowScheduling", env={"select": select})
-    scheduler_base(module)
+    scheduler_base(module, overrun=scheduling.overrun)
     module.place("Window", tuple, initial=[()])
     module.place("Learner", PowerLearner, initial=[learner], fusion=LEARNER_FUSION)
     module.place("Estimates", RunningEstimates, initial=[RunningEstimates()],
@@ -365,7 +365,7 @@ def _allocation_places(module: Net) -> None:
 
 
 def _start_outputs(estimate: str) -> dict[str, str]:
-    planned = "job.wt" if estimate == "requested" else "job.rt"
+    planned = f"job.estimate({estimate!r})"
     return {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
             "RuntimeInfo": f"{{**running, job.id: (now + {planned}, job.js)}}",
             "Running": "job@+job.rt"}
