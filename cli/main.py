@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_step_parsers(subparsers)
     from .sweep import add_sweep_parser
     add_sweep_parser(subparsers)
+    from .validate import add_validate_parser
+    add_validate_parser(subparsers)
     for command in subparsers.choices.values():
         command.set_defaults(command_parser=command)  # for in_flags
     return parser

@@ -7,7 +7,6 @@ processor unit (``--unit procs``) and what ``cpn run`` says of overruns.
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 from pathlib import Path
@@ -24,10 +23,10 @@ from nets.puppet import PuppetConfig, simulate
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
     import reference_cqsim
+    from real_traces import trace_prefix
 except ImportError:  # tests/ imported as a package
     from tests import reference_cqsim
-
-SWF_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
+    from tests.real_traces import trace_prefix
 
 
 def starts(jobs, nodes, **scheduling) -> dict[int, float]:
@@ -146,25 +145,6 @@ def test_every_job_as_the_reference_on_random_workloads(policy, overrun):
         actual = schedule(jobs, 16, policy=policy, overrun=overrun, estimate="actual")
         differing_from_actual += actual != expected
     assert differing_from_actual == 8  # the workloads tell the rules apart
-
-
-def trace_prefix(name: str, jobs: int, tmp_path: Path) -> Path:
-    """The header and first ``jobs`` job lines of a real trace, as a file."""
-    source = SWF_DIR / name
-    if not source.exists():
-        pytest.skip(f"{source} not present")
-    opener = gzip.open if name.endswith(".gz") else open
-    kept, count = [], 0
-    with opener(source, "rt") as lines:
-        for line in lines:
-            if not line.startswith(";"):
-                count += 1
-                if count > jobs:
-                    break
-            kept.append(line)
-    path = tmp_path / name.removesuffix(".gz")
-    path.write_text("".join(kept))
-    return path
 
 
 #: Each real trace as CQSim would run it (NASA's requested times are all
