@@ -182,6 +182,7 @@ def command_run(args) -> int:
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = len(workload.rejected)
     result.metrics["overrun_jobs"] = overran
+    result.metrics["size_unit"] = workload.size_unit
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end, unfinished=result.unfinished)
@@ -261,7 +262,8 @@ def _run_model(jobs, config, model, sleeping, options):
 
 #: Keys of metrics.json that say how a run was set up, not how it went.
 INTERNAL_METRICS = frozenset({"config", "capping", "energy_saving", "energy_mwh", "makespan", "series_start_s", "series_end_s", "bsld_threshold_s",
-                              "energy_kwh", "machine_nodes", "trace", "complete"})
+                              "energy_kwh", "machine_nodes", "trace", "complete",
+                              "size_unit"})
 
 
 def format_duration(seconds: float) -> str:
@@ -436,7 +438,8 @@ def print_metrics(console, metrics: dict) -> None:
     if metrics.get("trace"):
         title += f": {Path(str(metrics['trace'])).name}"
     if metrics.get("machine_nodes"):
-        title += f" on {metrics['machine_nodes']:,} nodes"
+        unit = "processors" if metrics.get("size_unit") == "procs" else "nodes"
+        title += f" on {metrics['machine_nodes']:,} {unit}"
     table = Table(title=escape(title))
     table.add_column("metric")
     table.add_column("value", justify="right")

@@ -25,8 +25,8 @@ def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = False)
     parser.add_argument("--unit", choices=SIZE_UNITS, default="nodes", dest="size_unit",
                         help="what a job's size counts: nodes, or procs for a machine whose "
                              "processors are not a whole number of nodes (the machine is "
-                             "then MaxProcs processors, and --machine-nodes, "
-                             "--allocation-unit and --node-watts count processors)")
+                             "then MaxProcs processors, and every option that counts nodes "
+                             "counts processors)")
     parser.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
                         help="round job sizes up to this many nodes (512: Blue Gene "
                              "midplanes; default 1)")

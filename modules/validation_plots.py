@@ -70,7 +70,8 @@ def plot_queue(queue: pd.DataFrame, path, *, bin_s: float, title: str = "Queue l
     fig, ax = plt.subplots(figsize=(10, 4.5))
     for side, style in STYLES.items():
         ax.plot(x, queue[side], drawstyle="steps-post", **style)
-    width = f"{bin_s / 3600:.3g} h" if bin_s < SECONDS_PER_DAY else f"{bin_s / SECONDS_PER_DAY:.3g} days"
+    days = bin_s / SECONDS_PER_DAY
+    width = f"{bin_s / 3600:.3g} h" if days < 1 else f"{days:.3g} days"
     ax.set_title(f"{title} (jobs submitted and not started; mean per {width})", pad=24)
     ax.set_xlabel(f"Time ({unit} from the first submit)")
     ax.set_ylabel("Waiting jobs")

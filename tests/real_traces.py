@@ -10,6 +10,17 @@ import pytest
 
 SWF_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
 
+#: How to read each real trace as CQSim would (``read_swf`` options).
+#: NASA's requested times are all unknown, so CQSim would run none of its
+#: jobs: there, jobs plan with their runtime.  Curie's processors are not a
+#: whole number of nodes (93,312 / 5,544): it is read in processors.
+AS_CQSIM = {
+    "NASA-iPSC-1993-3.1-cln.swf": dict(unknown_walltime="runtime"),
+    "LLNL-Atlas-2006-2.1-cln.swf": dict(unknown_walltime="reject"),
+    "theta_2022.swf": dict(unknown_walltime="reject"),
+    "CEA-Curie-2011-2.1-cln.swf.gz": dict(unknown_walltime="reject", size_unit="procs"),
+}
+
 
 def trace_prefix(name: str, jobs: int, tmp_path: Path) -> Path:
     """The header and first ``jobs`` job lines of a real trace, as a file."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -23,10 +22,10 @@ from nets.puppet import PuppetConfig, simulate
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
     import reference_cqsim
-    from real_traces import trace_prefix
+    from real_traces import AS_CQSIM, trace_prefix
 except ImportError:  # tests/ imported as a package
     from tests import reference_cqsim
-    from tests.real_traces import trace_prefix
+    from tests.real_traces import AS_CQSIM, trace_prefix
 
 
 def starts(jobs, nodes, **scheduling) -> dict[int, float]:
@@ -147,25 +146,19 @@ def test_every_job_as_the_reference_on_random_workloads(policy, overrun):
     assert differing_from_actual == 8  # the workloads tell the rules apart
 
 
-#: Each real trace as CQSim would run it (NASA's requested times are all
-#: unknown, so CQSim would run none of its jobs: there, both readers plan
-#: with the runtime; Curie's processors are not a whole number of nodes),
-#: and how much denser to make it (submit times divided) so that it queues:
-#: the first jobs of NASA, Atlas and Curie hardly wait on their machines.
-TRACES = {
-    "NASA-iPSC-1993-3.1-cln.swf": (dict(unknown_walltime="runtime"), 2),
-    "LLNL-Atlas-2006-2.1-cln.swf": (dict(unknown_walltime="reject"), 4),
-    "theta_2022.swf": (dict(unknown_walltime="reject"), 1),
-    "CEA-Curie-2011-2.1-cln.swf.gz": (dict(unknown_walltime="reject", size_unit="procs"), 4),
-}
+#: How much denser to make each trace (submit times divided) so that it
+#: queues: the first jobs of NASA, Atlas and Curie hardly wait on their
+#: machines.
+DENSER = {"NASA-iPSC-1993-3.1-cln.swf": 2, "LLNL-Atlas-2006-2.1-cln.swf": 4,
+          "theta_2022.swf": 1, "CEA-Curie-2011-2.1-cln.swf.gz": 4}
 
 
 @pytest.mark.parametrize("policy", ["fcfs", "wfp"])
-@pytest.mark.parametrize("name", sorted(TRACES))
+@pytest.mark.parametrize("name", sorted(AS_CQSIM))
 def test_every_job_as_the_reference_on_real_trace_prefixes(tmp_path, name, policy):
     # The first 5,000 jobs, as logged and denser.
     path = trace_prefix(name, 5_000, tmp_path)
-    options, denser = TRACES[name]
+    options, denser = AS_CQSIM[name], DENSER[name]
     workload = read_swf(path, **options)
     reference_jobs, machine = reference_cqsim.read_trace(
         path, procs_per_node=workload.procs_per_node,
@@ -246,6 +239,8 @@ def test_cpn_run_counts_processors_where_nodes_do_not_divide(tmp_path, capsys):
         "schedule processors instead of nodes")
     assert main(["run", "--trace", str(path), "--unit", "procs", "--out", str(out),
                  "--no-plots"]) == 0
-    assert "machine of 2,004 processors" in " ".join(capsys.readouterr().out.split())
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "machine of 2,004 processors" in printed
+    assert "PuPPET run: mixed_nodes.swf on 2,004 processors" in printed
     jobs = pd.read_csv(out / "jobs.csv")
     assert list(jobs["nodes"]) == [13, 2000] and list(jobs["start"]) == [0, 100]

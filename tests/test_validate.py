@@ -139,8 +139,9 @@ def test_weekly_periods_and_step_series(tiny):
     workload, simulated = run_model(tiny)
     report = validate(simulated, workload.log, workload.rejected, 4, period="week")
     # one (partial) week of 230 u: the whole-trace figures
-    assert report.utilization.to_dict("list") == {"start": [0], "logged": pytest.approx([430 / 920]),
-                                           "simulated": pytest.approx([430 / 920])}
+    assert report.utilization.to_dict("list") == {
+        "start": [0], "logged": pytest.approx([430 / 920]),
+        "simulated": pytest.approx([430 / 920])}
     assert report.summary["utilization"]["rms_difference"] == pytest.approx(0)
     with pytest.raises(ValueError, match=r"period must be one of \('day', 'week'\), not 'month'"):
         validate(simulated, workload.log, workload.rejected, 4, period="month")
