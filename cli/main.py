@@ -15,7 +15,6 @@ import re
 import sys
 from pathlib import Path
 
-from modules.easy import ESTIMATES, POLICIES
 from modules.power_capping import OVER_CAP_REASON
 
 from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
@@ -23,8 +22,10 @@ from .quantities import format_power
 from .report import interruption_summary, print_metrics
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
                          topper_config)
+from .scheduling import add_scheduling_arguments, describe_overruns, overruns, scheduling_config
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
-from .values import fraction, integer, positive_float, positive_int
+from .values import fraction, integer, positive_float
+from .workload import add_trace_arguments
 
 
 def add_run_parser(subparsers) -> None:
@@ -35,24 +36,8 @@ def add_run_parser(subparsers) -> None:
                     "power cap and, with --resilience, with failures (TOPPER); print the "
                     "metrics and write DIR/jobs.csv, DIR/metrics.json, DIR/power.csv and "
                     "plots.")
-    run.add_argument("--trace", type=Path, help="SWF trace (.swf or .swf.gz); default: "
-                     "the built-in synthetic Mira month")
-    run.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
-                     help="machine size in nodes (default: the trace header's MaxNodes)")
-    run.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
-                     help="processors per node (default: MaxProcs/MaxNodes, else 1)")
-    run.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
-                     help="round job sizes up to this many nodes (512: Blue Gene midplanes; "
-                          "default 1)")
-    run.add_argument("--policy", choices=POLICIES, default="fcfs",
-                     help="batch scheduling policy: first come first served, or WFP's "
-                          "priority of waiting and large jobs (default fcfs)")
-    run.add_argument("--estimate", choices=ESTIMATES, default="requested",
-                     help="runtime the scheduler plans with: the requested walltime "
-                          "(what a real scheduler knows) or the actual runtime")
-    run.add_argument("--trigger", choices=("event", "timestamp"), default="event",
-                     help="schedule after every submit/finish (PuPPET) or once per instant")
-    run.add_argument("--no-backfill", action="store_true", help="strict queue order")
+    add_trace_arguments(run)
+    add_scheduling_arguments(run)
     run.add_argument("--power", choices=("drawn", "constant", "csv"), default="drawn",
                      help="job power: drawn per user/group from Mira's per-rack "
                           "distribution, a constant per node, or a CSV (job_id,power)")
@@ -120,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_parser(subparsers)
     from .study import add_study_parser
     add_study_parser(subparsers)
+    from .validate import add_validate_parser
+    add_validate_parser(subparsers)
     for command in subparsers.choices.values():
         command.set_defaults(command_parser=command)  # for in_flags
     return parser
@@ -169,8 +156,11 @@ def command_run(args) -> int:
     model = topper_config(args, config, workload.time_offset)
     if model is not None:
         console.print(describe_topper(args, model))
+    overran = overruns(workload.jobs)
     with ctrl_c_requests() as ctrl_c:  # from here on, Ctrl-C stops the run cleanly
         console.print(workload.summary())
+        if overran:
+            console.print(describe_overruns(overran, args.overrun))
         capped = _capped(console, args, workload, config, model, stop=ctrl_c)
         if capped is None:
             console.print("[yellow]interrupted before the capped run started[/]")
@@ -179,6 +169,7 @@ def command_run(args) -> int:
         result = _simulate(console, "simulated", workload, config, model, args, steps,
                            stop=ctrl_c)
     _add_run_metrics(result, workload, config, capping)
+    result.metrics["overrun_jobs"] = overran
     written = _write_results(args, result, workload, capping.get("cap_w"))
     print_metrics(console, result.metrics)
     if result.interrupted:
@@ -198,14 +189,11 @@ def energy_steps(text: str) -> list[float]:
 
 def puppet_config(args, machine_nodes: int):
     """The uncapped PuPPET configuration the options describe."""
-    from modules.batch_scheduling import SchedulingConfig
     from nets.puppet import PuppetConfig
 
     return PuppetConfig(
         machine_nodes=machine_nodes, node_watts=args.node_watts,
-        idle_fraction=args.idle_fraction,
-        scheduling=SchedulingConfig(args.policy, args.estimate, args.trigger,
-                                    not args.no_backfill))
+        idle_fraction=args.idle_fraction, scheduling=scheduling_config(args))
 
 
 def _capped(console, args, workload, config, model, stop):
@@ -251,6 +239,7 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
                                                  result.end, config.cap_watts * (1 + 1e-9))
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = len(workload.rejected)
+    result.metrics["size_unit"] = workload.size_unit
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
 
 

@@ -13,7 +13,8 @@ from .quantities import (format_duration, format_energy, format_makespan, format
 #: Keys of metrics.json that say how a run was set up, not how it went.
 INTERNAL_METRICS = frozenset({"config", "capping", "energy_saving", "energy_mwh", "makespan",
                               "series_start_s", "series_end_s", "bsld_threshold_s",
-                              "energy_kwh", "machine_nodes", "trace", "complete"})
+                              "energy_kwh", "machine_nodes", "trace", "complete",
+                              "size_unit"})
 
 
 def _count(value) -> str:
@@ -35,6 +36,7 @@ NAMED_METRICS: tuple[tuple[str, str, str | Callable[[dict], str],
                            Callable[..., str | None]], ...] = (
     ("jobs", "jobs", "finished", _count),
     ("jobs", "rejected_jobs", "rejected (see rejected.csv)", _count),
+    ("jobs", "overrun_jobs", "ran past their requested time", _count),
     # Only a stopped run has unfinished jobs; its console says so too.
     ("jobs", "unfinished_jobs", "unfinished (see unfinished.csv)",
      lambda v: _count(v) if v else None),
@@ -147,7 +149,8 @@ def print_metrics(console, metrics: dict) -> None:
     if metrics.get("trace"):
         title += f": {Path(str(metrics['trace'])).name}"
     if metrics.get("machine_nodes"):
-        title += f" on {metrics['machine_nodes']:,} nodes"
+        unit = "processors" if metrics.get("size_unit") == "procs" else "nodes"
+        title += f" on {metrics['machine_nodes']:,} {unit}"
     table = Table(title=escape(title))
     table.add_column("metric")
     table.add_column("value", justify="right")

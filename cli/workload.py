@@ -2,25 +2,72 @@
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from modules.power_profile import assign_constant_power, assign_csv_power, assign_rack_power
-from modules.swf import Workload, read_swf
+from .values import positive_int
+
+if TYPE_CHECKING:  # the commands import them: the parsers alone need no pandas
+    from modules.swf import Workload
+
+#: What a job's size counts (``modules.swf.SIZE_UNITS``, not imported here:
+#: the parsers must not load pandas).
+SIZE_UNITS = ("nodes", "procs")
+
+
+def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    """The trace and how its jobs map onto the machine (``read_swf``)."""
+    parser.add_argument("--trace", type=Path, required=required,
+                        help="SWF trace (.swf or .swf.gz)" + ("" if required else
+                             "; default: the built-in synthetic Mira month"))
+    parser.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
+                        help="machine size in nodes (processors with --unit procs; default: "
+                             "the trace header's MaxNodes, or MaxProcs)")
+    parser.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
+                        help="processors per node (default: MaxProcs/MaxNodes, else 1)")
+    parser.add_argument("--unit", choices=SIZE_UNITS, default="nodes", dest="size_unit",
+                        help="what a job's size counts: nodes, or procs for a machine whose "
+                             "processors are not a whole number of nodes (the machine is "
+                             "then MaxProcs processors, and every option that counts nodes "
+                             "counts processors)")
+    parser.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
+                        help="round job sizes up to this many nodes (512: Blue Gene "
+                             "midplanes; default 1)")
+    parser.add_argument("--unknown-walltime", choices=("runtime", "reject"),
+                        default="runtime",
+                        help="a job whose requested time is unknown (-1): plan with its "
+                             "run time (default), or reject it as CQSim does")
+    parser.add_argument("--oversized", choices=("reject", "clip"), default="reject",
+                        help="a job larger than the machine: reject it (default), or run "
+                             "it on the whole machine")
+
+
+def read_trace(args) -> Workload:
+    """The trace named by ``--trace``, read as the options say."""
+    from modules.swf import read_swf
+
+    return read_swf(args.trace, machine_nodes=args.machine_nodes,
+                    procs_per_node=args.procs_per_node, allocation_unit=args.allocation_unit,
+                    size_unit=args.size_unit, unknown_walltime=args.unknown_walltime,
+                    oversized=args.oversized)
 
 
 def load_workload(args) -> Workload:
     """The trace named by ``--trace`` (or the built-in synthetic month),
     with each job's power set as ``--power`` says."""
+    from modules.power_profile import (assign_constant_power, assign_csv_power,
+                                       assign_rack_power)
+
     if args.trace is None:
         from modules.synthetic import synthetic_month
         workload = starting_at_zero(synthetic_month(seed=args.seed))
         if args.power == "drawn":
             return workload  # the synthetic month comes with drawn powers
     else:
-        workload = read_swf(args.trace, machine_nodes=args.machine_nodes,
-                            procs_per_node=args.procs_per_node,
-                            allocation_unit=args.allocation_unit)
-        _refuse_nothing_to_run(workload)
+        workload = read_trace(args)
+        refuse_nothing_to_run(workload)
     if args.power == "constant":
         jobs = assign_constant_power(workload.jobs, args.node_watts)
     elif args.power == "csv":
@@ -32,7 +79,7 @@ def load_workload(args) -> Workload:
     return replace(workload, jobs=jobs)
 
 
-def _refuse_nothing_to_run(workload: Workload) -> None:
+def refuse_nothing_to_run(workload: Workload) -> None:
     """Stop before any output is written when the trace leaves no job to
     simulate: an output directory of empty results would look like a run."""
     if workload.jobs:

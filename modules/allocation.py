@@ -59,7 +59,7 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
     allocation_ports(module)
     module.place("WaitQueue", tuple, initial=[()])
 
-    planned = "job.wt" if estimate == "requested" else "job.rt"
+    planned = f"job.estimate({estimate!r})"
     resources = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
     started = {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
                "RuntimeInfo": f"running | {{job.id: (now + {planned}, job.js)}}",

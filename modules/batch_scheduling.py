@@ -11,6 +11,12 @@ When scheduling happens is a choice users of other simulators need:
 ``trigger="event"`` (PuPPET: after every submission and every finish) or
 ``"timestamp"`` (once per instant, after all finishes then all
 submissions).  At equal times, finishes come before submissions.
+
+So is what happens to a job that runs longer than it asked for:
+``overrun="clamp"`` kills it at its requested walltime (*Submit* queues it
+with its runtime cut to the request), as Slurm, Cobalt and CQSim do;
+``"keep"`` lets it run to the end its trace gives, and EASY then counts it
+as ending at every instant until it does.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ P_ALLOCATE = 100
 P_FINISH = 500
 P_SUBMIT = 1000
 P_SCHEDULE = {"event": 300, "timestamp": P_LOW}
+#: What becomes of a job that runs past its requested walltime.
+OVERRUNS = ("keep", "clamp")
 
 
 @dataclass(frozen=True)
@@ -43,21 +51,23 @@ class SchedulingConfig:
     estimate: str = "requested"  # runtime plan: "requested" walltime or "actual" runtime
     trigger: str = "event"  # "event" (PuPPET) or "timestamp"
     backfill: bool = True  # EASY backfilling
+    overrun: str = "keep"  # a job past its walltime: "keep" it running or "clamp" (kill) it
 
     def __post_init__(self):
         for name, value, allowed in (("policy", self.policy, POLICIES),
                                      ("estimate", self.estimate, ESTIMATES),
-                                     ("trigger", self.trigger, tuple(P_SCHEDULE))):
+                                     ("trigger", self.trigger, tuple(P_SCHEDULE)),
+                                     ("overrun", self.overrun, OVERRUNS)):
             if value not in allowed:
                 raise ValueError(f"scheduling {name} must be one of {allowed}, not {value!r}")
 
 
-def scheduler_base(module: Net, submit: bool = True) -> None:
+def scheduler_base(module: Net, submit: bool = True, overrun: str = "keep") -> None:
     """The places every scheduler module has: jobs not yet submitted
     (*User*, released at their submit times), the *Trigger* shared with
     the rest of the net, and the ports ``nets.puppet.compose`` connects;
     with ``submit``, PuPPET's *Submit*, which queues each job as it arrives
-    and triggers scheduling."""
+    (killed at its limit with ``overrun="clamp"``) and triggers scheduling."""
     module.place("User", Job, timed=True)
     module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("Queuing", tuple, port="inout")
@@ -65,9 +75,10 @@ def scheduler_base(module: Net, submit: bool = True) -> None:
     module.place("Nodes", int, port="inout")
     module.place("Selected", tuple, port="inout")
     if submit:
+        queued = "job.killed_at_limit()" if overrun == "clamp" else "job"
         module.transition("Submit", priority=P_SUBMIT,
                           inputs={"User": "job", "Queuing": "queue", "Trigger": "signal"},
-                          outputs={"Queuing": "queue + (job,)", "Trigger": "True"})
+                          outputs={"Queuing": f"queue + ({queued},)", "Trigger": "True"})
 
 
 def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
@@ -82,7 +93,7 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
         schedule = partial(easy_pass_on_nodes, policy=config.policy,
                            estimate=config.estimate, backfill=config.backfill)
     module = Net(name, env={"schedule": schedule})
-    scheduler_base(module)
+    scheduler_base(module, overrun=config.overrun)
     module.transition(
         "Schedule", priority=P_SCHEDULE[config.trigger],
         code="started, waiting = schedule(queue, running, free, now)",

@@ -137,7 +137,7 @@ class ScalingRules:
             remaining = scaling.latency + scaling.duration(left, new)
             progress_now[job_id] = (moved, left, now + scaling.latency)
             tokens.append(Delayed(moved, remaining))
-            planned = job.wt if estimate == "requested" else job.rt
+            planned = job.estimate(estimate)
             planned_left = max(planned - (job.rt - left), 0.0)
             running_now[job_id] = (now + scaling.latency + scaling.duration(planned_left, new),
                                    job.js)
@@ -158,7 +158,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
     starts jobs undelayed: a fault tolerance module, which owns the
     executions, follows the level (the ``dvfs_level`` fusion place)."""
     rules = ScalingRules(power, scaling)
-    planned = "job.wt" if estimate == "requested" else "job.rt"
+    planned = f"job.estimate({estimate!r})"
     module = Net("CpuScaling", env={
         "rules": rules, "busy_delta": power.busy_delta, "duration": scaling.duration,
         "requeue": requeue, "estimate": estimate})

@@ -111,7 +111,7 @@ def _allocation_places(module: Net) -> None:
 
 
 def _start_outputs(estimate: str) -> dict[str, str]:
-    planned = "job.wt" if estimate == "requested" else "job.rt"
+    planned = f"job.estimate({estimate!r})"
     return {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
             "RuntimeInfo": f"running | {{job.id: (now + {planned}, job.js)}}",
             "Running": "job@+job.rt"}

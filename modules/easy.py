@@ -1,15 +1,23 @@
 """Batch scheduling policies as plain functions: queue order and EASY.
 
 The batch scheduling net (``batch_scheduling.py``) calls
-:func:`easy_pass_on_nodes` from its *Schedule* transition; keeping the policy here, outside the net,
-lets it be tested on its own and read like the textbook algorithm.
+:func:`easy_pass_on_nodes` from its *Schedule* transition; keeping the
+policy here, outside the net, lets it be tested on its own and read like
+the textbook algorithm.
 
 Running jobs are described by *Runtime Info*: a mapping ``job id ->
 (estimated_end, nodes)``, in the net an immutable ``cpn.colours.FrozenDict``
 (a mapping because a job's entry is removed when it ends, and copying a
-dict without one key is much cheaper than filtering a tuple).  A job's estimate is its requested walltime or
-its actual runtime (``Job.estimate``); an estimate already exceeded counts
-as ending now.
+dict without one key is much cheaper than filtering a tuple).  A job's
+estimate is its requested walltime or its actual runtime
+(``Job.estimate``); an estimate already exceeded counts as ending now.
+
+Estimate modes: ``"requested"`` plans every job with its requested walltime
+(what a real scheduler knows), ``"actual"`` with its actual runtime (the
+PuPPET job tuple), and ``"mixed"`` is CQSim's rule: running jobs end at
+start + requested walltime when the head's shadow time is planned, but a
+backfill candidate is judged by its actual runtime, and WFP counts the
+queued time in whole seconds.
 """
 
 from __future__ import annotations
@@ -19,13 +27,24 @@ from typing import Iterable, Mapping, Sequence
 from .job import Job
 
 POLICIES = ("fcfs", "wfp")
-ESTIMATES = ("requested", "actual")
+ESTIMATES = ("requested", "actual", "mixed")
 
 
 def wfp_score(job: Job, now: float, estimate: str, exponent: float = 3) -> float:
     """WFP utility (PuPPET eq. 4): size x (queued time / walltime)^3; it
-    favours large and old jobs, old ones the more the higher ``exponent``."""
-    return job.js * ((now - job.st) / job.estimate(estimate)) ** exponent
+    favours large and old jobs, old ones the more the higher ``exponent``.
+    CQSim (``"mixed"``) truncates the queued time to whole seconds."""
+    queued = now - job.st
+    if estimate == "mixed":
+        queued = int(queued)
+    return job.js * (queued / job.estimate(estimate)) ** exponent
+
+
+def backfill_runtime(job: Job, estimate: str) -> float:
+    """How long a backfill candidate is expected to run: its plan
+    (``Job.estimate``), except under CQSim's ``"mixed"`` rule, which judges
+    it by its actual runtime."""
+    return job.rt if estimate == "mixed" else job.estimate(estimate)
 
 
 def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
@@ -93,7 +112,7 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
         for job in ordered[position + 1:]:
             if job.js > free:
                 continue
-            ends_in_time = now + job.estimate(estimate) <= shadow_time
+            ends_in_time = now + backfill_runtime(job, estimate) <= shadow_time
             if ends_in_time or job.js <= extra:
                 started.append(job)
                 free -= job.js

@@ -33,8 +33,15 @@ class Job(NamedTuple):
     version: int = 0  # how often its end was rescheduled (CPU scaling, failures)
 
     def estimate(self, mode: str) -> float:
-        """Runtime the scheduler plans with: ``"requested"`` or ``"actual"``."""
-        return self.wt if mode == "requested" else self.rt
+        """Runtime the scheduler plans a started job with: its requested
+        walltime (modes ``"requested"`` and ``"mixed"``) or its actual
+        runtime (``"actual"``); see ``modules.easy``."""
+        return self.rt if mode == "actual" else self.wt
+
+    def killed_at_limit(self) -> "Job":
+        """The job as a scheduler that enforces walltimes runs it (Slurm,
+        Cobalt, CQSim): a runtime past the requested walltime is cut to it."""
+        return self._replace(rt=self.wt) if self.rt > self.wt else self
 
     def __repr__(self) -> str:
         """The fields that differ from their defaults, still valid Python: a

@@ -13,9 +13,11 @@ each job line to one ``Job``:
 ``rt``      field 4, run time
 ``js``      field 8, requested processors, or field 5, allocated processors,
             when field 8 is unknown; converted to nodes (ceil of processors
-            over ``procs_per_node``) and rounded up to ``allocation_unit``
+            over ``procs_per_node``; kept as processors with
+            ``size_unit="procs"``) and rounded up to ``allocation_unit``
 ``wt``      field 9, requested time; when unknown (``-1`` or ``0``) the run
-            time, counted in :meth:`Workload.summary`
+            time, counted in :meth:`Workload.summary` (or the job is
+            rejected, as CQSim does, with ``unknown_walltime="reject"``)
 ``user``    fields 12, 13 and 14 give ``user``, ``group`` and ``executable``
 ==========  ===============================================================
 
@@ -30,12 +32,17 @@ and the field, because a trace that parses "mostly" would give results
 nobody can trust; so is a file that is empty, not text, or a gzip file cut
 short (an interrupted download).  A UTF-8 byte order mark is skipped.
 
+The trace's own schedule comes along in :attr:`Workload.log`: field 3, the
+time each job waited, with its submit time, run time and size, for every
+job line (accepted or not), so that a simulated schedule can be measured
+against the one that happened (``modules/validation.py``).
+
 Reading is a single streaming pass in binary mode (gzip is detected from the
 file's magic bytes, whatever its name): each line is split once and only the
 ten fields the reader uses are converted to numbers; the other eight are
 only checked, with one ``bytes.translate`` per line, for characters a number
 cannot hold (so a misplaced sign such as ``1-2`` in an unused field passes).
-On CEA-Curie (312,826 lines, gzip) this takes about 1.5 s.
+On CEA-Curie (312,826 lines, gzip) this takes about 2 s.
 Example::
 
     >>> wl = read_swf("LLNL-Atlas-2006-2.1-cln.swf")       # doctest: +SKIP
@@ -51,11 +58,12 @@ import math
 import os
 import re
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import IO, Iterable
 
+import numpy as np
 import pandas as pd
 
 from modules.job import Job
@@ -96,6 +104,7 @@ CANCELLED_BEFORE_START = "cancelled before start"
 NON_POSITIVE_RUNTIME = "non-positive runtime"
 NON_POSITIVE_SIZE = "non-positive size"
 LARGER_THAN_MACHINE = "size larger than the machine"
+UNKNOWN_WALLTIME = "unknown requested time"
 #: Why a job line may be rejected, in the order the checks are made.  A
 #: rejected row's reason may add a detail after a comma ("duplicate job id,
 #: first at line 12"); :meth:`Workload.rejection_counts` counts by the part
@@ -106,7 +115,14 @@ REJECT_REASONS = (
     NON_POSITIVE_RUNTIME,
     NON_POSITIVE_SIZE,
     LARGER_THAN_MACHINE,
+    UNKNOWN_WALLTIME,
 )
+#: What a job's size counts: nodes (processors grouped ``procs_per_node``
+#: to a node) or processors, for machines whose processors are not a whole
+#: number of nodes.
+SIZE_UNITS = ("nodes", "procs")
+#: Columns of :attr:`Workload.log`, the schedule the trace records.
+LOG_COLUMNS = ("job_id", "line", "submit", "wait", "runtime", "nodes")
 
 _STATUS_CANCELLED = 5
 # Fields converted with int() (0-based); the times (submit, run, requested) may
@@ -154,7 +170,11 @@ class Workload:
     ``job_id, line, reason``).  ``header`` maps each ``; Key: value`` of the
     trace to its text (repeated keys such as ``Note`` are joined by newlines).
     ``time_offset`` is what was subtracted from every submit time, so
-    ``job.st + time_offset`` is the time in the trace.
+    ``job.st + time_offset`` is the time in the trace.  ``log`` is the
+    schedule the trace records (:data:`LOG_COLUMNS`): one row per job line
+    with an id of its own, times on the trace's clock, ``wait`` -1 where
+    unknown, ``nodes`` the size in the workload's ``size_unit`` before any
+    cut to the machine (``sizes_clipped`` counts the cut ones).
     """
 
     jobs: list[Job]
@@ -166,6 +186,15 @@ class Workload:
     walltimes_substituted: int = 0
     procs_per_node: int = 1
     allocation_unit: int = 1
+    size_unit: str = "nodes"
+    sizes_clipped: int = 0
+    log: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(LOG_COLUMNS)), repr=False)
+
+    @property
+    def unit_name(self) -> str:
+        """What sizes count, in words: ``nodes`` or ``processors``."""
+        return "processors" if self.size_unit == "procs" else "nodes"
 
     @property
     def jobs_read(self) -> int:
@@ -218,7 +247,8 @@ class Workload:
         name = self.path.name if self.path is not None else self.header.get("Computer", "workload")
         lines = [
             f"{name}: {self.jobs_read:,} jobs read, {len(self.jobs):,} accepted, "
-            f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} nodes"
+            f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} "
+            f"{self.unit_name}"
         ]
         for reason, count in self.rejection_counts().items():
             lines.append(f"  rejected, {reason}: {count:,}")
@@ -227,6 +257,9 @@ class Workload:
                 f"  requested walltime unknown for {self.walltimes_substituted:,} "
                 "accepted jobs: the run time was used instead"
             )
+        if self.sizes_clipped:
+            lines.append(f"  {self.sizes_clipped:,} jobs larger than the machine run on all "
+                         f"of its {self.machine_nodes:,} {self.unit_name}")
         if self.time_offset:
             lines.append(f"  submit times shifted by {-self.time_offset:+,.0f} s: the first, "
                          f"at {self.time_offset:,.0f} s in the trace, is time 0")
@@ -256,17 +289,28 @@ def read_swf(
     procs_per_node: int | None = None,
     allocation_unit: int = 1,
     shift_to_zero: bool = True,
+    size_unit: str = "nodes",
+    unknown_walltime: str = "runtime",
+    oversized: str = "reject",
 ) -> Workload:
     """Read an SWF trace (plain or gzip) into a :class:`Workload`.
 
     ``procs_per_node``: processors per node, to turn the trace's processor
     counts into nodes.  ``None`` takes ``MaxProcs / MaxNodes`` from the
     header when both are given (an error if that is not a whole number, as on
-    a machine with mixed nodes: say which to use), else 1.
+    a machine with mixed nodes: say which to use, or count processors), else 1.
+
+    ``size_unit``: ``"nodes"``, or ``"procs"`` to schedule processors (a
+    job's size is its processor count, the machine has ``MaxProcs`` of
+    them, and ``machine_nodes`` and ``allocation_unit`` count processors).
 
     ``machine_nodes``: the machine's size in nodes; ``None`` takes the
     header's ``MaxNodes``, else ``MaxProcs // procs_per_node``.  Jobs larger
-    than the machine are rejected.
+    than the machine are rejected, or with ``oversized="clip"`` run on the
+    whole machine (counted in :attr:`Workload.sizes_clipped`).
+
+    ``unknown_walltime``: a job whose requested time is unknown plans with
+    its run time (``"runtime"``) or is rejected (``"reject"``, CQSim's rule).
 
     ``allocation_unit``: sizes are rounded up to a multiple of it (512 for
     the midplanes of a Blue Gene/Q).
@@ -276,6 +320,16 @@ def read_swf(
     amount is kept in :attr:`Workload.time_offset`.
     """
     path = Path(path)
+    for name, value, allowed in (("size_unit", size_unit, SIZE_UNITS),
+                                 ("unknown_walltime", unknown_walltime, ("runtime", "reject")),
+                                 ("oversized", oversized, ("reject", "clip"))):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, not {value!r}")
+    if size_unit == "procs":
+        if procs_per_node not in (None, 1):
+            raise ValueError(f"procs_per_node={procs_per_node} means nothing with "
+                             'size_unit="procs": sizes count processors')
+        procs_per_node = 1
     if allocation_unit < 1:
         raise ValueError(f"allocation_unit must be at least 1, got {allocation_unit}")
     if procs_per_node is not None and procs_per_node < 1:
@@ -290,7 +344,9 @@ def read_swf(
     try:
         with _open(path) as stream:
             _check_text_and_skip_bom(stream, path)
-            return _read(stream, path, machine_nodes, procs_per_node, allocation_unit, shift_to_zero)
+            return _read(stream, path, machine_nodes, procs_per_node, allocation_unit,
+                         shift_to_zero, size_unit, unknown_walltime == "reject",
+                         oversized == "clip")
     except (EOFError, zlib.error, gzip.BadGzipFile) as error:
         raise _damaged_gzip(path, error) from None
     finally:
@@ -354,6 +410,9 @@ def _read(
     procs_per_node: int | None,
     unit: int,
     shift_to_zero: bool,
+    size_unit: str,
+    reject_unknown_walltime: bool,
+    clip_oversized: bool,
 ) -> Workload:
     header: dict[str, str] = {}
     last_key: str | None = None
@@ -362,7 +421,8 @@ def _read(
     rejected_lines: list[int] = []
     rejected_reasons: list[str] = []
     first_lines: dict[int, int] = {}  # job id -> the line that owns it
-    substituted = 0
+    log: list[tuple] = []  # one LOG_COLUMNS row per job id
+    substituted = clipped = 0
     ppn = machine = 0  # resolved at the first job line, once the header is read
 
     for lineno, raw in enumerate(stream, 1):
@@ -384,7 +444,7 @@ def _read(
                     header[last_key] += "\n" + body  # an indented continuation
             continue
         if not ppn:
-            ppn, machine = _machine(path, header, procs_per_node, machine_nodes)
+            ppn, machine = _machine(path, header, procs_per_node, machine_nodes, size_unit)
 
         fields = raw.split()
         try:
@@ -392,6 +452,7 @@ def _read(
                 raise ValueError
             job_id = int(fields[0])
             submit = float(fields[1])
+            wait = float(fields[2])
             runtime = float(fields[3])
             allocated = int(fields[4])
             requested = int(fields[7])
@@ -408,15 +469,22 @@ def _read(
         if unit > 1:
             nodes = -(-nodes // unit) * unit
         first_line = first_lines.setdefault(job_id, lineno)
+        if first_line == lineno:
+            log.append((job_id, lineno, submit, wait, runtime, nodes))
         if first_line != lineno:
             reason = f"{DUPLICATE_JOB_ID}, first at line {first_line}"
         elif runtime <= 0:
             reason = CANCELLED_BEFORE_START if status == _STATUS_CANCELLED else NON_POSITIVE_RUNTIME
         elif nodes <= 0:
             reason = NON_POSITIVE_SIZE
-        elif nodes > machine:
+        elif nodes > machine and not clip_oversized:
             reason = LARGER_THAN_MACHINE
+        elif requested_time <= 0 and reject_unknown_walltime:
+            reason = UNKNOWN_WALLTIME
         else:
+            if nodes > machine:
+                nodes = machine
+                clipped += 1
             if requested_time <= 0:
                 requested_time = runtime
                 substituted += 1
@@ -427,7 +495,7 @@ def _read(
         rejected_reasons.append(reason)
 
     if not ppn:  # a trace with no job lines still reports its machine
-        ppn, machine = _machine(path, header, procs_per_node, machine_nodes)
+        ppn, machine = _machine(path, header, procs_per_node, machine_nodes, size_unit)
     if any(rows[k][1] > rows[k + 1][1] for k in range(len(rows) - 1)):
         rows.sort(key=itemgetter(1))  # stable: file order among equal submits
     offset = rows[0][1] if rows and shift_to_zero else 0.0
@@ -453,7 +521,18 @@ def _read(
         walltimes_substituted=substituted,
         procs_per_node=ppn,
         allocation_unit=unit,
+        size_unit=size_unit,
+        sizes_clipped=clipped,
+        log=_log_frame(log),
     )
+
+
+def _log_frame(rows: list[tuple]) -> pd.DataFrame:
+    """:attr:`Workload.log` from its rows, through one numpy array (a
+    DataFrame built from tuples is several times slower)."""
+    table = np.array(rows, dtype=float).reshape(-1, len(LOG_COLUMNS))
+    frame = pd.DataFrame(table, columns=list(LOG_COLUMNS))
+    return frame.astype({"job_id": "int64", "line": "int64", "nodes": "int64"})
 
 
 def _header_int(header: dict[str, str], key: str) -> int | None:
@@ -467,17 +546,25 @@ def _header_int(header: dict[str, str], key: str) -> int | None:
 
 
 def _machine(
-    path: Path, header: dict[str, str], procs_per_node: int | None, machine_nodes: int | None
+    path: Path, header: dict[str, str], procs_per_node: int | None, machine_nodes: int | None,
+    size_unit: str,
 ) -> tuple[int, int]:
-    """Resolve (procs per node, machine nodes) from the arguments and header."""
+    """Resolve (procs per node, machine size) from the arguments and header."""
     max_nodes = _header_int(header, "MaxNodes")
     max_procs = _header_int(header, "MaxProcs")
+    if size_unit == "procs":
+        machine = machine_nodes or max_procs
+        if not machine:
+            raise SWFError(f"{path}: machine size in processors unknown: the header gives "
+                           "no MaxProcs; pass machine_nodes")
+        return 1, machine
     if procs_per_node is None:
         if max_nodes and max_procs:
             if max_procs % max_nodes:
                 raise SWFError(
                     f"{path}: MaxProcs/MaxNodes = {max_procs}/{max_nodes} is not a whole "
-                    "number of processors per node (mixed nodes?): pass procs_per_node"
+                    "number of processors per node (mixed nodes?): pass procs_per_node, "
+                    'or size_unit="procs" to schedule processors instead of nodes'
                 )
             procs_per_node = max_procs // max_nodes
         else:

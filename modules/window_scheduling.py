@@ -168,7 +168,7 @@ def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power:
         learner = PowerLearner(learner or LearnerConfig())
     select = WindowPolicy(window, power, machine_nodes, scheduling.policy, scheduling.estimate)
     module = Net("WindowScheduling", env={"select": select})
-    scheduler_base(module)
+    scheduler_base(module, overrun=scheduling.overrun)
     module.place("Window", tuple, initial=[()])
     module.place("Learner", PowerLearner, initial=[learner], fusion=LEARNER_FUSION)
     module.place("Estimates", RunningEstimates, initial=[RunningEstimates()],

@@ -78,6 +78,12 @@ def test_the_parsers_choices_are_the_models_own():
     assert cli.choices.POWER_OPTIONS == POWER_OPTIONS
     assert cli.choices.THESIS_POLICIES == POLICIES
     assert cli.choices.MIRA_SYSTEM_MTTF_HOURS == MIRA_SYSTEM_MTTF_HOURS
+    from cli.validate import PERIODS as PERIODS_SHOWN
+    from cli.workload import SIZE_UNITS as SIZE_UNITS_SHOWN
+    from modules.swf import SIZE_UNITS
+    from modules.validation import PERIODS
+    assert SIZE_UNITS_SHOWN == tuple(SIZE_UNITS)
+    assert PERIODS_SHOWN == tuple(PERIODS)
 
 
 def test_a_bad_month_is_refused_as_before(capsys):

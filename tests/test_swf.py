@@ -14,7 +14,8 @@ import pytest
 
 from cli.main import main
 from modules.job import Job
-from modules.swf import REJECT_REASONS, SWFError, Workload, parse_header_line, read_swf
+from modules.swf import (REJECT_REASONS, UNKNOWN_WALLTIME, SWFError, Workload, parse_header_line,
+                         read_swf)
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SWF_DIR = DATA / "swf"
@@ -32,10 +33,11 @@ def swf_line(
     group=-1,
     executable=-1,
     sep=" ",
+    wait=-1,
 ):
     """One job line of 18 fields with the ones the reader uses set."""
     fields = [-1] * 18
-    fields[0], fields[1], fields[3], fields[4] = job_id, submit, runtime, allocated
+    fields[0], fields[1], fields[2], fields[3], fields[4] = job_id, submit, wait, runtime, allocated
     fields[7], fields[8], fields[10] = requested, requested_time, status
     fields[11], fields[12], fields[13] = user, group, executable
     return sep.join(str(f) for f in fields)
@@ -148,6 +150,75 @@ def test_mixed_nodes_require_procs_per_node(tmp_path):
     assert read_swf(path, procs_per_node=16).jobs[0].js == 1
 
 
+def test_mixed_nodes_error_offers_processors(tmp_path):
+    # A machine of 2,004 processors on 151 nodes (13.27 a node): the error
+    # names both ways out, and counting processors needs no ratio at all.
+    path = write(tmp_path, ["; MaxNodes: 151", "; MaxProcs: 2004", swf_line(requested=13),
+                            swf_line(job_id=2, requested=2004)])
+    with pytest.raises(SWFError, match=r'2004/151 .*pass procs_per_node, or size_unit="procs"'):
+        read_swf(path)
+    wl = read_swf(path, size_unit="procs")
+    assert wl.machine_nodes == 2004 and wl.procs_per_node == 1
+    assert [job.js for job in wl.jobs] == [13, 2004]
+    assert "machine of 2,004 processors" in wl.summary()
+    # the machine and the allocation unit count processors too
+    wl = read_swf(path, size_unit="procs", machine_nodes=1000, allocation_unit=8)
+    assert [job.js for job in wl.jobs] == [16] and wl.rejection_counts() == {
+        "size larger than the machine": 1}
+
+
+def test_processor_unit_needs_max_procs_and_no_procs_per_node(tmp_path):
+    path = write(tmp_path, ["; MaxNodes: 16", swf_line()])
+    with pytest.raises(SWFError, match=r"machine size in processors unknown: the header gives "
+                                       r"no MaxProcs; pass machine_nodes"):
+        read_swf(path, size_unit="procs")
+    assert read_swf(path, size_unit="procs", machine_nodes=64).machine_nodes == 64
+    with pytest.raises(ValueError, match=r'procs_per_node=4 means nothing with size_unit="procs"'):
+        read_swf(path, size_unit="procs", procs_per_node=4)
+    with pytest.raises(ValueError, match=r"size_unit must be one of \('nodes', 'procs'\), "
+                                         r"not 'cores'"):
+        read_swf(path, size_unit="cores")
+
+
+def test_unknown_walltime_substituted_or_rejected(tmp_path):
+    lines = HEADER + [swf_line(job_id=1, requested_time=-1), swf_line(job_id=2, requested_time=0),
+                      swf_line(job_id=3, requested_time=50)]
+    path = write(tmp_path, lines)
+    wl = read_swf(path)
+    assert [job.wt for job in wl.jobs] == [100, 100, 50] and wl.walltimes_substituted == 2
+    wl = read_swf(path, unknown_walltime="reject")  # CQSim's rule
+    assert [job.id for job in wl.jobs] == [3] and wl.walltimes_substituted == 0
+    assert wl.rejected.to_dict("records") == [
+        {"job_id": 1, "line": 4, "reason": "unknown requested time"},
+        {"job_id": 2, "line": 5, "reason": "unknown requested time"}]
+
+
+def test_oversized_jobs_rejected_or_run_on_the_whole_machine(tmp_path):
+    # 16 nodes of 4 processors: 80 processors are 20 nodes, too many
+    lines = HEADER + [swf_line(job_id=1, requested=80), swf_line(job_id=2, requested=8)]
+    path = write(tmp_path, lines)
+    assert read_swf(path).rejection_counts() == {"size larger than the machine": 1}
+    wl = read_swf(path, oversized="clip")
+    assert [(job.id, job.js) for job in wl.jobs] == [(1, 16), (2, 2)]
+    assert wl.sizes_clipped == 1 and len(wl.rejected) == 0
+    assert "1 jobs larger than the machine run on all of its 16 nodes" in wl.summary()
+    assert list(wl.log["nodes"]) == [20, 2]  # the log keeps the size that ran
+
+
+def test_the_log_is_the_schedule_the_trace_records(tmp_path):
+    lines = HEADER + [
+        swf_line(job_id=5, submit=100, runtime=30, requested=8),  # wait -1: unknown
+        swf_line(job_id=6, submit=40, runtime=0, requested=4, status=5),  # cancelled
+        swf_line(job_id=5, submit=200),  # a duplicate is no job of the log
+        swf_line(job_id=7, submit=50, wait=25, runtime=10, requested=4)]
+    wl = read_swf(write(tmp_path, lines))
+    assert wl.log.to_dict("records") == [
+        {"job_id": 5, "line": 4, "submit": 100.0, "wait": -1.0, "runtime": 30.0, "nodes": 2},
+        {"job_id": 6, "line": 5, "submit": 40.0, "wait": -1.0, "runtime": 0.0, "nodes": 1},
+        {"job_id": 7, "line": 7, "submit": 50.0, "wait": 25.0, "runtime": 10.0, "nodes": 1}]
+    assert wl.time_offset == 50  # the jobs are shifted, the log keeps the trace's clock
+
+
 def test_allocation_unit_rounds_up_in_nodes(tmp_path):
     lines = ["; MaxNodes: 49152"] + [
         swf_line(job_id=i, requested=n) for i, n in enumerate([1, 512, 513, 1000, 2048], 1)
@@ -205,7 +276,9 @@ def test_each_rejection_reason(tmp_path):
     assert "rejected, non-positive runtime: 2" in summary
     assert "rejected, non-positive size: 1" in summary
     assert "rejected, size larger than the machine: 1" in summary
-    assert set(REJECT_REASONS) == set(wl.rejected["reason"].str.split(",").str[0])
+    # every reason but the one only asked for (unknown_walltime="reject")
+    assert set(REJECT_REASONS) - {UNKNOWN_WALLTIME} == set(
+        wl.rejected["reason"].str.split(",").str[0])
 
 
 # Job 1 runs from 0 to 100 on 1 of the 16 nodes.  A second job 1 submitted at

@@ -1,0 +1,56 @@
+"""Turning command-line options into batch scheduling: the policy, what it
+plans with, and what becomes of a job that runs past its request.
+
+Shared by ``cpn run`` and ``cpn validate``, so that a schedule measured
+against a trace's log is the one ``cpn run`` would simulate.  On the command
+line a job that overruns its requested walltime is killed at it by default
+(``--overrun clamp``), as Slurm, Cobalt and CQSim do; the Python API keeps
+``SchedulingConfig(overrun="keep")`` unless asked, so existing studies
+give the results they gave.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from modules.batch_scheduling import OVERRUNS, SchedulingConfig
+from modules.easy import ESTIMATES, POLICIES
+
+#: How ``cpn`` tells what became of the jobs that overran, by ``--overrun``.
+OVERRUN_OUTCOMES = {"clamp": "killed at their limit", "keep": "kept running to their end"}
+
+
+def add_scheduling_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", choices=POLICIES, default="fcfs",
+                        help="batch scheduling policy: first come first served, or WFP's "
+                             "priority of waiting and large jobs (default fcfs)")
+    parser.add_argument("--estimate", choices=ESTIMATES, default="requested",
+                        help="runtime the scheduler plans with: the requested walltime "
+                             "(what a real scheduler knows), the actual runtime, or mixed: "
+                             "CQSim's rule, running jobs end at their request but a backfill "
+                             "candidate is judged by its actual runtime (default requested)")
+    parser.add_argument("--overrun", choices=OVERRUNS, default="clamp",
+                        help="a job that runs past its requested walltime: clamp (killed "
+                             "at its limit, as Slurm, Cobalt and CQSim do; default) or keep "
+                             "(runs to the end its trace gives)")
+    parser.add_argument("--trigger", choices=("event", "timestamp"), default="event",
+                        help="schedule after every submit/finish (PuPPET, CQSim) or once "
+                             "per instant")
+    parser.add_argument("--no-backfill", action="store_true", help="strict queue order")
+
+
+def scheduling_config(args) -> SchedulingConfig:
+    """The ``SchedulingConfig`` the options ask for."""
+    return SchedulingConfig(args.policy, args.estimate, args.trigger, not args.no_backfill,
+                            args.overrun)
+
+
+def overruns(jobs) -> int:
+    """How many jobs run longer than they requested."""
+    return sum(job.rt > job.wt for job in jobs)
+
+
+def describe_overruns(count: int, overrun: str) -> str:
+    """One line on the jobs that ran past their request, and their fate."""
+    return (f"{count:,} jobs ran past their requested time: {OVERRUN_OUTCOMES[overrun]} "
+            f"(--overrun {overrun})")
