@@ -323,8 +323,9 @@ def test_saving_names_a_registry_type_a_colour_needs():
                                            r"'AllocationRules' to it"):
         dumps(net, registry)
     registry = {k: v for k, v in FUNCTIONS.items() if v is not Job}
-    with pytest.raises(NetFileError, match=r"record Job has methods \(estimate\) a named tuple "
-                                           r"read back would lack: add 'Job' to the registry"):
+    with pytest.raises(NetFileError, match=r"record Job has methods \(estimate, killed_at_limit\) "
+                                           r"a named tuple read back would lack: add 'Job' "
+                                           r"to the registry"):
         dumps(net, registry)
 
 
