@@ -2,25 +2,27 @@
 
 Declare a :class:`Net`, run it with a :class:`Simulator`, observe it with
 monitors; edit it (``net.set_guard``, ``net.replace_module``, ...), compare
-two with :func:`diff`, save it as a data file and :func:`load` it back.  It knows nothing about HPC: the models live in ``modules`` and
-``nets``.
+two with :func:`diff`, save it as a data file and :func:`load` it back.
+It knows nothing about HPC: the models live in ``modules`` and ``nets``.
 """
 
 from typing import TYPE_CHECKING
 
 from .diff import NetDiff, diff
-from .errors import BindingError, ColourError, NetError
+from .errors import BindingError, ColourError, NetError, NetFileError
 from .marking import Marking
 from .net import P_HIGH, P_LOW, P_NORMAL, Delayed, Net, TimedToken, timed
-from .netfile import NetFileError, load, loads
 
 if TYPE_CHECKING:
+    from .netfile import load, loads
     from .simulator import Binding, RunResult, Simulator, StopReason
 
-#: Names of ``cpn.simulator``, imported when first asked for: the simulator
-#: needs numpy, which a program that only declares nets (the parsers of the
-#: ``cpn`` command, a module's configuration) need not load.
-_SIMULATOR_NAMES = frozenset({"Binding", "RunResult", "Simulator", "StopReason"})
+#: Names imported from their module when first asked for: the simulator
+#: needs numpy, data files their TOML reader and writer, none of which a
+#: program that only declares nets (the parsers of the ``cpn`` command, a
+#: module's configuration) need load.
+_LAZY = {"Binding": "simulator", "RunResult": "simulator", "Simulator": "simulator",
+         "StopReason": "simulator", "load": "netfile", "loads": "netfile"}
 
 __all__ = [
     "Net", "Simulator", "Delayed", "Binding", "Marking", "RunResult", "StopReason", "TimedToken",
@@ -30,12 +32,12 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    if name in _SIMULATOR_NAMES:
-        from . import simulator
+    if name in _LAZY:
+        from importlib import import_module
 
-        return getattr(simulator, name)
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'cpn' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _SIMULATOR_NAMES)
+    return sorted(set(globals()) | set(_LAZY))
