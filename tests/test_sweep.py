@@ -403,6 +403,12 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
 # -- studies ----------------------------------------------------------------------
 
 
+VERDICTS_ON_THE_TEST_TRACE = {
+    "fig13": ["PASS", "DIFFERS", "DIFFERS", "PASS", "DIFFERS", "DIFFERS", "PASS"],
+    "fig16": ["PASS", "PASS", "PASS", "PASS"],
+}
+
+
 @pytest.mark.parametrize("name", ["fig13", "fig16"])
 def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
     from studies.registry import STUDIES
@@ -416,8 +422,9 @@ def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
     assert csv.exists() and png.stat().st_size > 10_000 and checks.exists()
     policies = len(study.design.policies)
     assert len(outcome.table) == policies * 2 * len(study.design.values)
-    assert outcome.checks and all(check.verdict in ("PASS", "DIFFERS", "N/A")
-                                  for check in outcome.checks)
+    # the verdicts on this seeded two-month trace, finding by finding (why
+    # each differs: docs/findings.md); fig16's cap checks hold by construction
+    assert [check.verdict for check in outcome.checks] == VERDICTS_ON_THE_TEST_TRACE[name]
     assert checks.read_text() == "".join(f"{check}\n" for check in outcome.checks)
     assert set(outcome.table["cap_fraction"].dropna()) == {0.6}
     none = outcome.table[outcome.table.capping == "none"]
