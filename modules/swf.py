@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import gc
 import gzip
-import io
 import math
 import os
 import re
@@ -61,12 +60,14 @@ import zlib
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, Iterable
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
 from modules.job import Job
+
+from .trace_file import SWFError, check_text_and_skip_bom, damaged_gzip, open_trace
 
 __all__ = [
     "SWF_FIELDS",
@@ -134,31 +135,7 @@ _INTEGER = re.compile(rb"-?\d+")
 # well-formed line.
 _NUMERIC_BYTES = b"0123456789-. \t\r\n"
 _HEADER = re.compile(r" ?([A-Za-z][A-Za-z0-9_]*)\s*:(.*)")
-_GZIP_MAGIC = b"\x1f\x8b"
-_GZIP_WBITS = zlib.MAX_WBITS | 16  # zlib's setting for a gzip header and trailer
-_UTF8_BOM = b"\xef\xbb\xbf"
-# Control bytes a text file does not hold (tab, newlines and form feeds aside);
-# translate() deleting every other byte leaves them.
-_NOT_CONTROL = bytes(b for b in range(256) if b >= 32 and b != 127 or b in b"\t\n\v\f\r")
-_TEXT_PROBE = 1 << 16  # bytes looked at to tell text from binary
-#: Magic bytes of what is often mistaken for a trace, and what to say about it.
-_NOT_A_TRACE = {
-    b"\xff\xfe": "UTF-16 text: save it as UTF-8 or ASCII",
-    b"\xfe\xff": "UTF-16 text: save it as UTF-8 or ASCII",
-    b"\xfd7zXZ\x00": "xz-compressed: decompress it first (gzip is read directly)",
-    b"BZh": "bzip2-compressed: decompress it first (gzip is read directly)",
-    b"\x28\xb5\x2f\xfd": "zstd-compressed: decompress it first (gzip is read directly)",
-    b"PK\x03\x04": "a zip archive: extract the trace first",
-}
 _new_tuple = tuple.__new__
-
-
-class SWFError(ValueError):
-    """A trace that cannot be read: malformed line or unknown machine size.
-
-    The message starts with ``file:line:`` like a compiler's, so that an
-    editor can jump to the culprit.
-    """
 
 
 @dataclass(frozen=True, eq=False)
@@ -342,65 +319,16 @@ def read_swf(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        with _open(path) as stream:
-            _check_text_and_skip_bom(stream, path)
+        with open_trace(path) as stream:
+            check_text_and_skip_bom(stream, path)
             return _read(stream, path, machine_nodes, procs_per_node, allocation_unit,
                          shift_to_zero, size_unit, unknown_walltime == "reject",
                          oversized == "clip")
     except (EOFError, zlib.error, gzip.BadGzipFile) as error:
-        raise _damaged_gzip(path, error) from None
+        raise damaged_gzip(path, error) from None
     finally:
         if collecting:
             gc.enable()
-
-
-def _open(path: Path) -> IO[bytes]:
-    """Open ``path`` for reading bytes, decompressing if it is gzip."""
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == _GZIP_MAGIC:
-        # GzipFile.readline is slow per call; a large buffer in front halves it
-        return io.BufferedReader(gzip.open(path, "rb"), buffer_size=1 << 20)
-    return open(path, "rb", buffering=1 << 20)
-
-
-def _check_text_and_skip_bom(stream: io.BufferedReader, path: Path) -> None:
-    """Refuse a file that is empty or not text; step over a UTF-8 byte
-    order mark, which some editors put at the start of a text file."""
-    head = stream.peek(_TEXT_PROBE)[:_TEXT_PROBE]
-    if not head:
-        raise SWFError(f"{path}: the file is empty")
-    for magic, what in _NOT_A_TRACE.items():
-        if head.startswith(magic):
-            raise SWFError(f"{path}: not an SWF trace but {what}")
-    control = head.translate(None, _NOT_CONTROL)
-    if control:
-        offset = head.index(control[:1])
-        line = head.count(b"\n", 0, offset) + 1
-        raise SWFError(f"{path}:{line}: not a text file "
-                       f"(byte 0x{control[0]:02x} at offset {offset:,}); an SWF trace is "
-                       "text, one job per line")
-    if head.startswith(_UTF8_BOM):
-        stream.read(len(_UTF8_BOM))
-
-
-def _damaged_gzip(path: Path, error: Exception) -> SWFError:
-    """Say that a gzip file is corrupt, or cut short and after how many
-    lines: decompressing it again, chunk by chunk, counts what a buffered
-    read of the failing chunk lost."""
-    if not isinstance(error, EOFError):
-        return SWFError(f"{path}: the gzip file is corrupt ({error})")
-    lines = 0
-    decompressor = zlib.decompressobj(wbits=_GZIP_WBITS)
-    with open(path, "rb") as stream:
-        while chunk := stream.read(1 << 16):
-            lines += decompressor.decompress(chunk).count(b"\n")
-            while decompressor.eof:  # a file of several gzip members: the next one
-                rest = decompressor.unused_data
-                decompressor = zlib.decompressobj(wbits=_GZIP_WBITS)
-                lines += decompressor.decompress(rest).count(b"\n")
-    return SWFError(f"{path}: the gzip file is truncated: its data stops after "
-                    f"line {lines:,} (an interrupted download or copy?)")
 
 
 def _read(
