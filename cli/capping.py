@@ -15,7 +15,7 @@ import argparse
 import re
 from dataclasses import dataclass
 
-from modules.cpu_scaling import CpuScaling, even_levels
+from modules.cpu_scaling import ADMISSIONS, CpuScaling, even_levels
 from modules.power_capping import OVER_CAP, PowerCap
 from studies.experiment import OWN_MONTH
 
@@ -149,6 +149,12 @@ def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False
                help="a job whose power alone exceeds the cap: reject it (listed in "
                     "rejected.csv; default: the cap holds), or run it when nothing else "
                     "runs (run-alone: the cap breaks meanwhile)")
+    add_option(group, "--dvfs-admission", choice(ADMISSIONS), axis=axis, default="lowest",
+               metavar="{" + ",".join(ADMISSIONS) + "}",
+               help="DVFS: start a job when the cap would hold with every job at the "
+                    "lowest level (lowest, default: the cap always holds), or as soon as "
+                    "it has nodes, as the paper's net does (nodes: the cap holds only "
+                    "while the lowest level suffices; docs/findings.md)")
     if axis:
         return group
     group.add_argument("--levels", type=_levels, default=even_levels(),
@@ -194,4 +200,5 @@ def build_cap(args, cap_watts: float | None) -> PowerCap | CpuScaling:
         return PowerCap.block(cap_watts)
     if method == "wait":
         return PowerCap.wait(cap_watts, l=args.wait_queue, w_minutes=args.max_wait)
-    return CpuScaling(cap_watts, levels=args.levels, beta=args.beta, latency=args.dvfs_latency)
+    return CpuScaling(cap_watts, levels=args.levels, beta=args.beta, latency=args.dvfs_latency,
+                      admission=args.dvfs_admission)

@@ -233,10 +233,11 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
     """What the command line knows of the run beyond the model: the cap
     (and how long power was above it), the rejected jobs, the trace."""
     from modules.metrics import time_above
+    from modules.power import CAP_ROUNDING
 
     if capping and len(result.jobs):
         capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
-                                                 result.end, config.cap_watts * (1 + 1e-9))
+                                                 result.end, config.cap_watts * (1 + CAP_ROUNDING))
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = len(workload.rejected)
     result.metrics["size_unit"] = workload.size_unit

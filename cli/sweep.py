@@ -32,7 +32,7 @@ PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes",
                   "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
                   "resilience", "on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
                   "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
-                  "over_cap")
+                  "over_cap", "dvfs_admission")
 #: Options of DVFS thesis runs only (``--model thesis``); None when not given.
 THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
 #: Experiment fields that TOPPER's options set, when given.
@@ -223,7 +223,8 @@ def experiments_from_args(args, console=None):
     axes = {"month": months, "policy": args.policy or ["fcfs"], "estimate": args.estimate,
             "capping": methods, "l": args.wait_queue, "w_minutes": args.max_wait,
             "alpha": args.alpha, "beta": args.beta, "idle_fraction": args.idle_fraction,
-            "power": args.power, "seed": args.seed, "over_cap": args.over_cap}
+            "power": args.power, "seed": args.seed, "over_cap": args.over_cap,
+            "dvfs_admission": args.dvfs_admission}
     for name in ("walltime_scale", "size_scale"):
         if getattr(args, name) is not None:
             axes[name] = getattr(args, name)
