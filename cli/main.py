@@ -232,7 +232,7 @@ def _capped(console, args, workload, config, model, stop):
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
     """What the command line knows of the run beyond the model: the cap
     (and how long power was above it), the rejected jobs, the trace."""
-    from modules.metrics import time_above
+    from modules.power_steps import time_above
 
     if capping and len(result.jobs):
         capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
@@ -246,7 +246,8 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
 def _write_results(args, result, workload, cap_watts: float | None) -> list[Path]:
     """jobs.csv, metrics.json, power.csv, unfinished.csv and rejected.csv in
     ``--out``, and the plots unless ``--no-plots``; the paths written."""
-    from modules.metrics import daily_energy, write_results
+    from modules.power_steps import daily_energy
+    from modules.run_files import write_results
 
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end, unfinished=result.unfinished)
