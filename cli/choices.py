@@ -5,7 +5,7 @@ own value, which ``tests/test_cli_imports.py`` checks."""
 
 #: The models ``cpn sweep --model`` runs (``studies.grids.MODELS``).
 MODELS = ("puppet", "thesis")
-#: How a sweep draws job power (``studies.experiment.POWER_OPTIONS``).
+#: How a sweep draws job power (``studies.experiment_fields.POWER_OPTIONS``).
 POWER_OPTIONS = ("drawn", "constant")
 #: The DVFS thesis' policies (``studies.thesis_run.POLICIES``).
 THESIS_POLICIES = ("easy", "upas", "bsld_driven", "pb_guided", "max_job_perf")

@@ -25,7 +25,8 @@ from typing import ClassVar, Mapping
 import pandas as pd
 
 from . import topper_findings as findings
-from .experiment import SYNTHETIC, Experiment, cap_reference_of
+from .experiment import Experiment, cap_reference_of
+from .experiment_fields import SYNTHETIC
 from .study import Runs, Study, StudyOptions
 from .topper_plots import plot_bars
 from .topper_tables import study_table, summary_lines

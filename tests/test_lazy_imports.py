@@ -70,7 +70,8 @@ def test_the_simulator_is_still_a_name_of_the_package():
 def test_the_parsers_choices_are_the_models_own():
     """cli/choices.py repeats what the parsers show so as not to import the
     models; here they are compared with the models' values."""
-    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS, POWER_OPTIONS
+    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS
+    from studies.experiment_fields import POWER_OPTIONS
     from studies.grids import MODELS
     from studies.thesis_run import POLICIES
 
@@ -80,7 +81,7 @@ def test_the_parsers_choices_are_the_models_own():
     assert cli.choices.MIRA_SYSTEM_MTTF_HOURS == MIRA_SYSTEM_MTTF_HOURS
     from cli.validate import PERIODS as PERIODS_SHOWN
     from cli.workload import SIZE_UNITS as SIZE_UNITS_SHOWN
-    from modules.swf import SIZE_UNITS
+    from modules.workload import SIZE_UNITS
     from modules.validation import PERIODS
     assert SIZE_UNITS_SHOWN == tuple(SIZE_UNITS)
     assert PERIODS_SHOWN == tuple(PERIODS)
