@@ -1,6 +1,7 @@
 """Choices and defaults that the parsers show, known here without
 importing the models that define them: building the parser (``cpn
---help``) must not load numpy, pandas or the nets.  Each is the model's
+--help``) must not load numpy, pandas or the nets, and ``import cli.main``
+not even the engine.  Each is the model's
 own value, which ``tests/test_cli_imports.py`` checks."""
 
 #: The models ``cpn sweep --model`` runs (``studies.grids.MODELS``).
@@ -12,3 +13,12 @@ THESIS_POLICIES = ("easy", "upas", "bsld_driven", "pb_guided", "max_job_perf")
 #: Mira's whole-machine MTTF, the default failure rate
 #: (``studies.experiment.MIRA_SYSTEM_MTTF_HOURS``).
 MIRA_SYSTEM_MTTF_HOURS = 46.45
+#: A fractional cap referring to each month's own uncapped peak
+#: (``studies.experiment.OWN_MONTH``).
+OWN_MONTH = "own"
+#: What becomes of a job whose power alone exceeds the cap
+#: (``modules.power_capping.OVER_CAP``).
+OVER_CAP = ("reject", "run_alone")
+#: What becomes of a job that runs past its request
+#: (``modules.batch_scheduling.OVERRUNS``).
+OVERRUNS = ("keep", "clamp")

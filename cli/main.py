@@ -15,8 +15,6 @@ import re
 import sys
 from pathlib import Path
 
-from modules.power_capping import OVER_CAP_REASON
-
 from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
@@ -203,6 +201,8 @@ def _capped(console, args, workload, config, model, stop):
     reject``), and what ``capping`` adds to the metrics.  Unchanged and
     ``{}`` without a cap; None when Ctrl-C stopped the uncapped run."""
     from dataclasses import replace
+
+    from modules.power_capping import OVER_CAP_REASON
 
     method, spec = capping_method(args), cap_spec(args)
     if spec is None:
