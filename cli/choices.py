@@ -2,7 +2,7 @@
 importing the models that define them: building the parser (``cpn
 --help``) must not load numpy, pandas or the nets, and ``import cli.main``
 not even the engine.  Each is the model's
-own value, which ``tests/test_cli_imports.py`` checks."""
+own value, which ``tests/test_lazy_imports.py`` checks."""
 
 #: The models ``cpn sweep --model`` runs (``studies.grids.MODELS``).
 MODELS = ("puppet", "thesis")
@@ -22,3 +22,7 @@ OVER_CAP = ("reject", "run_alone")
 #: What becomes of a job that runs past its request
 #: (``modules.batch_scheduling.OVERRUNS``).
 OVERRUNS = ("keep", "clamp")
+#: The formats of a failure trace (``modules.failure_logs.FAILURE_FORMATS``).
+FAILURE_FORMATS = ("csv", "ras")
+#: Which sleeping nodes boot first (``modules.node_power.POWER_ON_ORDERS``).
+POWER_ON_ORDERS = ("name", "wear")

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from modules.failure_logs import FAILURE_FORMATS
 from modules.resilience import ON_FAILURE, RACK_NODES, FaultTolerance, default_unit_nodes
 
-from .choices import MIRA_SYSTEM_MTTF_HOURS
+from .choices import FAILURE_FORMATS, MIRA_SYSTEM_MTTF_HOURS
 from .values import add_option, at_least, choice, non_negative_float, positive_float, \
     positive_int
 

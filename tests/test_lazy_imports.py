@@ -56,7 +56,7 @@ def test_importing_the_command_loads_not_even_the_engine():
     """The models that build nets, the engine under them and the studies are
     imported by the commands that run them, not by ``import cli.main``."""
     watched = (*HEAVY, "cpn", "studies", "modules.cpu_scaling", "modules.batch_scheduling",
-               "modules.power_capping")
+               "modules.power_capping", "modules.failure_logs", "modules.energy_saving")
     assert loaded_after("import cli.main", watched) == []
 
 
@@ -88,6 +88,8 @@ def test_the_parsers_choices_are_the_models_own():
     """cli/choices.py repeats what the parsers show so as not to import the
     models; here they are compared with the models' values."""
     from modules.batch_scheduling import OVERRUNS
+    from modules.failure_logs import FAILURE_FORMATS
+    from modules.node_power import POWER_ON_ORDERS
     from modules.power_capping import OVER_CAP
     from studies.experiment import MIRA_SYSTEM_MTTF_HOURS, OWN_MONTH
     from studies.experiment_fields import POWER_OPTIONS
@@ -100,6 +102,8 @@ def test_the_parsers_choices_are_the_models_own():
     assert cli.choices.MIRA_SYSTEM_MTTF_HOURS == MIRA_SYSTEM_MTTF_HOURS
     assert (cli.choices.OWN_MONTH, cli.choices.OVER_CAP, cli.choices.OVERRUNS) == (
         OWN_MONTH, OVER_CAP, OVERRUNS)
+    assert (cli.choices.FAILURE_FORMATS, cli.choices.POWER_ON_ORDERS) == (
+        FAILURE_FORMATS, tuple(POWER_ON_ORDERS))
     from cli.validate import PERIODS as PERIODS_SHOWN
     from cli.workload import SIZE_UNITS as SIZE_UNITS_SHOWN
     from modules.workload import SIZE_UNITS
