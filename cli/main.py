@@ -15,8 +15,6 @@ import re
 import sys
 from pathlib import Path
 
-from modules.power_capping import OVER_CAP_REASON
-
 from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
@@ -204,6 +202,8 @@ def _capped(console, args, workload, config, model, stop):
     ``{}`` without a cap; None when Ctrl-C stopped the uncapped run."""
     from dataclasses import replace
 
+    from modules.power_capping import OVER_CAP_REASON
+
     method, spec = capping_method(args), cap_spec(args)
     if spec is None:
         return workload, config, {}
@@ -232,8 +232,8 @@ def _capped(console, args, workload, config, model, stop):
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
     """What the command line knows of the run beyond the model: the cap
     (and how long power was above it), the rejected jobs, the trace."""
-    from modules.metrics import time_above
     from modules.power import CAP_ROUNDING
+    from modules.power_steps import time_above
 
     if capping and len(result.jobs):
         capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
@@ -247,7 +247,8 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
 def _write_results(args, result, workload, cap_watts: float | None) -> list[Path]:
     """jobs.csv, metrics.json, power.csv, unfinished.csv and rejected.csv in
     ``--out``, and the plots unless ``--no-plots``; the paths written."""
-    from modules.metrics import daily_energy, write_results
+    from modules.power_steps import daily_energy
+    from modules.run_files import write_results
 
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end, unfinished=result.unfinished)

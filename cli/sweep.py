@@ -17,12 +17,13 @@ from pathlib import Path
 
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
+from modules.resilience import system_mttf_hours
 
 from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
                       capping_methods, parse_cap)
 from .choices import MODELS, POWER_OPTIONS, THESIS_POLICIES
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
-                         system_mttf_hours, unit_nodes)
+                         unit_nodes)
 from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
                      positive_float, positive_int)
 
