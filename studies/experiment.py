@@ -85,7 +85,7 @@ TOPPER_DEFAULTS = {
 #: Fields left out of the canonical JSON when None, so that experiments
 #: declared before they existed keep their keys.
 _OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale",
-             "over_cap", "dvfs_admission")
+             "over_cap", "dvfs_admission", "overrun")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
@@ -118,6 +118,9 @@ class Experiment:
     first submit (jobs of the window run to completion), or ``None`` for
     the whole trace.  ``procs_per_node``, ``allocation_unit`` and
     ``machine_nodes`` are passed to :func:`modules.swf.read_swf`.
+    ``policy``, ``estimate``, ``trigger``, ``backfill`` and ``overrun`` (a
+    job past its requested walltime: ``None`` or ``"keep"``, it runs on;
+    ``"clamp"``, it is killed at it) are ``SchedulingConfig``'s.
 
     ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
     ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
@@ -158,6 +161,7 @@ class Experiment:
     estimate: str = "requested"
     trigger: str = "event"
     backfill: bool = True
+    overrun: str | None = None  # None: "keep" (SchedulingConfig's default)
     capping: str = "none"
     cap_fraction: float | None = None
     cap_watts: float | None = None
@@ -205,6 +209,8 @@ class Experiment:
                     raise ValueError(f"{name} must be a whole number, not {value}")
                 put(name, int(value))
         put("backfill", bool(self.backfill))
+        if self.overrun == "keep" or trace == SYNTHETIC:
+            put("overrun", None)  # one spelling of the default (synthetic jobs never overrun)
         check_choices(self)
         defaults = {f.name: f.default for f in fields(self)}
 
@@ -357,6 +363,8 @@ class Experiment:
         if self.month is not None:
             parts.append(f"month {self.month}")
         parts.append(self.policy)
+        if self.overrun == "clamp":
+            parts.append("overruns killed")
         if self.capping != "none":
             cap = (f"{self.cap_watts:,.0f} W" if self.cap_watts is not None
                    else f"{self.cap_fraction:.0%}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from modules.batch_scheduling import P_SCHEDULE
+from modules.batch_scheduling import OVERRUNS, P_SCHEDULE
 from modules.cpu_scaling import ADMISSIONS, CpuScaling
 from modules.easy import ESTIMATES, POLICIES
 from modules.power_capping import OVER_CAP
@@ -36,7 +36,8 @@ def check_choices(exp: "Experiment") -> None:
         if getattr(exp, name) not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, not {getattr(exp, name)!r}")
     for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE),
-                          ("over_cap", OVER_CAP), ("dvfs_admission", ADMISSIONS)):
+                          ("over_cap", OVER_CAP), ("dvfs_admission", ADMISSIONS),
+                          ("overrun", OVERRUNS)):
         value = getattr(exp, name)
         if value is not None and value not in allowed:
             raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
