@@ -69,11 +69,13 @@ class Binding:
 class Simulator:
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
-    a separate stream, the model's ``rng`` that inscriptions may use."""
+    a separate stream, the model's ``rng`` that inscriptions may use
+    (``rng`` replaces that stream: a state space passes one that refuses
+    to draw, since it explores every outcome rather than sampling one)."""
 
     def __init__(self, net: Net | FlatNet, seed: int | None = 0,
                  marking: Mapping[str, Iterable] | None = None,
-                 order: str = "random", history: bool = False):
+                 order: str = "random", history: bool = False, rng: Any = None):
         if order not in ("random", "declared"):
             raise ValueError(f"order must be 'random' or 'declared', not {order!r}")
         self.net = net.flatten() if isinstance(net, Net) else net
@@ -81,7 +83,8 @@ class Simulator:
         self.order = order
         self.seed = seed
         self._choice = random.Random(seed)
-        self.rng = np.random.default_rng(None if seed is None else [seed, 1])
+        self.rng = np.random.default_rng(None if seed is None else [seed, 1]) \
+            if rng is None else rng
         self.now = 0.0
         self.steps = 0
         self.history = history

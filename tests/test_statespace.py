@@ -1,0 +1,128 @@
+"""The reachability graph against brute force, its bounds, and its report.
+
+Random small nets (``test_engine_properties.net_specs``, timed or not,
+with guards on the clock): every state the engine explored has exactly
+the successors a brute-force reading of the net's spec gives (all enabled
+bindings of the highest priority, or the clock moving to the next instant
+at which something is enabled), no two states are equal, and when the
+graph is complete, brute-force breadth-first search finds the same states.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cpn import Net, timed
+from cpn.statespace import StateSpaceError, state_space
+from cpn.statespace.report import report
+
+try:
+    from test_engine_properties import (SETTINGS, consumed_values, net_specs,
+                                        produced_tokens, reference_bindings)
+except ImportError:
+    from tests.test_engine_properties import (SETTINGS, consumed_values, net_specs,
+                                              produced_tokens, reference_bindings)
+
+MAX_STATES = 60
+FEW = settings(SETTINGS, max_examples=20)
+
+
+# -- the reference: the spec's own semantics, state by state ---------------------------
+def canonical(now: float, tokens: dict, shifts: bool = False) -> tuple:
+    """A state as brute force sees it: available tokens without their past
+    timestamps, future ones relative to the clock (and the clock, unless
+    states a shift apart are merged)."""
+    frozen = tuple(sorted(
+        (place, frozenset(Counter((value, None if stamp is None else max(stamp - now, 0.0))
+                                  for value, stamp in held).items()))
+        for place, held in tokens.items()))
+    return frozen if shifts else (now, frozen)
+
+
+def fire(spec, tokens: dict, now: float, name: str, env: dict) -> dict:
+    after = {place: list(held) for place, held in tokens.items()}
+    for place, values in consumed_values(spec.transition(name), env).items():
+        for value in values.elements():
+            held = after[place]
+            held.remove(next(token for token in held if token[0] == value
+                             and (token[1] is None or token[1] <= now)))
+    for place, produced in produced_tokens(spec, spec.transition(name), env, now).items():
+        after[place].extend(produced.elements())
+    return after
+
+
+def successors(spec, now: float, tokens: dict) -> list[tuple]:
+    """``(label, now, tokens)`` of every arc out of a state."""
+    bindings = reference_bindings(spec, tokens, now)
+    if bindings:
+        return [((name, env), now, fire(spec, tokens, now, name, dict(env)))
+                for name, env in bindings]
+    stamps = sorted({s for held in tokens.values() for _, s in held
+                     if s is not None and s > now})
+    for stamp in stamps:
+        if reference_bindings(spec, tokens, stamp) or stamp == stamps[-1]:
+            return [("advance", stamp, tokens)]
+    return []
+
+
+def brute_force_states(spec, shifts: bool) -> set:
+    initial = {p.name: [(v, s if p.timed else None) for v, s in p.initial] for p in spec.places}
+    seen = {canonical(0.0, initial, shifts)}
+    queue = deque([(0.0, initial)])
+    while queue:
+        now, tokens = queue.popleft()
+        for _, after_now, after in successors(spec, now, tokens):
+            key = canonical(after_now, after, shifts)
+            if key not in seen:
+                seen.add(key)
+                queue.append((after_now, after))
+    return seen
+
+
+def ours(marking) -> tuple[float, dict]:
+    return marking.time, {path: marking.timed(path) for path in marking}
+
+
+def label(firing) -> object:
+    return "advance" if firing.transition is None else (
+        firing.transition, frozenset(firing.values))
+
+
+def check_against_brute_force(spec, shifts: bool = False) -> None:
+    space = state_space(spec.build(), max_states=MAX_STATES, timed=True, merge_shifts=shifts)
+    keys = {node: canonical(*ours(space.marking(node)), shifts) for node in space.graph}
+    assert len(set(keys.values())) == space.states, "two states of the graph are equal"
+    for node in space.graph:
+        if not space.expanded(node):
+            continue
+        now, tokens = ours(space.marking(node))
+        expected = Counter((lbl, canonical(t, after, shifts))
+                           for lbl, t, after in successors(spec, now, tokens))
+        found = Counter((label(data["firing"]), keys[target])
+                        for _, target, data in space.graph.out_edges(node, data=True))
+        assert found == expected, f"successors of state {node} at time {now}"
+        assert space.graph.nodes[node]["dead"] == (not expected)
+    if space.complete:
+        assert set(keys.values()) == brute_force_states(spec, shifts)
+
+
+@FEW
+@given(spec=net_specs(now_guards=True))
+def test_timed_reachability_graph_equals_brute_force(spec):
+    check_against_brute_force(spec)
+
+
+@FEW
+@given(spec=net_specs(timed_ok=False))
+def test_untimed_reachability_graph_equals_brute_force(spec):
+    check_against_brute_force(spec)
+
+
+@FEW
+@given(spec=net_specs())  # no guard reads the clock: shifts may be merged
+def test_graph_with_shifts_merged_equals_brute_force(spec):
+    check_against_brute_force(spec, shifts=True)
