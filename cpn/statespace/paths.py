@@ -89,9 +89,13 @@ class Path:
                 text = text[:width - 1] + "…"
             lines.append(f"{firing.time:>10g}  {step:>5}  {text}")
         if self.loop_from is not None:
-            lines.append(f"      -- back to the state after step {self._steps_before()} --")
+            lines.append(f"      -- back to the state after step {self.cycle_start} --")
         return "\n".join(lines) if lines else "(the initial marking)"
 
-    def _steps_before(self) -> int:
+    @property
+    def cycle_start(self) -> int | None:
+        """After how many firings the final cycle starts (None: no cycle)."""
+        if self.loop_from is None:
+            return None
         return sum(1 for firing in self.firings[:self.loop_from]
                    if firing.transition is not None)
