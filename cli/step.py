@@ -51,34 +51,51 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     what its ``build_net()`` returns), a built-in one (``puppet``), or a
     data file read with the registry ``functions`` names (a module with a
     ``FUNCTIONS`` dict)."""
+    return load_net_and_module(spec, functions)[0]
+
+
+def load_net_and_module(spec: str, functions: str | None = None) -> tuple[Net | FlatNet, object]:
+    """The net, and the Python module it came from (None for a data file),
+    for commands that read more of the module (``cpn check``: its QUERIES)."""
     spec = BUILT_IN.get(spec, spec)
     path = Path(spec)
     if path.suffix in DATA_SUFFIXES:
-        from cpn.netfile import NetFileError, load
-
-        registry = _registry(functions) if functions else {}
-        try:
-            return load(path, functions=registry)
-        except NetFileError as error:
-            hint = ("" if functions else " (a net naming functions needs --functions "
-                                         "MODULE, e.g. --functions nets.puppet)")
-            raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+        return _load_data_file(path, functions), None
     if functions:
         raise LoadError(f"--functions {functions}: only a data file ({', '.join(DATA_SUFFIXES)})"
                         f" takes a registry; {spec} is Python and imports what it needs")
+    module = _load_module(spec, path)
+    return _net_of(module, spec), module
+
+
+def _load_data_file(path: Path, functions: str | None) -> Net:
+    from cpn.netfile import NetFileError, load
+
+    registry = _registry(functions) if functions else {}
+    try:
+        return load(path, functions=registry)
+    except NetFileError as error:
+        hint = ("" if functions else " (a net naming functions needs --functions "
+                                     "MODULE, e.g. --functions nets.puppet)")
+        raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+
+
+def _load_module(spec: str, path: Path):
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
         if not path.is_file():
             raise LoadError(f"no such file: {spec}")
-        module = _import_file(path)
-    else:
-        try:
-            module = importlib.import_module(spec)
-        except ModuleNotFoundError as error:
-            raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
-                            "or a dotted module name on the Python path)") from None
-        except Exception as error:  # noqa: BLE001 - the user's module failed
-            raise LoadError(f"importing {spec!r} failed: "
-                            f"{type(error).__name__}: {error}") from None
+        return _import_file(path)
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as error:
+        raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
+                        "or a dotted module name on the Python path)") from None
+    except Exception as error:  # noqa: BLE001 - the user's module failed
+        raise LoadError(f"importing {spec!r} failed: "
+                        f"{type(error).__name__}: {error}") from None
+
+
+def _net_of(module, spec: str) -> Net | FlatNet:
     net = getattr(module, "net", None)
     if net is None and callable(getattr(module, "build_net", None)):
         try:

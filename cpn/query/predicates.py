@@ -132,11 +132,20 @@ def _text(other) -> str:
     return other.text if isinstance(other, Value) else repr(other)
 
 
+def _held(marking: Marking, place: str) -> list:
+    try:
+        return marking[place]
+    except KeyError:
+        known = ", ".join(sorted(marking)[:12])
+        raise ValueError(f"the net has no place {place!r} (its places: {known}"
+                         f"{', …' if len(marking) > 12 else ''})") from None
+
+
 def token(place: str) -> Value:
     """The one token of ``place`` (a place that always holds exactly one,
     as a counter, a queue kept in one tuple, the system's power)."""
     def read(marking: Marking):
-        held = marking[place]
+        held = _held(marking, place)
         if len(held) != 1:
             raise ValueError(f"token({place!r}): the place holds {len(held)} tokens at "
                              f"time {marking.time:g}; token() reads a place of exactly one "
@@ -147,12 +156,12 @@ def token(place: str) -> Value:
 
 def tokens(place: str) -> Value:
     """The tokens of ``place``, oldest first, as a list."""
-    return Value(lambda m: m[place], f"tokens({place})")
+    return Value(lambda m: _held(m, place), f"tokens({place})")
 
 
 def count(place: str) -> Value:
     """How many tokens ``place`` holds."""
-    return Value(lambda m: len(m[place]), f"count({place})")
+    return Value(lambda m: len(_held(m, place)), f"count({place})")
 
 
 #: The clock of the state.
