@@ -12,7 +12,8 @@ they test::
 :func:`where` turns any function of a marking into a predicate, named by
 the text it is given.  A :class:`Step` holds or not of an arc of the state
 space (the marking before, the firing, the marking after): :func:`fires`,
-:func:`changes`, :func:`after`, or :func:`step` for any function.
+:func:`changes`, :func:`after` (``dead`` and ``stable`` are
+not known there), or :func:`step` for any function.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from ..marking import Marking
 
 
 class State(NamedTuple):
-    """What a state predicate sees: the marking, and whether it is dead."""
+    """What a state predicate sees: the marking, whether it is dead, and
+    whether it is stable (nothing fires before the clock moves on)."""
 
     marking: Marking
     dead: bool
+    stable: bool = False
 
 
 class Predicate:
@@ -72,6 +75,10 @@ def where(test: Callable[[Marking], Any], text: str) -> Predicate:
 
 #: The state is dead: nothing is enabled, now or later.
 dead = Predicate(lambda s: s.dead, "dead")
+
+#: Nothing fires before the clock moves on (or ever): the state lasts, as
+#: opposed to the states an instant passes through between its firings.
+stable = Predicate(lambda s: s.stable, "stable")
 
 
 class Value:

@@ -62,7 +62,9 @@ def check(space: StateSpace, query: Query) -> Verdict:
 
 def _holds(space: StateSpace, predicate: Predicate, node: int) -> bool:
     data = space.graph.nodes[node]
-    return bool(predicate.test(State(data["marking"], data["dead"])))
+    stable = data["expanded"] and all(
+        firing.transition is None for _, _, firing in space.graph.out_edges(node, data="firing"))
+    return bool(predicate.test(State(data["marking"], data["dead"], stable)))
 
 
 def _nothing_found(query: Query, space: StateSpace, found: str) -> Verdict:

@@ -12,7 +12,8 @@ can be typed back::
 A value is a number, a quoted string, ``now``, ``count(PLACE)`` (its
 number of tokens) or a place's path alone (its one token); values compare
 with ``< <= == != >= >``; predicates combine with ``and``, ``or``, ``not``
-and parentheses; ``dead`` holds in dead markings.  Nothing is evaluated as
+and parentheses; ``dead`` holds in dead markings, ``stable`` in states
+where nothing fires before the clock moves on.  Nothing is evaluated as
 Python: a richer property is a Python query (:mod:`cpn.query`).
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .predicates import Predicate, Value, clock, count, dead, token
+from .predicates import Predicate, Value, clock, count, dead, stable, token
 from .temporal import Query, always, eventually, leads_to, never, reachable
 
 OPERATORS = {"always": always, "never": never, "reachable": reachable,
@@ -32,7 +33,7 @@ _TOKEN = re.compile(r"""\s*(?:(?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
                        |(?P<name>[A-Za-z_][\w/.]*))""", re.VERBOSE)
 _COMPARE = {"<": Value.__lt__, "<=": Value.__le__, "==": Value.__eq__,
             "!=": Value.__ne__, ">=": Value.__ge__, ">": Value.__gt__}
-_WORDS = {"and", "or", "not", "dead", "leads", "to", "count", "now"}
+_WORDS = {"and", "or", "not", "dead", "stable", "leads", "to", "count", "now"}
 
 
 class QuerySyntaxError(ValueError):
@@ -112,9 +113,9 @@ class _Parser:
         if word == "not":
             self.take()
             return ~self.unary()
-        if word == "dead":
+        if word in ("dead", "stable"):
             self.take()
-            return dead
+            return dead if word == "dead" else stable
         if word == "(":
             self.take()
             inner = self.predicate()
