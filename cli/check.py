@@ -64,7 +64,7 @@ def run_check(args: argparse.Namespace) -> int:
         queries = chosen_queries(args.query, getattr(module, "QUERIES", None) or {})
         space = state_space(net, max_states=args.max_states, time_limit=args.time_limit,
                             merge_shifts=args.merge_shifts)
-        verdicts = [(name, query.check(space)) for name, query in queries.items()]
+        verdicts = [(name, checked(name, query, space)) for name, query in queries.items()]
     except (LoadError, StateSpaceError, NetError, ColourError, BindingError,
             ValueError) as error:
         print(f"cpn check: {error}")
@@ -93,6 +93,15 @@ def chosen_queries(asked: list[str], named: dict) -> dict:
     for text in asked:
         chosen[text] = named[text] if text in named else parse_query(text)
     return chosen
+
+
+def checked(name: str, query, space):
+    """The query's verdict; a query that cannot be evaluated (a place the
+    net lacks...) is reported as the one the user asked for."""
+    try:
+        return query.check(space)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"--query {name}: {error}") from None
 
 
 def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:

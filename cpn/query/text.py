@@ -11,8 +11,8 @@ can be typed back::
 
 A value is a number, a quoted string, ``now``, ``count(PLACE)`` (its
 number of tokens) or a place's path alone (its one token); values compare
-with ``< <= == != >= >``; predicates combine with ``and``, ``or``, ``not``
-and parentheses; ``dead`` holds in dead markings, ``stable`` in states
+with ``< <= == != >= >``; predicates combine with ``and``, ``or``, ``not``,
+``implies`` and parentheses; ``dead`` holds in dead markings, ``stable`` in states
 where nothing fires before the clock moves on.  Nothing is evaluated as
 Python: a richer property is a Python query (:mod:`cpn.query`).
 """
@@ -33,7 +33,7 @@ _TOKEN = re.compile(r"""\s*(?:(?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
                        |(?P<name>[A-Za-z_][\w/.]*))""", re.VERBOSE)
 _COMPARE = {"<": Value.__lt__, "<=": Value.__le__, "==": Value.__eq__,
             "!=": Value.__ne__, ">=": Value.__ge__, ">": Value.__gt__}
-_WORDS = {"and", "or", "not", "dead", "stable", "leads", "to", "count", "now"}
+_WORDS = {"and", "or", "not", "implies", "dead", "stable", "leads", "to", "count", "now"}
 
 
 class QuerySyntaxError(ValueError):
@@ -95,6 +95,13 @@ class _Parser:
         return QuerySyntaxError(f"query {self.text!r}: expected {wanted} at {where}")
 
     def predicate(self) -> Predicate:
+        result = self.disjunction()
+        if self.peek() == "implies":
+            self.take()
+            result = result.implies(self.disjunction())
+        return result
+
+    def disjunction(self) -> Predicate:
         result = self.conjunction()
         while self.peek() == "or":
             self.take()

@@ -39,10 +39,13 @@ class Report:
     def __str__(self) -> str:
         width = max(len(place) for place in self.bounds) if self.bounds else 0
         lines = ["Statistics"] + [f"  {name:<14} {value}" for name, value in self.summary_rows()]
-        lines += ["Boundedness (tokens)", f"  {'place':<{width}}  fewest   most"]
+        lines += ["Boundedness (tokens" + ("" if self.complete else
+                                           ", in the states explored") + ")",
+                  f"  {'place':<{width}}  fewest   most"]
         lines += [f"  {place:<{width}}  {low:>6} {high:>6}"
                   for place, (low, high) in self.bounds.items()]
-        lines.append("Dead transitions")
+        lines.append("Dead transitions" + ("" if self.complete else
+                                            " (of the states explored)"))
         lines.append("  " + (", ".join(self.dead_transitions) or "none"))
         lines.append("Home markings")
         lines.append("  " + ("not computed: the graph is incomplete"
