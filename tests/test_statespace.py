@@ -10,6 +10,7 @@ graph is complete, brute-force breadth-first search finds the same states.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, deque
 
 import pytest
@@ -126,3 +127,67 @@ def test_untimed_reachability_graph_equals_brute_force(spec):
 @given(spec=net_specs())  # no guard reads the clock: shifts may be merged
 def test_graph_with_shifts_merged_equals_brute_force(spec):
     check_against_brute_force(spec, shifts=True)
+
+
+# -- what a state is, the bounds, draws ------------------------------------------------
+def periodic(reads_clock: bool = False) -> Net:
+    """A timed token that comes back every 5: infinitely many clocks, one
+    state up to a shift of the clock."""
+    net = Net("periodic")
+    net.place("P", int, initial=[timed(0, 0)], timed=True)
+    net.transition("Tick", guard="now >= 0" if reads_clock else None)
+    net.arc("P", "Tick", "x")
+    net.arc("Tick", "P", "x@+5")
+    return net
+
+
+def test_states_a_clock_shift_apart_are_merged_only_when_asked():
+    space = state_space(periodic(), max_states=50)
+    assert not space.complete and space.states == 50
+    assert space.stopped == "stopped at the maximum of 50 states (max_states)"
+    merged = state_space(periodic(), merge_shifts=True)
+    assert merged.complete and (merged.states, merged.arcs) == (2, 2)
+    assert sorted(str(f) for _, _, f in merged.graph.edges(data="firing")) == [
+        "Tick<x=0>", "time advances to 5"]
+    # a path through merged states keeps counting the clock
+    arcs = merged.path_to(1) + [(1, 0, 0)] + merged.path_to(1)
+    assert [f.time for f in merged.path(arcs).firings] == [0.0, 5.0, 5.0]
+
+
+def test_merging_shifts_is_refused_for_a_net_that_reads_the_clock():
+    with pytest.raises(StateSpaceError, match=r"merge_shifts: transition 'Tick' reads the "
+                                              r"clock \(now\), so states a clock shift apart"):
+        state_space(periodic(reads_clock=True), merge_shifts=True)
+
+
+def test_the_time_limit_stops_the_exploration_with_a_message():
+    space = state_space(periodic(), max_states=10**9, time_limit=0.2)
+    assert not space.complete and space.states > 10
+    assert space.stopped == f"stopped at the time limit of 0.2 s with {space.states:,} states"
+
+
+def test_a_draw_from_the_models_rng_is_refused_not_sampled():
+    net = Net("coin")
+    net.place("P", int, initial=[0])
+    net.place("Q", int)
+    net.transition("Flip")
+    net.arc("P", "Flip", "x")
+    net.arc("Flip", "Q", "int(rng.integers(0, 2))")
+    with pytest.raises(StateSpaceError, match=r"firing Flip<x=0> at time 0: it draws "
+                                              r"rng.integers\(\): a state space explores every "
+                                              r"outcome and cannot sample one"):
+        state_space(net)
+
+
+def test_ties_at_one_instant_are_all_explored():
+    net = Net("race")
+    net.place("Jobs", int, initial=[timed(1, 2), timed(2, 2), timed(3, 2)], timed=True)
+    net.place("Order", tuple, initial=[()])
+    net.transition("Take")
+    net.arc("Jobs", "Take", "j")
+    net.arc("Order", "Take", "order")
+    net.arc("Take", "Order", "order + (j,)")
+    space = state_space(net)
+    finals = sorted(space.marking(n)["Order"][0] for n in space.dead_markings)
+    assert finals == sorted(itertools.permutations([1, 2, 3]))
+    assert space.marking(space.dead_markings[0]).time == 2.0

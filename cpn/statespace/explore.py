@@ -104,7 +104,7 @@ class _Explorer:
         self.frontier: deque = deque()
 
     def key(self) -> tuple:
-        frozen = self.sim.marking.freeze(with_time=self.timed)
+        frozen = self.sim.freeze(with_time=self.timed)
         return frozen[1:] if self.merge_shifts else frozen
 
     def run(self) -> StateSpace:
@@ -153,8 +153,7 @@ class _Explorer:
             target = self.index.get(key)
             if target is None:
                 target = self.add_state(key, *new[key])
-            edge = self.graph.add_edge(node, target, firing=firing, label=str(firing),
-                                       delay=firing.time - before)
+            edge = self.graph.add_edge(node, target, firing=firing, delay=firing.time - before)
             if target:  # the initial state has no parent
                 self.parents.setdefault(target, (node, edge))
         self.graph.nodes[node].update(dead=not arcs, expanded=True)

@@ -6,7 +6,7 @@ exploration found them, with attributes ``marking`` (a
 :class:`~cpn.marking.Marking`, clock included), ``dead`` (nothing enabled,
 now or later) and ``expanded`` (its successors are known: False only for
 states left when a bound stopped the exploration).  Arcs carry ``firing``
-(a :class:`~cpn.statespace.paths.Firing`), ``label`` (its text) and
+(a :class:`~cpn.statespace.paths.Firing`, which prints as the binding) and
 ``delay`` (how far the clock moved).
 """
 
