@@ -49,7 +49,8 @@ def test_the_summary_and_the_standard_report(counter, capsys):
     assert out[6:14] == ["Boundedness (tokens)", "  place  fewest   most",
                          "  P           1      1", "  Spare       0      0",
                          "Dead transitions", "  Never", "Home markings", "  1 (3)"]
-    assert out[14:] == ["queries", "  holds    small: always P <= 3", "           no state breaks it"]
+    assert out[14:] == ["queries", "  holds    small: always P <= 3",
+                        "           no state breaks it"]
 
 
 def test_typed_queries_fail_with_their_counterexample(counter, capsys, tmp_path):

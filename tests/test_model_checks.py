@@ -139,3 +139,17 @@ def test_topper_finishes_every_job_after_a_failure_during_a_checkpoint(on_failur
     assert failure.lost_node_seconds == pytest.approx(82.9, abs=0.01)
     ends = {job.id: end for job, end in space.marking(dead)["Finished"]}
     assert ends[1] == pytest.approx(166.06, abs=0.01)
+
+
+def test_the_documented_own_property_fails_where_easy_protects_the_reservation():
+    """docs/verification.md: no queued job waits while it fits the free
+    nodes, in the states that last; EASY breaks it at 52 on purpose."""
+    def no_idle_room(marking):
+        queue, free = marking["Queuing"][0], marking["Nodes"][0]
+        return not any(job.js <= free for job in queue)
+
+    query = always(stable.implies(where(no_idle_room, "no queued job fits")))
+    verdict = query.check(explored(checking.build_net()))
+    assert str(verdict) == ("always stable implies (no queued job fits): FAILS: state 19, "
+                            "after 12 firings, at time 52")
+    assert [job.id for job in verdict.path.end["Queuing"][0]] == [2, 3]

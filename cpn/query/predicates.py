@@ -113,8 +113,8 @@ class Value:
     def __le__(self, other): return self._compare(other, operator.le, "<=")
     def __gt__(self, other): return self._compare(other, operator.gt, ">")
     def __ge__(self, other): return self._compare(other, operator.ge, ">=")
-    def __eq__(self, other): return self._compare(other, operator.eq, "==")  # type: ignore[override]
-    def __ne__(self, other): return self._compare(other, operator.ne, "!=")  # type: ignore[override]
+    def __eq__(self, other): return self._compare(other, operator.eq, "==")  # type: ignore
+    def __ne__(self, other): return self._compare(other, operator.ne, "!=")  # type: ignore
     def __add__(self, other): return self._combine(other, operator.add, "+")
     def __sub__(self, other): return self._combine(other, operator.sub, "-")
     def __mul__(self, other): return self._combine(other, operator.mul, "*")
