@@ -161,10 +161,12 @@ def _lines(file):
 
 
 def run_step(args: argparse.Namespace) -> int:
-    """``cpn step``: a stepping session, interactive or from ``--script``."""
+    """``cpn step``: a stepping session, interactive or from ``--script``,
+    from the initial marking or from where ``--trace`` leads."""
     from rich.text import Text
 
     from cpn.stepper import Stepper
+    from cpn.trace import ReplayError, replay_on
 
     from .terminal import make_console, show_on
 
@@ -172,12 +174,21 @@ def run_step(args: argparse.Namespace) -> int:
     try:
         net = load_net(args.net, args.functions)
         stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
+        if args.trace is not None:
+            replay_on(stepper.simulator, args.trace)
     except LoadError as error:
         console.print(Text(f"cpn step: {error}", style="red"))
         return 2
     except (NetError, ColourError) as error:
         console.print(Text(f"cpn step: the net is invalid: {error}", style="red"))
         return 2
+    except OSError as error:
+        console.print(Text(f"cpn step: --trace {args.trace}: cannot read it: "
+                           f"{error.strerror or error}", style="red"))
+        return 2
+    except ReplayError as error:
+        console.print(Text(f"cpn step: --trace {args.trace}: {error}", style="red"))
+        return 1
     return _session(stepper, args.script, console)
 
 
@@ -263,6 +274,9 @@ def add_step_parsers(subparsers) -> None:
                            "of the terminal, echoing them")
     step.add_argument("--diff", action="store_true",
                       help="show the marking diff after each command from the start")
+    step.add_argument("--trace", metavar="FILE",
+                      help="start where a saved trace leads (the stepper's 'save FILE', or "
+                           "a counterexample of cpn check --save)")
     step.set_defaults(func=run_step)
 
     again = subparsers.add_parser(

@@ -120,3 +120,18 @@ def test_the_report_of_an_incomplete_graph_says_so():
     text = str(report(state_space(net, max_states=3)))
     assert "Boundedness (tokens, in the states explored)" in text
     assert "Home markings\n  not computed: the graph is incomplete" in text
+
+
+def test_cpn_step_starts_where_a_counterexample_leads(counter, capsys, tmp_path):
+    assert main(["check", counter, "--query", "never P == 2", "--save", str(tmp_path)]) == 1
+    trace = tmp_path / "never_P_2.jsonl"
+    script = tmp_path / "commands.txt"
+    script.write_text("m\nq\n")
+    capsys.readouterr()
+    assert main(["step", counter, "--trace", str(trace), "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "[t=0 step 2]>" in out and "1`2" in out  # P holds 2, after the 2 firings
+    missing = tmp_path / "missing.jsonl"
+    assert main(["step", counter, "--trace", str(missing)]) == 2
+    said = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    assert said == f"cpn step: --trace {missing}: cannot read it: No such file or directory"
