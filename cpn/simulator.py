@@ -17,6 +17,7 @@ runs take the first binding a transition's compiled search finds.
 from __future__ import annotations
 
 import collections
+import contextlib
 import heapq
 import html
 import itertools
@@ -25,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -70,13 +71,11 @@ class Binding:
 class Simulator:
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
-    a separate stream, the model's ``rng`` that inscriptions may use
-    (``rng`` replaces that stream: a state space passes one that refuses
-    to draw, since it explores every outcome rather than sampling one)."""
+    a separate stream, the model's ``rng`` that inscriptions may use."""
 
     def __init__(self, net: Net | FlatNet, seed: int | None = 0,
                  marking: Mapping[str, Iterable] | None = None,
-                 order: str = "random", history: bool = False, rng: Any = None):
+                 order: str = "random", history: bool = False):
         if order not in ("random", "declared"):
             raise ValueError(f"order must be 'random' or 'declared', not {order!r}")
         self.net = net.flatten() if isinstance(net, Net) else net
@@ -84,8 +83,7 @@ class Simulator:
         self.order = order
         self.seed = seed
         self._choice = random.Random(seed)
-        self.rng = np.random.default_rng(None if seed is None else [seed, 1]) \
-            if rng is None else rng
+        self.rng = np.random.default_rng(None if seed is None else [seed, 1])
         self.now = 0.0
         self.steps = 0
         self.history = history
@@ -195,6 +193,22 @@ class Simulator:
         for t in monitor.watched_transitions(self):
             self._hooks[t].append(monitor)
         return monitor
+
+    @contextlib.contextmanager
+    def drawing_from(self, rng: Any) -> Iterator[Any]:
+        """Inscriptions draw from ``rng`` instead of the model's stream
+        while the context lasts: a state space explores every outcome of a
+        draw, a replay repeats the outcomes its trace recorded."""
+        scopes = {id(f.__globals__): f.__globals__ for f in self._fire}.values()
+        saved, self.rng = self.rng, rng
+        for scope in scopes:
+            scope["rng"] = rng
+        try:
+            yield rng
+        finally:
+            self.rng = saved
+            for scope in scopes:
+                scope["rng"] = saved
 
     def place_index(self, path: str) -> int:
         return self.net.place_index(path)

@@ -19,7 +19,6 @@ from cpn.query import always, eventually, leads_to
 from modules.batch_scheduling import SchedulingConfig, batch_scheduling
 from modules.easy import order_queue
 from modules.job import Job
-from modules.power_capping import PowerCap
 from modules.properties import (all_finished, queued, reservation_kept, running,
                                 started_in_order)
 from modules.resilience import FaultTolerance

@@ -15,11 +15,10 @@ from collections import Counter, deque
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from cpn import Net, timed
 from cpn.statespace import StateSpaceError, state_space
-from cpn.statespace.report import report
+from cpn.trace import replay
 
 try:
     from test_engine_properties import (SETTINGS, consumed_values, net_specs,
@@ -166,16 +165,52 @@ def test_the_time_limit_stops_the_exploration_with_a_message():
     assert space.stopped == f"stopped at the time limit of 0.2 s with {space.states:,} states"
 
 
-def test_a_draw_from_the_models_rng_is_refused_not_sampled():
-    net = Net("coin")
+def random_allocation() -> Net:
+    """Two jobs, each put on a node drawn at random among the free ones."""
+    net = Net("allocation")
+    net.place("Free", tuple, initial=[(1, 2, 3)])
+    net.place("Jobs", int, initial=[10, 20])
+    net.place("Placed", tuple)
+    net.transition("Allocate", code="node = rng.choice(free)")
+    net.arc("Jobs", "Allocate", "j")
+    net.arc("Free", "Allocate", "free")
+    net.arc("Allocate", "Free", "tuple(n for n in free if n != node)")
+    net.arc("Allocate", "Placed", "(j, node)")
+    return net
+
+
+def test_every_outcome_of_a_random_choice_is_explored(tmp_path):
+    space = state_space(random_allocation())
+    # 2 jobs first x 3 nodes, then the other job on one of the 2 left
+    assert (space.states, space.arcs) == (1 + 6 + 6, 6 + 12)
+    finals = {frozenset(space.marking(n)["Placed"]) for n in space.dead_markings}
+    assert finals == {frozenset({(10, a), (20, b)}) for a in (1, 2, 3) for b in (1, 2, 3)
+                      if a != b}
+    drawn = sorted(str(f) for _, _, f in space.graph.out_edges(0, data="firing"))
+    assert drawn[:3] == ["Allocate<free=(1, 2, 3), j=10> drawing outcomes [0]",
+                         "Allocate<free=(1, 2, 3), j=10> drawing outcomes [1]",
+                         "Allocate<free=(1, 2, 3), j=10> drawing outcomes [2]"]
+    # a path through the draws replays with the same outcomes
+    [target] = [n for n in space.dead_markings
+                if set(space.marking(n)["Placed"]) == {(10, 2), (20, 3)}]
+    path = space.path(space.path_to(target))
+    trace = tmp_path / "path.jsonl"
+    path.save(trace)
+    assert '"draws": [1]' in trace.read_text()
+    assert replay(random_allocation(), trace).marking["Placed"] == path.end["Placed"]
+
+
+def test_a_draw_of_infinitely_many_outcomes_is_refused_not_sampled():
+    net = Net("failures")
     net.place("P", int, initial=[0])
-    net.place("Q", int)
-    net.transition("Flip")
-    net.arc("P", "Flip", "x")
-    net.arc("Flip", "Q", "int(rng.integers(0, 2))")
-    with pytest.raises(StateSpaceError, match=r"firing Flip<x=0> at time 0: it draws "
-                                              r"rng.integers\(\): a state space explores every "
-                                              r"outcome and cannot sample one"):
+    net.place("Q", float)
+    net.transition("Fail")
+    net.arc("P", "Fail", "x")
+    net.arc("Fail", "Q", "float(rng.exponential(10.0))")
+    with pytest.raises(StateSpaceError, match=r"firing Fail<x=0> at time 0: it draws "
+                                              r"rng.exponential\(\): a state space explores "
+                                              r"every outcome of a draw, and this one has "
+                                              r"infinitely many"):
         state_space(net)
 
 

@@ -13,10 +13,11 @@ timestamp relative to the clock.  Two things are deliberately merged:
 
 Every binding enabled in a state is an arc (ties between bindings at one
 instant are explored, not drawn).  When none is enabled, the clock moves to
-the next instant at which one is (one arc, ``transition`` None).  The
-model's ``rng`` refuses to draw: an inscription that draws would be sampled
-once rather than explored, so the state space stops and says which firing
-drew (give such a model a trace of its random events instead).
+the next instant at which one is (one arc, ``transition`` None).  A
+firing that draws from the model's ``rng`` is an arc per outcome of its
+draws (``rng.choice``, ``rng.integers``: ``cpn.draws``), recorded in the
+arc's ``draws``; a draw with infinitely many outcomes (``rng.exponential``)
+stops the exploration, naming the firing.
 
 Exploration stops at ``max_states`` states or after ``time_limit``
 seconds; the graph then says it is incomplete, and why.
@@ -31,6 +32,7 @@ from typing import Any
 
 import networkx as nx
 
+from ..draws import Choices, DrawRefused, alternatives
 from ..errors import BindingError
 from ..flatten import FlatNet
 from ..net import Net
@@ -41,22 +43,6 @@ from .space import StateSpace
 
 class StateSpaceError(ValueError):
     """The state space cannot be built as asked; the message says why."""
-
-
-class DrawRefused(RuntimeError):
-    """An inscription drew from the model's ``rng`` during exploration."""
-
-
-class RefusedDraws:
-    """The model's ``rng`` inside a state space: it may be passed around,
-    but any draw raises :class:`DrawRefused`."""
-
-    def __getattr__(self, name: str):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        raise DrawRefused(f"it draws rng.{name}(): a state space explores every "
-                          "outcome and cannot sample one (replace the draws by "
-                          "data, e.g. a trace of the random events)")
 
 
 def clock_readers(net: FlatNet) -> list[str]:
@@ -87,7 +73,7 @@ def state_space(net: Net | FlatNet, max_states: int = 10_000,
                 f"merge_shifts: transition '{readers[0]}' reads the clock (now), so "
                 "states a clock shift apart may behave differently; explore without "
                 "merge_shifts")
-    sim = Simulator(flat, rng=RefusedDraws(), **simulator_options)
+    sim = Simulator(flat, **simulator_options)
     return _Explorer(sim, timed, merge_shifts, max_states, time_limit).run()
 
 
@@ -102,12 +88,17 @@ class _Explorer:
         self.index: dict[tuple, int] = {}
         self.parents: dict[int, tuple[int, int]] = {}
         self.frontier: deque = deque()
+        self.choices = Choices()
 
     def key(self) -> tuple:
         frozen = self.sim.freeze(with_time=self.timed)
         return frozen[1:] if self.merge_shifts else frozen
 
     def run(self) -> StateSpace:
+        with self.sim.drawing_from(self.choices):
+            return self.explore()
+
+    def explore(self) -> StateSpace:
         started = time.perf_counter()
         deadline = None if self.time_limit is None else started + self.time_limit
         self.add_state(self.key(), self.sim.marking, self.sim.checkpoint())
@@ -145,7 +136,7 @@ class _Explorer:
                 pass  # to the next instant at which something is enabled
             arcs = [(Firing(None, (), sim.now), self.successor(new))]
         else:
-            arcs = [self.fire(state, binding, new) for binding in bindings]
+            arcs = [arc for binding in bindings for arc in self.fire(state, binding, new)]
         if len(self.index) + len(new) > self.max_states:
             self.frontier.appendleft((node, state))
             return False
@@ -166,15 +157,21 @@ class _Explorer:
             new[key] = (self.sim.marking, self.sim.checkpoint())
         return key
 
-    def fire(self, state: tuple, binding: Binding, new: dict) -> tuple[Firing, tuple]:
-        sim = self.sim
-        sim.restore(state)
-        firing = Firing(binding.transition, tuple(binding.values.items()), sim.now)
-        try:
-            sim.fire(binding, undoable=False)
-        except BindingError as error:
-            if isinstance(error.__cause__, DrawRefused):
-                raise StateSpaceError(f"firing {firing} at time {firing.time:g}: "
-                                      f"{error.__cause__}") from None
-            raise
-        return firing, self.successor(new)
+    def fire(self, state: tuple, binding: Binding, new: dict) -> list[tuple[Firing, tuple]]:
+        """An arc per outcome of the binding's draws (one if it draws none)."""
+        sim, arcs, scripts = self.sim, [], [()]
+        values = tuple(binding.values.items())
+        while scripts:
+            sim.restore(state)
+            self.choices.restart(scripts.pop())
+            try:
+                sim.fire(binding, undoable=False)
+            except BindingError as error:
+                if isinstance(error.__cause__, DrawRefused):
+                    raise StateSpaceError(f"firing {binding} at time {sim.now:g}: "
+                                          f"{error.__cause__}") from None
+                raise
+            scripts.extend(alternatives(self.choices))
+            firing = Firing(binding.transition, values, sim.now, tuple(self.choices.taken))
+            arcs.append((firing, self.successor(new)))
+        return arcs

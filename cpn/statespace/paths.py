@@ -23,18 +23,21 @@ TIME_ADVANCE = "time advances"
 
 @dataclass(frozen=True)
 class Firing:
-    """One arc: ``transition`` fired with ``values`` at ``time``, or (when
-    ``transition`` is None) the clock moved on to ``time``."""
+    """One arc: ``transition`` fired with ``values`` at ``time`` (its draws
+    from the model's ``rng`` taking outcomes ``draws``, see ``cpn.draws``),
+    or (when ``transition`` is None) the clock moved on to ``time``."""
 
     transition: str | None
     values: tuple[tuple[str, Any], ...]
     time: float
+    draws: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         if self.transition is None:
             return f"{TIME_ADVANCE} to {self.time:g}"
         values = ", ".join(f"{name}={value!r}" for name, value in self.values)
-        return f"{self.transition}<{values}>"
+        drawn = f" drawing outcomes {list(self.draws)}" if self.draws else ""
+        return f"{self.transition}<{values}>{drawn}"
 
 
 @dataclass
@@ -65,8 +68,8 @@ class Path:
     def records(self) -> list[FiringRecord]:
         """The firings (clock moves left out) as stepper trace records."""
         fired = [firing for firing in self.firings if firing.transition is not None]
-        return [FiringRecord(step, firing.time, firing.transition, dict(firing.values))
-                for step, firing in enumerate(fired, 1)]
+        return [FiringRecord(step, firing.time, firing.transition, dict(firing.values),
+                             firing.draws) for step, firing in enumerate(fired, 1)]
 
     def save(self, path: str | FilePath, net: str = "") -> int:
         """Write the path as a trace for ``cpn replay NET FILE``; the clock

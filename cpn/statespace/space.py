@@ -88,7 +88,7 @@ class StateSpace:
             data = self.graph.edges[source, target, key]
             clock += data["delay"]
             firing: Firing = data["firing"]
-            firings.append(Firing(firing.transition, firing.values, clock))
+            firings.append(Firing(firing.transition, firing.values, clock, firing.draws))
             nodes.append(target)
         loop_from = None
         if loop:
