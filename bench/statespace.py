@@ -14,7 +14,8 @@ stopped it, and is ``-`` when SNAKES cannot run the net.
 
 Configurations: PuPPET (EASY, uncapped) with the first 3, 4 and 5 jobs of
 a small workload on an 8-node machine; PuPPET under WAIT capping with 5
-jobs.  ``--quick`` runs the smallest only.
+jobs; the 5 jobs all submitted at time 0 (every order of their
+submissions is explored).  ``--quick`` runs the smallest only.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def configurations(quick: bool):
     if not quick:
         capped = replace(MACHINE, cap=PowerCap.wait(600.0, l=2))
         yield "puppet_wait_5_jobs", puppet_net(JOBS, capped)
+        at_once = [job._replace(st=0) for job in JOBS]
+        yield "puppet_easy_5_jobs_at_once", puppet_net(at_once, MACHINE)
 
 
 def main() -> None:
