@@ -226,3 +226,9 @@ def test_ties_at_one_instant_are_all_explored():
     finals = sorted(space.marking(n)["Order"][0] for n in space.dead_markings)
     assert finals == sorted(itertools.permutations([1, 2, 3]))
     assert space.marking(space.dead_markings[0]).time == 2.0
+
+
+def test_an_untimed_state_space_of_a_timed_net_is_refused():
+    with pytest.raises(StateSpaceError, match=r"timed=False: the net has timed places, whose "
+                                              r"tokens would never become available"):
+        state_space(periodic(), timed=False)

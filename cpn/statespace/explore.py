@@ -62,8 +62,12 @@ def state_space(net: Net | FlatNet, max_states: int = 10_000,
     whether the net has a timed place; ``merge_shifts`` merges timed states
     equal up to a shift of the clock (see the module's docstring)."""
     flat = net.flatten() if isinstance(net, Net) else net
+    has_time = any(place.timed for place in flat.places)
     if timed is None:
-        timed = any(place.timed for place in flat.places)
+        timed = has_time
+    elif has_time and not timed:
+        raise StateSpaceError("timed=False: the net has timed places, whose tokens would "
+                              "never become available without the clock; explore it timed")
     if merge_shifts:
         readers = clock_readers(flat)
         if not timed:
