@@ -2,7 +2,7 @@
 
 ``cpn run`` simulates a workload on the PuPPET model and writes per-job
 records, metrics and plots; ``cpn step`` / ``cpn replay`` walk through any
-net interactively; ``cpn sweep`` runs a grid of experiments; ``cpn study``
+net interactively; ``cpn check`` checks properties on its state space; ``cpn sweep`` runs a grid of experiments; ``cpn study``
 runs one of the papers' studies.  Everything here is also reachable from
 Python (``nets.puppet.simulate``, ``studies.sweep.run_sweep``,
 ``studies.study.run_study``), which is what a notebook uses.
@@ -105,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_study_parser(subparsers)
     from .validate import add_validate_parser
     add_validate_parser(subparsers)
+    from .check import add_check_parser
+    add_check_parser(subparsers)
     for command in subparsers.choices.values():
         command.set_defaults(command_parser=command)  # for in_flags
     return parser
