@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from cpn import P_HIGH, Net, NetError, Simulator
-from cpn.drawing import draw, place_paths, to_graphviz
+from cpn.drawing import draw, place_paths, render, to_graphviz
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's dot program is not installed "
@@ -179,3 +179,18 @@ def test_simulator_shows_clock_and_non_empty_places():
         "  Archive      3  1`10 ++ 1`20 ++ 1`30",
         "  Many        20  1`0 ++ 1`1 ++ 1`2 ++ 1`3 ++ 1`4 ++ 1`5 ++ … (14 more)",
     ]
+
+
+@needs_dot
+def test_svg_nodes_are_named_by_path_for_a_page_to_click():
+    sim = Simulator(shop())
+    svg = render(to_graphviz(shop(), sim)).decode()
+    ids = re.findall(r'<g id="([a-z]+:[^"]+)" class="node"', svg)
+    assert sorted(ids) == ["module:Counter", "place:Archive", "place:Done", "place:Queue",
+                           "transition:Store"]
+    assert 'xlink:title="Queue: 1`1 ++ 1`2 ++ 1`3"' in svg
+    inside = render(to_graphviz(shop(), sim, module="Counter")).decode()
+    ids = re.findall(r'<g id="([a-z]+:[^"]+)" class="node"', inside)
+    # A port place is its socket: Counter/In is the flat place Queue.
+    assert sorted(ids) == ["place:Counter/Busy", "place:Done", "place:Queue",
+                           "transition:Counter/Finish", "transition:Counter/Start"]
