@@ -144,7 +144,8 @@ def _lines(file):
 
 
 def run_step(args: argparse.Namespace) -> int:
-    """``cpn step``: a stepping session, interactive or from ``--script``."""
+    """``cpn step``: a stepping session, interactive or from ``--script``,
+    in the terminal or (``--web``) in a browser."""
     from rich.text import Text
 
     from cpn.stepper import Stepper
@@ -152,8 +153,14 @@ def run_step(args: argparse.Namespace) -> int:
     from .terminal import make_console, show_on
 
     console = make_console()
+    refused = _web_flags_refused(args)
+    if refused:
+        console.print(Text(f"cpn step: {refused}", style="red"))
+        return 2
     try:
         net = load_net(args.net, args.functions)
+        if args.web:
+            return _serve(net, args, console)
         stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
     except LoadError as error:
         console.print(Text(f"cpn step: {error}", style="red"))
@@ -162,6 +169,40 @@ def run_step(args: argparse.Namespace) -> int:
         console.print(Text(f"cpn step: the net is invalid: {error}", style="red"))
         return 2
     return _session(stepper, args.script, console)
+
+
+def _web_flags_refused(args: argparse.Namespace) -> str | None:
+    """Why the flags typed cannot go together, or None."""
+    if args.port is not None and not args.web:
+        return "--port is the port of the browser front end: give --web too"
+    if args.web and args.script is not None:
+        return "--web steps in a browser, --script from a file: give one of them"
+    if args.port is not None and not 0 < args.port < 65536:
+        return f"--port {args.port}: expected a port number from 1 to 65535"
+    return None
+
+
+def _serve(net: Net | FlatNet, args: argparse.Namespace, console: Console) -> int:
+    """Serve the stepper to a browser on 127.0.0.1 until Ctrl-C."""
+    from rich.text import Text
+
+    try:
+        from cpn.web import serve
+        from cpn.web.server import PortInUse
+    except ImportError as error:
+        console.print(Text(f"cpn step --web: {error}", style="red"))
+        return 2
+
+    def announce(url: str) -> None:
+        console.print(Text(f"stepping {net.name} in the browser at {url} "
+                           "(Ctrl-C stops the server)", style="bold"))
+
+    try:
+        serve(net, port=args.port, seed=args.seed, announce=announce)
+    except PortInUse as error:
+        console.print(Text(f"cpn step --port: {error}", style="red"))
+        return 2
+    return 0
 
 
 def _session(stepper: Stepper, script: str | None, console: Console) -> int:
@@ -246,6 +287,11 @@ def add_step_parsers(subparsers) -> None:
                            "of the terminal, echoing them")
     step.add_argument("--diff", action="store_true",
                       help="show the marking diff after each command from the start")
+    step.add_argument("--web", action="store_true",
+                      help="step in a browser: serve a page on 127.0.0.1 showing the net "
+                           "drawn with its marking, and print its address")
+    step.add_argument("--port", type=int, metavar="N",
+                      help="with --web: the port to serve on (default: a free one)")
     step.set_defaults(func=run_step)
 
     again = subparsers.add_parser(

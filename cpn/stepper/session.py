@@ -80,6 +80,14 @@ class Stepper:
     def trace(self) -> list[FiringRecord]:
         return list(self.recorder.trace)
 
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
     def execute(self, line: str) -> bool:
         """Run one command; False once the user quits.  Bad input and
         failures of the net are reported in one line, never raised."""
