@@ -79,6 +79,7 @@ async function follow() {
     const bar = $("progress");
     if (fraction === null) bar.removeAttribute("value"); else bar.value = fraction;
     $("progress-text").textContent = `${fired} fired, time ${format(progress.time)}`;
+    $("clock").textContent = `time ${format(progress.time)}   step ${progress.steps}`;
     if (!progress.running) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
