@@ -194,3 +194,20 @@ def test_svg_nodes_are_named_by_path_for_a_page_to_click():
     # A port place is its socket: Counter/In is the flat place Queue.
     assert sorted(ids) == ["place:Counter/Busy", "place:Done", "place:Queue",
                            "transition:Counter/Finish", "transition:Counter/Start"]
+
+
+@needs_dot
+def test_simulator_in_a_notebook_draws_its_top_level_with_the_marking():
+    sim = Simulator(shop())
+    shown = sim._repr_html_()
+    svg = shown[shown.index("<svg"):shown.index("</svg>")]
+    assert 'id="module:Counter"' in svg and "Shop &#160;(marking at time 0)" in texts(svg)
+    assert "3 tokens" in texts(svg)
+    assert shown.endswith(sim._occupied()._repr_html_())
+
+
+def test_simulator_in_a_notebook_without_graphviz_is_its_table(monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    sim = Simulator(shop())
+    assert sim._repr_html_() == ("<p>Simulator of net &#x27;Shop&#x27;: 0 firings</p>"
+                                 + sim._occupied()._repr_html_())
