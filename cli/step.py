@@ -1,4 +1,5 @@
-"""``cpn step NET`` and ``cpn replay NET TRACE``: the stepper in a terminal.
+"""``cpn step NET`` and ``cpn replay NET TRACE``: the stepper in a terminal
+(or, with ``--web``, in a browser: :mod:`cpn.web`).
 
 NET is a Python file (``examples/producer_consumer.py``) or a dotted module
 name (``nets.puppet``) that exposes a ``net`` attribute or a

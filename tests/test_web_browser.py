@@ -156,6 +156,7 @@ def test_stepping_puppet_in_the_browser(browser, tmp_path):
         assert sim().marking.freeze() == reached
         assert page.counts() == sim().marking.counts()
         assert page.log()[-1].startswith("replayed ")
+        assert page.text("#bp-list li").startswith("transition Finish")
 
         # The hierarchy: open the scheduler's module, look at a place's tokens.
         page.click('#drawing g.node[id="module:Scheduler"]')

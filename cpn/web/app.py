@@ -41,42 +41,24 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost")
 
 def create_app(session: WebSession, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> Starlette:
     """The application serving ``session``."""
+    return Starlette(routes=_routes(session), middleware=[
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
 
+
+def _routes(session: WebSession) -> list:
     def command(action: Callable[[dict[str, Any]], None]):
-        async def endpoint(request: Request) -> Response:
-            if request.headers.get("content-type", "").split(";")[0].strip() \
-                    != "application/json":
-                return _refused("send the command as JSON (Content-Type: "
-                                "application/json)", 415)
-            try:
-                body = await request.json()
-            except ValueError:
-                return _refused("the request body is not JSON", 400)
-            if not isinstance(body, dict):
-                return _refused("the request body must be a JSON object", 400)
-            try:
-                await run_in_threadpool(action, body)
-            except SessionError as error:
-                return _refused(str(error), 409 if error.conflict else 400)
-            return JSONResponse({"running": session.running})
-        return endpoint
+        return _command(session, action)
 
     def reading(answer: Callable[[Request], Any]):
-        async def endpoint(request: Request) -> Response:
-            try:
-                result = await run_in_threadpool(answer, request)
-            except SessionError as error:
-                return _refused(str(error), 409 if error.conflict else 400,
-                                running=session.running)
-            return result if isinstance(result, Response) else JSONResponse(result)
-        return endpoint
+        return _reading(session, answer)
 
     def trace_file(request: Request) -> Response:
         return PlainTextResponse(session.trace_text(), headers={
             "Content-Disposition": f'attachment; filename="{session.simulator.net.name}'
                                    f'.trace.jsonl"'})
 
-    routes = [
+    post = {"methods": ["POST"]}
+    return [
         Route("/", lambda request: FileResponse(STATIC / "index.html")),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/state", reading(lambda r: session.state(r.query_params.get("module")))),
@@ -84,24 +66,52 @@ def create_app(session: WebSession, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
         Route("/api/progress", reading(lambda r: session.progress())),
         Route("/api/trace", reading(trace_file), methods=["GET"]),
         Route("/api/trace", command(lambda b: session.load_trace(
-            b.get("text"), str(b.get("name") or "the trace"))), methods=["POST"]),
-        Route("/api/fire", command(lambda b: session.fire(b.get("number"),
-                                                          b.get("version"))),
-              methods=["POST"]),
-        Route("/api/step", command(lambda b: session.step()), methods=["POST"]),
-        Route("/api/advance", command(lambda b: session.advance()), methods=["POST"]),
-        Route("/api/undo", command(lambda b: session.undo()), methods=["POST"]),
-        Route("/api/redo", command(lambda b: session.redo()), methods=["POST"]),
+            b.get("text"), str(b.get("name") or "the trace"))), **post),
+        Route("/api/fire", command(lambda b: session.fire(b.get("number"), b.get("version"))),
+              **post),
+        Route("/api/step", command(lambda b: session.step()), **post),
+        Route("/api/advance", command(lambda b: session.advance()), **post),
+        Route("/api/undo", command(lambda b: session.undo()), **post),
+        Route("/api/redo", command(lambda b: session.redo()), **post),
         Route("/api/run", command(lambda b: session.run(b.get("steps"), b.get("until"))),
-              methods=["POST"]),
-        Route("/api/stop", command(lambda b: session.stop()), methods=["POST"]),
-        Route("/api/breakpoints", command(session.add_breakpoint), methods=["POST"]),
+              **post),
+        Route("/api/stop", command(lambda b: session.stop()), **post),
+        Route("/api/breakpoints", command(session.add_breakpoint), **post),
         Route("/api/breakpoints/remove",
-              command(lambda b: session.remove_breakpoint(b.get("number"))),
-              methods=["POST"]),
+              command(lambda b: session.remove_breakpoint(b.get("number"))), **post),
     ]
-    return Starlette(routes=routes, middleware=[
-        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
+
+
+def _command(session: WebSession, action: Callable[[dict[str, Any]], None]):
+    """An endpoint taking a JSON object and doing ``action`` with it."""
+    async def endpoint(request: Request) -> Response:
+        if request.headers.get("content-type", "").split(";")[0].strip() \
+                != "application/json":
+            return _refused("send the command as JSON (Content-Type: application/json)", 415)
+        try:
+            body = await request.json()
+        except ValueError:
+            return _refused("the request body is not JSON", 400)
+        if not isinstance(body, dict):
+            return _refused("the request body must be a JSON object", 400)
+        try:
+            await run_in_threadpool(action, body)
+        except SessionError as error:
+            return _refused(str(error), 409 if error.conflict else 400)
+        return JSONResponse({"running": session.running})
+    return endpoint
+
+
+def _reading(session: WebSession, answer: Callable[[Request], Any]):
+    """An endpoint answering with what ``answer`` gives (JSON unless a response)."""
+    async def endpoint(request: Request) -> Response:
+        try:
+            result = await run_in_threadpool(answer, request)
+        except SessionError as error:
+            return _refused(str(error), 409 if error.conflict else 400,
+                            running=session.running)
+        return result if isinstance(result, Response) else JSONResponse(result)
+    return endpoint
 
 
 def _refused(message: str, status: int, **more: Any) -> JSONResponse:

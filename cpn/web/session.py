@@ -192,8 +192,8 @@ class WebSession:
 
     def load_trace(self, text: Any, name: str = "the trace") -> None:
         """Start again from the initial marking and fire the trace ``text``
-        (as ``cpn replay --step`` does); on a trace that does not fit, say
-        why and keep the session as it was."""
+        (as ``cpn replay --step`` does), keeping the breakpoints; on a trace
+        that does not fit, say why and keep the session as it was."""
         if not isinstance(text, str):
             raise SessionError("text: expected the trace file's text")
         with self._locked(), tempfile.TemporaryDirectory() as folder:
@@ -203,6 +203,7 @@ class WebSession:
                 header, records = load_trace(path)
                 previous = self.stepper
                 self._start(header.get("seed") or 0)
+                self.stepper.recorder.breakpoints[:] = previous.recorder.breakpoints
                 try:
                     replay_on(self.simulator, path)
                 except BaseException:

@@ -18,9 +18,9 @@ function element(tag, text, className) {
 }
 
 function log(text, kind) {
-  const line = element("li", text, kind);
-  $("log").appendChild(line);
-  line.scrollIntoView({ block: "nearest" });
+  const lines = $("log");
+  lines.appendChild(element("li", text, kind));
+  lines.scrollTop = lines.scrollHeight;
 }
 
 async function send(path, body) {
