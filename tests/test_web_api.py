@@ -98,23 +98,28 @@ def test_a_binding_number_from_a_stale_list_is_refused(client):
     ("/api/fire", {"number": True}, "number: expected a whole number, not True"),
     ("/api/run", {"until": "soon"}, "until: expected a number, not 'soon'"),
     ("/api/run", {"steps": 2, "until": 3}, "give steps or until, not both"),
-    ("/api/breakpoints", {"kind": "place", "place": "Queue", "op": "len(tokens)",
+    ("/api/breakpoint", {"kind": "place", "place": "Queue", "op": "len(tokens)",
                           "count": 1}, "op: expected one of >= > == != <= <, not "
                                        "'len(tokens)'"),
-    ("/api/breakpoints", {"kind": "place", "place": "Queue", "op": ">=", "count": -1},
+    ("/api/breakpoint", {"kind": "place", "place": "Queue", "op": ">=", "count": -1},
      "count: expected a whole number of tokens, not -1"),
-    ("/api/breakpoints", {"kind": "place", "place": "__import__('os')", "op": ">=",
+    ("/api/breakpoint", {"kind": "place", "place": "__import__('os')", "op": ">=",
                           "count": 1}, "place: no place \"__import__('os')\" in net 'shop'"),
-    ("/api/breakpoints", {"kind": "transition", "transition": "Leave"},
+    ("/api/breakpoint", {"kind": "transition", "transition": "Leave"},
      "transition: no transition 'Leave' in net 'shop'"),
-    ("/api/breakpoints", {"kind": "python", "condition": "1"},
+    ("/api/breakpoint", {"kind": "python", "condition": "1"},
      "kind: expected 'place' or 'transition', not 'python'"),
-    ("/api/trace", {"text": 3}, "text: expected the trace file's text"),
+    ("/api/load", {"text": 3}, "text: expected the trace file's text"),
 ])
 def test_bad_fields_are_refused_naming_the_field(client, session, path, body, error):
     answer = client.post(path, json=body)
-    assert (answer.status_code, answer.json()) == (400, {"error": error})
+    assert (answer.status_code, answer.json()) == (400, {"error": error, "running": False})
     assert session.simulator.steps == 0 and not session.stepper.recorder.breakpoints
+
+
+def test_an_unknown_request_is_not_found(client):
+    assert (client.post("/api/shutdown", json={}).json(), client.get("/api/secrets").json()) \
+        == ({"error": "no command 'shutdown'"}, {"error": "no reading 'secrets'"})
 
 
 def test_out_of_range_number_is_the_steppers_hint(client):
@@ -154,7 +159,7 @@ def test_run_to_a_time_then_to_a_place_breakpoint(client, session):
     progress = client.get("/api/progress").json()
     assert progress == {"running": False, "steps": session.simulator.steps, "time": 1.5,
                         "from_steps": 0, "from_time": 0.0, "goal_time": 1.5}
-    client.post("/api/breakpoints", json={"kind": "place", "place": "Done", "op": ">=",
+    client.post("/api/breakpoint", json={"kind": "place", "place": "Done", "op": ">=",
                                           "count": 2})
     client.post("/api/run", json={})
     assert session.wait(5)
@@ -163,12 +168,12 @@ def test_run_to_a_time_then_to_a_place_breakpoint(client, session):
     assert state["breakpoints"] == ["place Done when len(tokens) >= 2"]
     assert {"text": "breakpoint hit: place Done when len(tokens) >= 2",
             "kind": "breakpoint"} in state["log"]
-    client.post("/api/breakpoints/remove", json={"number": 1})
+    client.post("/api/unbreak", json={"number": 1})
     assert client.get("/api/state").json()["breakpoints"] == []
 
 
 def test_a_transition_breakpoint_stops_after_it_fires(client, session):
-    client.post("/api/breakpoints", json={"kind": "transition",
+    client.post("/api/breakpoint", json={"kind": "transition",
                                           "transition": "Desk/Finish"})
     client.post("/api/run", json={"steps": 100})
     assert session.wait(5)
@@ -224,35 +229,34 @@ def test_a_saved_trace_replays_in_cpn_replay_and_loads_back(client, session, tmp
     client.post("/api/run", json={"until": 4})
     session.wait(5)
     reached = session.simulator.marking.freeze()
-    download = client.get("/api/trace")
-    assert download.headers["content-disposition"] == \
-        'attachment; filename="shop.trace.jsonl"'
-    header = json.loads(download.text.splitlines()[0])
+    download = client.get("/api/trace").json()
+    assert download["name"] == "shop.trace.jsonl"
+    header = json.loads(download["text"].splitlines()[0])
     assert header == {"format": "cpn-trace/1", "net": "shop", "seed": 0, "end_time": 4.0}
     saved = tmp_path / "shop.trace.jsonl"
-    saved.write_text(download.text)
+    saved.write_text(download["text"])
     assert replay(build_net(), saved).marking.freeze() == reached
     assert main_step(["replay", str(NET_FILE), str(saved)]) == 0
 
     client.post("/api/undo", json={})
-    assert client.post("/api/trace", json={"text": download.text,
+    assert client.post("/api/load", json={"text": download["text"],
                                            "name": "saved.jsonl"}).status_code == 200
     assert session.simulator.marking.freeze() == reached
     state = client.get("/api/state").json()
-    assert state["log"][-1]["text"] == (f"replayed {len(download.text.splitlines()) - 1} "
+    assert state["log"][-1]["text"] == (f"replayed {len(download['text'].splitlines()) - 1} "
                                         "firings of saved.jsonl: time 4, "
                                         f"step {state['step']}")
 
 
 def test_a_trace_that_does_not_fit_is_refused_and_the_session_kept(client, session):
     client.post("/api/step", json={})
-    bad = client.post("/api/trace", json={"text": '{"format": "cpn-trace/1"}\nnot json\n',
+    bad = client.post("/api/load", json={"text": '{"format": "cpn-trace/1"}\nnot json\n',
                                           "name": "bad.jsonl"})
     assert bad.status_code == 400
     assert bad.json()["error"].startswith("bad.jsonl, line 2: not JSON")
     other = ('{"format": "cpn-trace/1", "net": "x", "seed": 0}\n'
              '{"step": 1, "time": 0, "transition": "Arrive", "values": {"order": "9"}}\n')
-    refused = client.post("/api/trace", json={"text": other, "name": "other.jsonl"})
+    refused = client.post("/api/load", json={"text": other, "name": "other.jsonl"})
     assert refused.json()["error"].startswith("other.jsonl: step 1: Arrive<order=9> at "
                                               "time 0 is not enabled")
     assert session.simulator.steps == 1

@@ -70,14 +70,14 @@ class Page:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.shots, self.taken = shots, 0
         self.page.goto(url)
-        self.page.wait_for_selector("body[data-ready]")
+        self.page.wait_for_selector(".cpn-stepper[data-ready]")
 
     def act(self, do) -> None:
         """Do something that changes the state, then wait until the page
         has drawn the new one."""
-        self.page.evaluate("delete document.body.dataset.ready")
+        self.page.evaluate("delete document.querySelector('.cpn-stepper').dataset.ready")
         do()
-        self.page.wait_for_selector("body[data-ready]", timeout=10_000)
+        self.page.wait_for_selector(".cpn-stepper[data-ready]", timeout=10_000)
 
     def click(self, selector: str) -> None:
         self.act(lambda: self.page.click(selector))
@@ -85,14 +85,14 @@ class Page:
     def counts(self) -> dict[str, int]:
         """The token count of each place, as the page's place list shows it."""
         return dict(self.page.eval_on_selector_all(
-            "#place-rows tr", "rows => rows.map(r => [r.dataset.place, "
+            ".place-rows tr", "rows => rows.map(r => [r.dataset.place, "
                               "Number(r.children[1].textContent)])"))
 
     def text(self, selector: str) -> str:
         return self.page.text_content(selector)
 
     def log(self) -> list[str]:
-        return self.page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")
+        return self.page.eval_on_selector_all(".log li", "items => items.map(i => i.textContent)")
 
     def shot(self, name: str) -> Path:
         self.taken += 1
@@ -106,66 +106,66 @@ def test_stepping_puppet_in_the_browser(browser, tmp_path):
     sim = lambda: session.simulator  # noqa: E731 - loading a trace makes a new one
     with running(session) as url:
         page = Page(browser, url, tmp_path)
-        assert page.text("#clock") == "time 0   step 0"
+        assert page.text(".clock") == "time 0   step 0"
         assert page.counts() == sim().marking.counts()
-        assert page.page.query_selector('#drawing g.node[id="module:Scheduler"]')
+        assert page.page.query_selector('.drawing g.node[id="module:Scheduler"]')
         page.shot("loaded")
 
         # Fire the one enabled binding: the page shows the stepper API's marking.
-        page.click("#binding-rows tr[data-number='1'] button.fire")
+        page.click(".binding-rows tr[data-number='1'] button.fire")
         by_hand = Stepper(load_net("puppet"), show=lambda item: None)
         by_hand.execute("1")
         assert page.counts() == by_hand.simulator.marking.counts() == sim().marking.counts()
-        assert page.text("#clock") == "time 0   step 1"
+        assert page.text(".clock") == "time 0   step 1"
         assert page.log()[-1].startswith("fired Scheduler/Submit<")
         page.shot("fired")
 
-        page.click("#undo")
-        assert page.text("#clock") == "time 0   step 0"
+        page.click(".undo")
+        assert page.text(".clock") == "time 0   step 0"
         assert page.counts() == load_net_counts()
         page.shot("undone")
 
-        page.page.fill("#run-until", "150")
-        page.click("#run-until-go")
-        assert page.text("#clock") == "time 150   step 10"
+        page.page.fill(".run-until", "150")
+        page.click(".run-until-go")
+        assert page.text(".clock") == "time 150   step 10"
         assert page.counts() == sim().marking.counts()
         page.shot("ran-to-150")
 
-        page.page.select_option("#bp-transition", "Finish")
-        page.click("#bp-transition-form button")
-        assert page.text("#bp-list li").startswith("transition Finish")
-        page.click("#run-breakpoint")
+        page.page.select_option(".bp-transition", "Finish")
+        page.click(".bp-transition-form button")
+        assert page.text(".bp-list li").startswith("transition Finish")
+        page.click(".run-breakpoint")
         assert "breakpoint hit: transition Finish" in page.log()
         assert session.stepper.trace[-1].transition == "Finish"
-        assert page.text("#clock") == f"time {sim().now:g}   step {sim().steps}"
+        assert page.text(".clock") == f"time {sim().now:g}   step {sim().steps}"
         page.shot("breakpoint-hit")
 
         # Save the trace; cpn replay's function reaches the same marking.
         with page.page.expect_download() as saving:
-            page.page.click("#save-trace")
+            page.page.click(".save-trace")
         saved = tmp_path / "puppet.trace.jsonl"
         saving.value.save_as(saved)
         reached = sim().marking.freeze()
         assert replay(load_net("puppet"), saved).marking.freeze() == reached
 
         # Load it back after going back to the start.
-        page.click("#undo")
-        page.click("#undo")
-        assert page.text("#clock") == "time 0   step 0"
-        page.act(lambda: page.page.set_input_files("#load-trace", saved))
+        page.click(".undo")
+        page.click(".undo")
+        assert page.text(".clock") == "time 0   step 0"
+        page.act(lambda: page.page.set_input_files(".load-trace", saved))
         assert sim().marking.freeze() == reached
         assert page.counts() == sim().marking.counts()
         assert page.log()[-1].startswith("replayed ")
-        assert page.text("#bp-list li").startswith("transition Finish")
+        assert page.text(".bp-list li").startswith("transition Finish")
 
         # The hierarchy: open the scheduler's module, look at a place's tokens.
-        page.click('#drawing g.node[id="module:Scheduler"]')
-        assert page.text("#crumbs") == "PuPPET › Scheduler"
-        assert page.page.query_selector('#drawing g.node[id="transition:Scheduler/Submit"]')
-        page.page.click("#place-rows tr[data-place='Queuing']")
-        page.page.wait_for_selector("#tokens-place:has-text('Queuing (1)')")
-        assert page.text("#tokens-note") == "one token: a tuple of 1 Job"
-        headers = page.page.eval_on_selector_all("#tokens-table th",
+        page.click('.drawing g.node[id="module:Scheduler"]')
+        assert page.text(".crumbs") == "PuPPET › Scheduler"
+        assert page.page.query_selector('.drawing g.node[id="transition:Scheduler/Submit"]')
+        page.page.click(".place-rows tr[data-place='Queuing']")
+        page.page.wait_for_selector(".tokens-place:has-text('Queuing (1)')")
+        assert page.text(".tokens-note") == "one token: a tuple of 1 Job"
+        headers = page.page.eval_on_selector_all(".tokens-table th",
                                                  "cells => cells.map(c => c.textContent)")
         assert headers[:4] == ["id", "st", "rt", "js"]
         page.shot("module-and-tokens")
@@ -184,16 +184,16 @@ def test_a_long_run_shows_progress_and_stops_in_the_browser(browser, tmp_path):
     session = WebSession(endless, run_limit=10**9)
     with running(session) as url:
         page = Page(browser, url, tmp_path)
-        page.page.click("#run-breakpoint")
-        page.page.wait_for_selector("#stop:not([disabled])")
+        page.page.click(".run-breakpoint")
+        page.page.wait_for_selector(".stop:not([disabled])")
         page.page.wait_for_function(
-            "Number(document.getElementById('progress-text').textContent.split(' ')[0]) > 0")
-        assert re.fullmatch(r"\d+ fired, time [\d.e+]+", page.text("#progress-text"))
+            "Number(document.querySelector('.progress-text').textContent.split(' ')[0]) > 0")
+        assert re.fullmatch(r"\d+ fired, time [\d.e+]+", page.text(".progress-text"))
         page.shot("running")
-        page.act(lambda: page.page.click("#stop"))
+        page.act(lambda: page.page.click(".stop"))
         assert "stopped on request" in page.log()[-1]
-        assert page.page.is_disabled("#stop") and page.page.is_hidden("#progress-row")
+        assert page.page.is_disabled(".stop") and page.page.is_hidden(".progress-row")
         sim = session.simulator
-        assert page.text("#clock") == f"time {sim.now:g}   step {sim.steps}"
+        assert page.text(".clock") == f"time {sim.now:g}   step {sim.steps}"
         page.shot("stopped")
         assert page.errors == []
