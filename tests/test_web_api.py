@@ -302,3 +302,20 @@ def test_cpn_step_web_serves_a_net_file_on_localhost():
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_the_notebook_widget_answers_each_request_by_its_id():
+    widget_module = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed")
+    widget = widget_module.StepperWidget(build_net())
+    replies = []
+    widget.send = replies.append
+    for request in ({"id": 7, "kind": "command", "name": "fire", "args": {"number": 1}},
+                    {"id": 8, "kind": "reading", "name": "progress", "args": {}},
+                    {"id": 9, "kind": "command", "name": "run", "args": {"steps": "all"}},
+                    {"id": 10, "kind": "reading", "name": "eval", "args": {}}):
+        widget._answer(widget, request, [])
+    assert replies[0] == {"id": 7, "status": 200, "data": {"running": False}}
+    assert replies[1]["id"] == 8 and replies[1]["data"]["steps"] == 1
+    assert replies[2] == {"id": 9, "status": 400, "data": {
+        "error": "steps: expected a whole number, not 'all'", "running": False}}
+    assert replies[3] == {"id": 10, "status": 404, "data": {"error": "no reading 'eval'"}}

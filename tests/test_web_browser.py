@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -21,6 +22,7 @@ from cli.step import load_net
 from cpn.stepper import Stepper
 from cpn.trace import replay
 from cpn.web import WebSession
+from tests.web_nets import build_net
 
 pytest.importorskip("starlette", reason="the [web] extra is not installed")
 playwright = pytest.importorskip("playwright.sync_api",
@@ -63,13 +65,15 @@ class Page:
     """The stepping page, with what a test does on it: act and wait for
     the page to show the result, read what it shows, take a screenshot."""
 
-    def __init__(self, browser, url: str, shots: Path):
+    def __init__(self, browser, shots: Path, load: Callable[[Any], None]):
+        """A new page that ``load`` fills (going to the server's address,
+        say), ready once the stepper on it has drawn its first state."""
         self.page = browser.new_page(viewport={"width": 1400, "height": 900},
                                      accept_downloads=True)
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.shots, self.taken = shots, 0
-        self.page.goto(url)
+        load(self.page)
         self.page.wait_for_selector(".cpn-stepper[data-ready]")
 
     def act(self, do) -> None:
@@ -105,7 +109,7 @@ def test_stepping_puppet_in_the_browser(browser, tmp_path):
     session = WebSession(load_net("puppet"))
     sim = lambda: session.simulator  # noqa: E731 - loading a trace makes a new one
     with running(session) as url:
-        page = Page(browser, url, tmp_path)
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
         assert page.text(".clock") == "time 0   step 0"
         assert page.counts() == sim().marking.counts()
         assert page.page.query_selector('.drawing g.node[id="module:Scheduler"]')
@@ -183,7 +187,7 @@ def test_a_long_run_shows_progress_and_stops_in_the_browser(browser, tmp_path):
     endless.arc("Consume", "Ready", "y")  # items come back: it never ends
     session = WebSession(endless, run_limit=10**9)
     with running(session) as url:
-        page = Page(browser, url, tmp_path)
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
         page.page.click(".run-breakpoint")
         page.page.wait_for_selector(".stop:not([disabled])")
         page.page.wait_for_function(
@@ -197,3 +201,41 @@ def test_a_long_run_shows_progress_and_stops_in_the_browser(browser, tmp_path):
         assert page.text(".clock") == f"time {sim.now:g}   step {sim.steps}"
         page.shot("stopped")
         assert page.errors == []
+
+
+def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
+    """The widget's own script in Chromium, its comm played by a model
+    whose messages go to the widget's Python side and back."""
+    widget = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed") \
+        .StepperWidget(build_net())
+
+    def through_comm(request):
+        replies = []
+        widget.send = replies.append
+        widget._answer(widget, request, [])
+        return replies[0]
+
+    def load(page):
+        page.expose_function("throughComm", through_comm)
+        page.set_content(f"<style>{widget._css}</style><div class='cell'></div>")
+        page.add_script_tag(type="module", content=widget._esm + """
+            const heard = [];
+            const model = {
+              send: (message) => window.throughComm(message)
+                .then((reply) => heard.forEach((handler) => handler(reply))),
+              on: (event, handler) => heard.push(handler),
+            };
+            mount(document.querySelector(".cell"), commTransport(model));""")
+
+    page = Page(browser, tmp_path, load)
+    sim = widget.session.simulator
+    assert page.counts() == sim.marking.counts() and page.text(".net") == "shop"
+    page.click(".binding-rows tr[data-number='1'] button.fire")
+    assert sim.steps == 1 and page.counts() == sim.marking.counts()
+    page.page.fill(".run-until", "4")
+    page.click(".run-until-go")
+    assert page.text(".clock") == f"time 4   step {sim.steps}"
+    page.click('.drawing g.node[id="module:Desk"]')
+    assert page.text(".crumbs") == "shop › Desk"
+    page.shot("widget")
+    assert page.errors == []
