@@ -12,6 +12,7 @@ import pytest
 from cli.step import load_net, main_step
 from cpn import Net, Simulator, timed
 from cpn.stepper import Message, ReplayError, Stepper, replay
+from cpn.stepper.breakpoints import Recorder
 
 
 def buffer_net() -> Net:
@@ -369,4 +370,9 @@ def test_stop_ends_a_run_after_the_firing_in_progress():
     assert shown[0] == Message("fired 2 steps; stopped on request; time 0")
     assert stepper.simulator.steps == 2
     stepper.execute("n 100")  # the request was for that run only
+    assert stepper.simulator.steps == 6
+    stepper.execute("u")
+    stepper.stop()  # while no run goes on: ignored
+    stepper.recorder.fired = Recorder.fired.__get__(stepper.recorder)
+    stepper.execute("n 100")
     assert stepper.simulator.steps == 6

@@ -230,6 +230,7 @@ class Stepper:
     def _run(self, until_time: float | None = None, max_steps: int | None = None) -> str:
         sim = self.simulator
         start = sim.steps
+        self._stop.clear()  # a stop asked for before this run was for none
         try:
             result = sim.run(until_time=until_time, max_steps=max_steps,
                              stop_when=lambda _: self._stop.is_set())
