@@ -52,6 +52,17 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     what its ``build_net()`` returns), a built-in one (``puppet``), or a
     data file read with the registry ``functions`` names (a module with a
     ``FUNCTIONS`` dict)."""
+    return load_net_and_breakpoints(spec, functions)[0]
+
+
+#: What a net file's ``BREAKPOINTS`` holds, for the browser's breakpoint form.
+BREAKPOINTS_HELP = "a dict of name -> (place path, function of the place's token values)"
+
+
+def load_net_and_breakpoints(spec: str, functions: str | None = None
+                             ) -> tuple[Net | FlatNet, dict[str, tuple]]:
+    """:func:`load_net`, and the place predicates a Python net file offers
+    as breakpoints: its ``BREAKPOINTS`` dict (none for a data file)."""
     spec = BUILT_IN.get(spec, spec)
     path = Path(spec)
     if path.suffix in DATA_SUFFIXES:
@@ -59,7 +70,7 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
 
         registry = _registry(functions) if functions else {}
         try:
-            return load(path, functions=registry)
+            return load(path, functions=registry), {}
         except NetFileError as error:
             hint = ("" if functions else " (a net naming functions needs --functions "
                                          "MODULE, e.g. --functions nets.puppet)")
@@ -67,19 +78,27 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     if functions:
         raise LoadError(f"--functions {functions}: only a data file ({', '.join(DATA_SUFFIXES)})"
                         f" takes a registry; {spec} is Python and imports what it needs")
+    module = _python_module(spec, path)
+    return _net_of(module, spec), _breakpoints_of(module, spec)
+
+
+def _python_module(spec: str, path: Path):
+    """The module of a Python file or a dotted module name, imported (run)."""
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
         if not path.is_file():
             raise LoadError(f"no such file: {spec}")
-        module = _import_file(path)
-    else:
-        try:
-            module = importlib.import_module(spec)
-        except ModuleNotFoundError as error:
-            raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
-                            "or a dotted module name on the Python path)") from None
-        except Exception as error:  # noqa: BLE001 - the user's module failed
-            raise LoadError(f"importing {spec!r} failed: "
-                            f"{type(error).__name__}: {error}") from None
+        return _import_file(path)
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as error:
+        raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
+                        "or a dotted module name on the Python path)") from None
+    except Exception as error:  # noqa: BLE001 - the user's module failed
+        raise LoadError(f"importing {spec!r} failed: "
+                        f"{type(error).__name__}: {error}") from None
+
+
+def _net_of(module, spec: str) -> Net | FlatNet:
     net = getattr(module, "net", None)
     if net is None and callable(getattr(module, "build_net", None)):
         try:
@@ -95,6 +114,19 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     if not isinstance(net, (Net, FlatNet)):
         raise LoadError(f"{spec}: 'net' is a {type(net).__name__}, not a cpn.Net")
     return net
+
+
+def _breakpoints_of(module, spec: str) -> dict[str, tuple]:
+    found = getattr(module, "BREAKPOINTS", {})
+    if not isinstance(found, dict):
+        raise LoadError(f"{spec}: BREAKPOINTS is a {type(found).__name__}, not "
+                        f"{BREAKPOINTS_HELP}")
+    for name, entry in found.items():
+        if not (isinstance(name, str) and isinstance(entry, tuple) and len(entry) == 2
+                and isinstance(entry[0], str) and callable(entry[1])):
+            raise LoadError(f"{spec}: BREAKPOINTS[{name!r}] is {entry!r}; expected "
+                            f"{BREAKPOINTS_HELP}")
+    return dict(found)
 
 
 def _registry(functions: str) -> dict:
@@ -159,9 +191,9 @@ def run_step(args: argparse.Namespace) -> int:
         console.print(Text(f"cpn step: {refused}", style="red"))
         return 2
     try:
-        net = load_net(args.net, args.functions)
         if args.web:
-            return _serve(net, args, console)
+            return _serve(*load_net_and_breakpoints(args.net, args.functions), args, console)
+        net = load_net(args.net, args.functions)
         stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
     except LoadError as error:
         console.print(Text(f"cpn step: {error}", style="red"))
@@ -183,12 +215,14 @@ def _web_flags_refused(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _serve(net: Net | FlatNet, args: argparse.Namespace, console: Console) -> int:
-    """Serve the stepper to a browser on 127.0.0.1 until Ctrl-C."""
+def _serve(net: Net | FlatNet, breakpoints: dict[str, tuple], args: argparse.Namespace,
+           console: Console) -> int:
+    """Serve the stepper to a browser on 127.0.0.1 until Ctrl-C, offering
+    the net file's ``breakpoints``."""
     from rich.text import Text
 
     try:
-        from cpn.web import serve
+        from cpn.web import SessionError, WebSession, serve
         from cpn.web.server import PortInUse
     except ImportError as error:
         console.print(Text(f"cpn step --web: {error}", style="red"))
@@ -199,7 +233,12 @@ def _serve(net: Net | FlatNet, args: argparse.Namespace, console: Console) -> in
                            "(Ctrl-C stops the server)", style="bold"))
 
     try:
-        serve(net, port=args.port, seed=args.seed, announce=announce)
+        session = WebSession(net, seed=args.seed, named=breakpoints)
+    except SessionError as error:
+        console.print(Text(f"cpn step: {args.net}: {error}", style="red"))
+        return 2
+    try:
+        serve(session, port=args.port, announce=announce)
     except PortInUse as error:
         console.print(Text(f"cpn step --port: {error}", style="red"))
         return 2

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.step import load_net, main_step
+from cli.step import load_net, load_net_and_breakpoints, main_step
 from cpn import Simulator
 from cpn.stepper import Stepper, replay
 from cpn.web import SessionError, WebSession
@@ -108,7 +108,9 @@ def test_a_binding_number_from_a_stale_list_is_refused(client):
     ("/api/breakpoint", {"kind": "transition", "transition": "Leave"},
      "transition: no transition 'Leave' in net 'shop'"),
     ("/api/breakpoint", {"kind": "python", "condition": "1"},
-     "kind: expected 'place' or 'transition', not 'python'"),
+     "kind: expected 'place', 'transition' or 'named', not 'python'"),
+    ("/api/breakpoint", {"kind": "named", "name": "len(tokens) > 1"},
+     "name: no breakpoint 'len(tokens) > 1' in the net file (it has: none)"),
     ("/api/load", {"text": 3}, "text: expected the trace file's text"),
 ])
 def test_bad_fields_are_refused_naming_the_field(client, session, path, body, error):
@@ -260,6 +262,48 @@ def test_a_trace_that_does_not_fit_is_refused_and_the_session_kept(client, sessi
     assert refused.json()["error"].startswith("other.jsonl: step 1: Arrive<order=9> at "
                                               "time 0 is not enabled")
     assert session.simulator.steps == 1
+
+
+def test_a_net_files_named_breakpoint_is_offered_and_stops_the_run():
+    net, named = load_net_and_breakpoints(str(NET_FILE))
+    session = WebSession(net, named=named)
+    assert session.state(svg=False)["named"] == ["a big order is done"]
+    session.add_breakpoint({"kind": "named", "name": "a big order is done"})
+    session.run()
+    assert session.wait(5)
+    state = session.state(svg=False)
+    assert {"text": "breakpoint hit: place Done when a big order is done",
+            "kind": "breakpoint"} in state["log"]
+    assert sorted(order.id for order in session.simulator.tokens("Done")) == [1, 2]
+
+
+def test_a_failing_named_breakpoint_stops_and_says_why():
+    session = WebSession(build_net(), named={"sixth": ("Queue", lambda orders: orders[5].id)})
+    session.add_breakpoint({"kind": "named", "name": "sixth"})
+    session.run(steps=3)
+    assert session.wait(5)
+    log = [line["text"] for line in session.state(svg=False)["log"]]
+    assert "  (its condition failed: IndexError: list index out of range)" in log
+
+
+@pytest.mark.parametrize("breakpoints, error", [
+    ("[]", "BREAKPOINTS is a list, not a dict of name -> (place path, function of the "
+           "place's token values)"),
+    ("{'x': ('Done',)}", "BREAKPOINTS['x'] is ('Done',); expected a dict of name -> "
+                         "(place path, function of the place's token values)"),
+])
+def test_bad_breakpoints_in_a_net_file_are_refused(tmp_path, breakpoints, error, capsys):
+    file = tmp_path / "shop.py"
+    file.write_text(f"from tests.web_nets import build_net\nnet = build_net()\n"
+                    f"BREAKPOINTS = {breakpoints}\n")
+    assert main_step(["step", str(file), "--web"]) == 2
+    assert " ".join(capsys.readouterr().out.split()) == f"cpn step: {file}: {error}"
+
+
+def test_a_named_breakpoint_on_a_missing_place_is_refused():
+    with pytest.raises(SessionError, match=r"^BREAKPOINTS\['late'\]: no place 'Gone' in "
+                                           r"net 'shop'$"):
+        WebSession(build_net(), named={"late": ("Gone", len)})
 
 
 # -- cpn step --web ----------------------------------------------------------

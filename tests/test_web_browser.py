@@ -22,7 +22,7 @@ from cli.step import load_net
 from cpn.stepper import Stepper
 from cpn.trace import replay
 from cpn.web import WebSession
-from tests.web_nets import build_net
+from tests.web_nets import BREAKPOINTS, build_net
 
 pytest.importorskip("starlette", reason="the [web] extra is not installed")
 playwright = pytest.importorskip("playwright.sync_api",
@@ -207,7 +207,7 @@ def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
     """The widget's own script in Chromium, its comm played by a model
     whose messages go to the widget's Python side and back."""
     widget = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed") \
-        .StepperWidget(build_net())
+        .StepperWidget(WebSession(build_net(), named=BREAKPOINTS))
 
     def through_comm(request):
         replies = []
@@ -237,5 +237,9 @@ def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
     assert page.text(".clock") == f"time 4   step {sim.steps}"
     page.click('.drawing g.node[id="module:Desk"]')
     assert page.text(".crumbs") == "shop › Desk"
+    page.click(".bp-named-form button")  # the net file's "a big order is done"
+    page.click(".run-breakpoint")
+    assert "breakpoint hit: place Done when a big order is done" in page.log()
+    assert page.counts()["Done"] == 2
     page.shot("widget")
     assert page.errors == []

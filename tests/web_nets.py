@@ -1,6 +1,7 @@
 """A small net for the browser front end's tests: a module instance (a
 substitution transition), records as tokens, timed places.  It is also a
-net file (``cpn step tests/web_nets.py --web``), as a user would write."""
+net file (``cpn step tests/web_nets.py --web``), as a user would write,
+with a breakpoint the page offers by name."""
 
 from __future__ import annotations
 
@@ -46,3 +47,9 @@ def build_net() -> Net:
     shop.arc("Arrive", "Queue", "order")
     shop.substitution("Desk", desk, {"In": "Queue", "Out": "Done"})
     return shop
+
+
+#: Place predicates the page offers as breakpoints, by name.
+BREAKPOINTS = {
+    "a big order is done": ("Done", lambda orders: any(order.size >= 5 for order in orders)),
+}

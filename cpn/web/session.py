@@ -19,7 +19,7 @@ import math
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from ..errors import BindingError, ColourError, NetError
 from ..flatten import FlatNet
@@ -28,7 +28,7 @@ from ..stepper import Message, Stepper, Table
 from ..stepper.breakpoints import SessionBreakpoint
 from ..trace import load_trace, replay_on, save_trace
 from .errors import SessionError
-from .predicates import place_breakpoint, transition_breakpoint
+from .predicates import check_named, named_breakpoint, place_breakpoint, transition_breakpoint
 from .views import bindings_view, drawing, places_view, token_table, waiting_text
 
 #: What the page's log keeps of what the stepper shows (the status it
@@ -43,14 +43,19 @@ class WebSession:
     """One net being stepped, for a page.  ``net`` is kept whole so that
     each module of the hierarchy can be drawn."""
 
-    def __init__(self, net: Net | FlatNet, seed: int | None = 0, run_limit: int = 1_000_000):
+    def __init__(self, net: Net | FlatNet, seed: int | None = 0, run_limit: int = 1_000_000,
+                 named: Mapping[str, tuple[str, Callable]] | None = None):
+        """``named`` are the place predicates a net file offers as
+        breakpoints: name -> (place path, function of its token values)."""
         self.net = net
+        self.named = dict(named or {})
         self.run_limit = run_limit
         self._lock = threading.Lock()
         self._runner: threading.Thread | None = None
         self._run_goal: dict[str, float] = {}
         self._log: list[dict[str, str]] = []
         self._start(seed)
+        check_named(self.simulator, self.named)
 
     def _start(self, seed: int | None) -> None:
         self.stepper = Stepper(self.net, seed=seed, show=self._shown,
@@ -158,15 +163,19 @@ class WebSession:
     def add_breakpoint(self, form: dict[str, Any]) -> None:
         """A breakpoint from the page's form: ``{"kind": "transition",
         "transition": PATH}`` or ``{"kind": "place", "place": PATH, "op":
-        ">=", "count": 2}``."""
+        ">=", "count": 2}`` or ``{"kind": "named", "name": NAME}`` (a
+        predicate of the net file)."""
         kind = form.get("kind")
         if kind == "transition":
             entry = transition_breakpoint(self.simulator, form.get("transition"))
         elif kind == "place":
             entry = place_breakpoint(self.simulator, form.get("place"), form.get("op"),
                                      form.get("count"))
+        elif kind == "named":
+            entry = named_breakpoint(self.simulator, form.get("name"), self.named)
         else:
-            raise SessionError(f"kind: expected 'place' or 'transition', not {kind!r}")
+            raise SessionError(f"kind: expected 'place', 'transition' or 'named', "
+                               f"not {kind!r}")
         with self._locked():
             self._add(entry)
 
@@ -237,6 +246,7 @@ class WebSession:
                 "bindings": bindings, "enabled": total,
                 "waiting": "" if total else waiting_text(sim),
                 "breakpoints": [bp.text for bp in stepper.recorder.breakpoints],
+                "named": list(self.named),
                 "can_undo": stepper.can_undo, "can_redo": stepper.can_redo,
                 "log": log,
                 "svg": drawing(self.net, sim, module) if svg else None,

@@ -72,6 +72,10 @@ const MARKUP = `
         <input class="bp-count" type="number" min="0" step="1" value="1"> tokens
         <button>Add</button>
       </form>
+      <form class="bp-named-form row" hidden>
+        <label>when <select class="bp-named"></select> holds (from the net file)</label>
+        <button>Add</button>
+      </form>
       <ol class="bp-list"></ol>
     </section>
     <section>
@@ -277,6 +281,8 @@ export function mount(root, transport) {
   }
 
   function renderBreakpoints(state) {
+    $("bp-named-form").hidden = state.named.length === 0;
+    fillSelect($("bp-named"), state.named);
     $("bp-list").replaceChildren(...state.breakpoints.map((text, k) => {
       const item = element("li", text);
       const remove = element("button", "remove");
@@ -337,6 +343,10 @@ export function mount(root, transport) {
     event.preventDefault();
     command("breakpoint", { kind: "place", place: $("bp-place").value,
                             op: $("bp-op").value, count: Number($("bp-count").value) });
+  };
+  $("bp-named-form").onsubmit = (event) => {
+    event.preventDefault();
+    command("breakpoint", { kind: "named", name: $("bp-named").value });
   };
   $("load-trace").onchange = async (event) => {
     const file = event.target.files[0];
