@@ -245,6 +245,7 @@ def test_a_saved_trace_replays_in_cpn_replay_and_loads_back(client, session, tmp
                                            "name": "saved.jsonl"}).status_code == 200
     assert session.simulator.marking.freeze() == reached
     state = client.get("/api/state").json()
+    assert state["version"] == 3  # the run, the undo, the load: a version is never reused
     assert state["log"][-1]["text"] == (f"replayed {len(download['text'].splitlines()) - 1} "
                                         "firings of saved.jsonl: time 4, "
                                         f"step {state['step']}")

@@ -54,13 +54,15 @@ class WebSession:
         self._runner: threading.Thread | None = None
         self._run_goal: dict[str, float] = {}
         self._log: list[dict[str, str]] = []
+        # Counts changes of state, never going back: the binding numbers a
+        # page shows are those of one version.
+        self.version = 0
         self._start(seed)
         check_named(self.simulator, self.named)
 
     def _start(self, seed: int | None) -> None:
         self.stepper = Stepper(self.net, seed=seed, show=self._shown,
                                run_limit=self.run_limit)
-        self.version = 0  # counts changes of state: a page's binding numbers are of one
 
     @property
     def simulator(self):
@@ -91,10 +93,12 @@ class WebSession:
         """Fire binding ``number`` (from 1) of the enabled list the page
         showed at ``version``; refused if the state has changed since."""
         number = _whole(number, "number")
-        if version is not None and _whole(version, "version") != self.version:
-            raise SessionError("the marking changed since this list was shown; "
-                               "it has been refreshed", conflict=True)
-        self._command(str(number))
+        shown = None if version is None else _whole(version, "version")
+        with self._locked():
+            if shown is not None and shown != self.version:
+                raise SessionError("the marking changed since this list was shown; "
+                                   "it has been refreshed", conflict=True)
+            self._execute(str(number))
 
     def step(self) -> None:
         """Fire the binding an automatic run would choose, advancing the
@@ -222,7 +226,7 @@ class WebSession:
                 message = str(error)
                 raise SessionError(message.replace(str(path), name) if str(path) in message
                                    else f"{name}: {message}") from None
-            self.version = 1
+            self.version += 1
         self._log.append({"text": f"replayed {len(records)} firing"
                                   f"{'' if len(records) == 1 else 's'} of {name}: time "
                                   f"{self.simulator.now:g}, step {self.simulator.steps}",
