@@ -79,6 +79,9 @@ class Simulator:
         if order not in ("random", "declared"):
             raise ValueError(f"order must be 'random' or 'declared', not {order!r}")
         self.net = net.flatten() if isinstance(net, Net) else net
+        # The net as declared, modules and all (None when given flat): a
+        # notebook draws its top level with the marking.
+        self.hierarchy = net if isinstance(net, Net) else None
         self.transitions: list[CompiledTransition] = _compiled(self.net)
         self.order = order
         self.seed = seed
@@ -285,8 +288,18 @@ class Simulator:
         return f"{self._headline()}\n{self._occupied()}"
 
     def _repr_html_(self) -> str:
-        """The same table as the text, for Jupyter."""
-        return f"<p>{html.escape(self._headline())}</p>{self._occupied()._repr_html_()}"
+        """For Jupyter: the net drawn with its marking (the top level, the
+        transitions with an enabled binding highlighted) when Graphviz is
+        installed, then the same table as the text."""
+        from .drawing import DrawingError, render, to_graphviz  # drawing imports this
+
+        try:
+            svg = render(to_graphviz(self.hierarchy or self.net, self)).decode("utf-8")
+            drawing = svg[svg.index("<svg"):]
+        except (DrawingError, BindingError):  # no dot; a guard that fails is shown by enabled()
+            drawing = ""
+        return (f"<p>{html.escape(self._headline())}</p>{drawing}"
+                f"{self._occupied()._repr_html_()}")
 
     # -- enabling ------------------------------------------------------------
     def _refresh(self) -> None:
