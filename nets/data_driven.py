@@ -23,6 +23,20 @@ and with PuPPET's own capping (``nets.puppet.simulate`` with a
     PuPPET's batch scheduling without a cap: the reference the paper's
     relative changes are taken against ("the same ordering").
 
+A cap holds by default (``over_cap="reject"``): a job whose true power
+alone, on an otherwise idle machine, breaks the cap (its highest value,
+for a cap that changes) is rejected before the run and listed with the
+reason (``DataDrivenResult.rejected``, metric ``rejected_jobs``); a job
+that the scheduler only *believes* breaks it alone (an estimate, the
+naive peak) starts once nothing else runs.  With ``over_cap="run"``, the
+paper's rule, nothing is rejected and such a job starts as soon as its
+nodes are free, breaking the cap while it runs.  Two things can still
+take power over a cap that holds them: a cap that falls while jobs run
+(nothing stops them), and a job the learner underestimates (its project's
+profile below its own power, or a power above the device's peak, which
+Table I's tail has): both show in ``capping_success_rate`` and
+``cap_exceeded_s``.
+
 >>> from modules.job import Job
 >>> jobs = [Job(i, 0, 7200, 1024, 7200, jp=60_000.0, user=1, group=1) for i in range(3)]
 >>> config = DataDrivenConfig(machine_nodes=3072, idle_fraction=0.0,
@@ -74,9 +88,10 @@ from modules.power_samples import NoisyProfile, SampleTable
 from modules.data_driven_allocation import (NAIVE_RULES, Sampler, measured_allocation,
                                             naive_allocation)
 from modules.power_cap_schedule import PowerCapSchedule
-from modules.window_scheduling import WindowConfig, window_scheduling
+from modules.power_capping import over_cap_alone
+from modules.window_scheduling import OVER_CAP_RULES, WindowConfig, window_scheduling
 
-from .puppet import PuppetConfig, PuppetResult, compose, run_model
+from .puppet import PuppetConfig, PuppetResult, compose, rejected_records, run_model
 
 __all__ = ["DataDrivenConfig", "DataDrivenResult", "PowerCapSchedule", "WindowConfig",
            "LearnerConfig", "METHODS", "build_net", "simulate", "compare",
@@ -100,7 +115,10 @@ class DataDrivenConfig:
     (``NoisyProfile``), unless ``samples`` replays measured ones.
     ``csr_interval``: length of a scheduling interval for the capping
     success rate (default the sampling period, 4 minutes).  ``naive``: the
-    naive baseline's rule (``"block"`` or ``"skip"``).
+    naive baseline's rule (``"block"`` or ``"skip"``).  ``over_cap``: jobs
+    whose power alone breaks the cap are rejected (``"reject"``: the cap
+    holds) or run when the scheduler has no other option (``"run"``: the
+    paper's rule); see the module docstring.
     """
 
     machine_nodes: int
@@ -115,6 +133,7 @@ class DataDrivenConfig:
     idle_fraction: float = 0.3
     csr_interval: float = 240.0
     naive: str = "block"
+    over_cap: str = "reject"
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -123,6 +142,8 @@ class DataDrivenConfig:
             raise ValueError(f"csr_interval must be positive, not {self.csr_interval}")
         if self.naive not in NAIVE_RULES:
             raise ValueError(f"naive must be one of {NAIVE_RULES}, not {self.naive!r}")
+        if self.over_cap not in OVER_CAP_RULES:
+            raise ValueError(f"over_cap must be one of {OVER_CAP_RULES}, not {self.over_cap!r}")
         self.puppet  # validates the machine and its power
         NoisyProfile(self.sample_noise)
 
@@ -141,6 +162,15 @@ class DataDrivenConfig:
     def with_method(self, method: str) -> "DataDrivenConfig":
         return replace(self, method=method)
 
+    def rejected_jobs(self, jobs: Sequence[Job]) -> list[Job]:
+        """The ``jobs`` a capped run rejects under ``over_cap="reject"``:
+        those whose power alone, on an otherwise idle machine, breaks the
+        cap at its highest."""
+        if self.method == "uncapped" or self.over_cap != "reject" or not self.cap.capped:
+            return []
+        highest = max(watts for _, watts in self.cap.steps)
+        return over_cap_alone(jobs, self.puppet.power, self.machine_nodes, highest)
+
 
 def build_net(config: DataDrivenConfig, learner: PowerLearner | None = None):
     """The net of ``config.method``; jobs go in ``Scheduler/User``.
@@ -153,11 +183,13 @@ def build_net(config: DataDrivenConfig, learner: PowerLearner | None = None):
         return compose("NaiveCapping", puppet, started="Running", ended="Running",
                        allocation=naive_allocation(power, estimate, config.cap,
                                                    config.learner.max_node_watts,
-                                                   config.naive))
+                                                   config.machine_nodes, config.naive,
+                                                   config.over_cap))
     source = config.samples if config.samples is not None else NoisyProfile(config.sample_noise)
     scheduler = window_scheduling(config.scheduling, config.window, power,
                                   config.machine_nodes, config.cap,
-                                  learner if learner is not None else config.learner)
+                                  learner if learner is not None else config.learner,
+                                  config.over_cap)
     allocation = measured_allocation(power, estimate, Sampler(config.learner, source))
     return compose("DataDriven", puppet, started="Running", ended="Running",
                    scheduler=scheduler, allocation=allocation)
@@ -168,7 +200,8 @@ class DataDrivenResult:
     """PuPPET's result plus what the data-driven design adds: per-job
     estimate at start (``jobs`` columns ``source``, ``estimate_w``,
     ``deadlock``), changes of running jobs' estimates, the learning rate
-    per day, and the learner at the end."""
+    per day, and the learner at the end.  ``rejected``: the jobs rejected
+    before the run, with the reason."""
 
     run: PuppetResult
     decisions: pd.DataFrame
@@ -185,12 +218,23 @@ class DataDrivenResult:
     def metrics(self) -> dict:
         return self.run.metrics
 
+    @property
+    def rejected(self) -> pd.DataFrame:
+        return self.run.rejected
+
 
 def simulate(jobs: Sequence[Job], config: DataDrivenConfig, seed: int = 0,
              learner: PowerLearner | None = None, **options) -> DataDrivenResult:
     """Run ``config.method`` over ``jobs`` (times from 0, as the SWF reader
-    gives them; ``options`` as ``nets.puppet.run_model``)."""
+    gives them; ``options`` as ``nets.puppet.run_model``).  Jobs whose
+    power alone breaks the cap are rejected first (``config.rejected_jobs``)."""
+    offset = options.get("time_offset", 0.0)
+    rejected = config.rejected_jobs(jobs)
+    refused = {job.id for job in rejected}
+    jobs = [job for job in jobs if job.id not in refused]
     result, sim = run_model(build_net(config, learner), jobs, config.puppet, seed, **options)
+    result.rejected = rejected_records(rejected, offset)
+    result.metrics["rejected_jobs"] = len(rejected)
     decisions = profile_changes = pd.DataFrame()
     final_learner = None
     if config.method == "knapsack":
@@ -210,8 +254,7 @@ def simulate(jobs: Sequence[Job], config: DataDrivenConfig, seed: int = 0,
     finished = set(result.jobs["job_id"])
     unfinished = [job.id for job in jobs if job.id not in finished]
     result.metrics.update(_capping_metrics(result, config, decisions, profile_changes,
-                                           unfinished, sim.steps,
-                                           options.get("time_offset", 0.0)))
+                                           unfinished, sim.steps, offset))
     return DataDrivenResult(result, decisions, profile_changes, learning_rate(decisions),
                             final_learner, unfinished)
 
@@ -243,7 +286,8 @@ def _capping_metrics(result: PuppetResult, config: DataDrivenConfig, decisions: 
     metrics["config_data_driven"] = {
         "method": config.method, "window": asdict(config.window),
         "learner": asdict(config.learner), "sample_noise": config.sample_noise,
-        "csr_interval": config.csr_interval, "naive": config.naive}
+        "csr_interval": config.csr_interval, "naive": config.naive,
+        "over_cap": config.over_cap}
     return metrics
 
 
@@ -326,6 +370,7 @@ def compare(jobs: Sequence[Job], config: DataDrivenConfig,
                      "wait_mean_s": m["wait_mean_s"],
                      "power_peak_w": m["power_peak_w"], "energy_kwh": m["energy_kwh"],
                      "unfinished_jobs": m["unfinished_jobs"],
+                     "rejected_jobs": m["rejected_jobs"],
                      "deadlock_starts": m.get("deadlock_starts", 0)})
     frame = pd.DataFrame(rows).set_index("method")
     base = frame.loc["uncapped"]
