@@ -12,3 +12,6 @@ THESIS_POLICIES = ("easy", "upas", "bsld_driven", "pb_guided", "max_job_perf")
 #: Mira's whole-machine MTTF, the default failure rate
 #: (``studies.experiment.MIRA_SYSTEM_MTTF_HOURS``).
 MIRA_SYSTEM_MTTF_HOURS = 46.45
+#: The data-driven study's rules for jobs over the cap alone
+#: (``modules.window_scheduling.OVER_CAP_RULES``).
+DATA_DRIVEN_OVER_CAP = ("reject", "run")

@@ -61,7 +61,8 @@ class StudyOptions:
     ``profile_seed`` and ``profiles``.  The runs: ``policies``, ``values``
     (of the parameter a figure varies), ``seeds``, ``cap`` (a fraction of the
     uncapped peak) and ``cap_month`` (whose uncapped peak); for TOPPER,
-    ``unit_nodes``, ``system_mttf_hours`` and ``on_failure``.
+    ``unit_nodes``, ``system_mttf_hours`` and ``on_failure``; for the
+    data-driven study, ``over_cap`` (``"reject"`` or ``"run"``).
     """
 
     trace: str | None = None
@@ -77,6 +78,7 @@ class StudyOptions:
     unit_nodes: int | None = None
     system_mttf_hours: float | None = None
     on_failure: str | None = None
+    over_cap: str | None = None
     cpus: int | None = None
     jobs: tuple[int, int] | None = None
     profile_seed: int | None = None

@@ -78,6 +78,8 @@ def test_the_parsers_choices_are_the_models_own():
     assert cli.choices.POWER_OPTIONS == POWER_OPTIONS
     assert cli.choices.THESIS_POLICIES == POLICIES
     assert cli.choices.MIRA_SYSTEM_MTTF_HOURS == MIRA_SYSTEM_MTTF_HOURS
+    from modules.window_scheduling import OVER_CAP_RULES
+    assert cli.choices.DATA_DRIVEN_OVER_CAP == OVER_CAP_RULES
     from cli.validate import PERIODS as PERIODS_SHOWN
     from cli.workload import SIZE_UNITS as SIZE_UNITS_SHOWN
     from modules.swf import SIZE_UNITS
