@@ -204,6 +204,20 @@ def test_a_job_believed_over_the_cap_alone_waits_for_an_idle_machine_so_the_cap_
     assert paper.metrics["cap_exceeded_s"] == 100 and paper.metrics["max_excess_w"] == 30
 
 
+def test_an_estimate_below_the_true_power_still_takes_power_over_the_cap():
+    # J2 is new; its project is known at 50 W a node, J2 draws 90.  Planned
+    # at 100 W beside J1's 100 W it fits the 200 W cap; 280 W run instead.
+    # Neither job breaks the cap alone, so neither is rejected.
+    jobs = [job(1, 0, 1000, 1, 100), job(2, 10, 500, 2, 180, user=2, group=7)]
+    setup = config(4, 200, oracle=False)
+    learner = PowerLearner(setup.learner).with_history(jobs[0], [100.0] * 20)
+    learner = learner.with_history(job(99, 0, 1, 2, 100, user=99, group=7), [50.0] * 20)
+    result = simulate(jobs, setup, learner=learner)
+    assert starts(result) == {1: 0, 2: 10} and list(result.jobs["source"]) == ["job", "project"]
+    assert result.metrics["max_excess_w"] == 80 and result.metrics["cap_exceeded_s"] == 500
+    assert len(result.rejected) == 0
+
+
 def test_naive_capping_assumes_peak_power_and_blocks_the_queue():
     jobs = [job(1, 0, 100, 1, 50), job(2, 1, 100, 2, 100), job(3, 2, 10, 1, 50)]
     naive = simulate(jobs, config(4, 220, method="naive"))
