@@ -51,7 +51,8 @@ PAPER_CAPS = (0.417, 0.625, 0.833)
 class DataDrivenRun:
     """One run.  ``month``: the synthetic month's seed, or the 30-day
     window of the trace (``None``: the whole trace); ``cap_share``: the
-    cap over the machine's peak (cleared for ``uncapped``);
+    cap over the machine's peak (cleared for ``uncapped``, and
+    ``over_cap`` set to its default);
     ``procs_per_node``, ``machine_nodes``: as the SWF reader takes them
     (the synthetic machine's size for ``synthetic``)."""
 
@@ -71,8 +72,9 @@ class DataDrivenRun:
             raise ValueError(f"method must be one of {METHODS}, not {self.method!r}")
         if self.over_cap not in OVER_CAP_RULES:
             raise ValueError(f"over_cap must be one of {OVER_CAP_RULES}, not {self.over_cap!r}")
-        if self.method == "uncapped":
+        if self.method == "uncapped":  # neither acts: one uncapped run for every rule
             object.__setattr__(self, "cap_share", None)
+            object.__setattr__(self, "over_cap", "reject")
         elif self.cap_share is None or not 0 < self.cap_share:
             raise ValueError(f"a capped run needs a positive cap_share, not {self.cap_share}")
         if self.trace == SYNTHETIC and self.month is None:

@@ -25,6 +25,8 @@ def trace(tmp_path_factory) -> Path:
 def test_runs_declare_the_papers_setting_and_their_uncapped_baseline(tmp_path):
     run = DataDrivenRun(method="naive", cap_share=0.417, policy="wfp")
     assert run.baseline() == DataDrivenRun(method="uncapped", policy="wfp", cap_share=None)
+    paper = DataDrivenRun(method="naive", cap_share=0.417, policy="wfp", over_cap="run")
+    assert paper.baseline().key() == run.baseline().key()  # one uncapped run for both rules
     again = DataDrivenRun.from_dict(json.loads(json.dumps(run.to_dict())))
     assert again == run and again.key() == run.key()
     config = run.config(49_152)
