@@ -57,7 +57,11 @@ Metrics added to PuPPET's (``modules/metrics.py``):
   end, in which the measured system power never exceeds ``Pcap(t)``;
   ``scheduling_intervals``, ``intervals_over_cap``, ``cap_exceeded_s``
   (time over the cap) and ``max_excess_w`` (the worst excess);
-- ``deadlock_starts``: jobs started by the deadlock rule;
+- ``deadlock_starts``: jobs started by the deadlock rule (naive: jobs
+  that at peak power broke the cap alone, started by its ``over_cap``
+  rule; ``jobs`` column ``deadlock`` says which);
+  ``underestimated_starts`` (knapsack): jobs planned below their true
+  power;
   ``unfinished_jobs``: jobs that never ran (``deadlock="wait"`` under a
   cap that never rises);
 - ``learning_rate`` (section VIII-A): the share of started jobs whose
@@ -251,12 +255,25 @@ def simulate(jobs: Sequence[Job], config: DataDrivenConfig, seed: int = 0,
             frame["source"] = frame["job_id"].map(planned["source"])
             frame["estimate_w"] = frame["job_id"].map(planned["watts_per_node"]) * frame["nodes"]
             frame["deadlock"] = frame["job_id"].map(planned["deadlock"]).astype(bool)
+    if config.method == "naive" and len(result.jobs):
+        result.jobs["deadlock"] = _believed_over_cap_alone(result.jobs, config, offset)
     finished = set(result.jobs["job_id"])
     unfinished = [job.id for job in jobs if job.id not in finished]
     result.metrics.update(_capping_metrics(result, config, decisions, profile_changes,
                                            unfinished, sim.steps, offset))
     return DataDrivenResult(result, decisions, profile_changes, learning_rate(decisions),
                             final_learner, unfinished)
+
+
+def _believed_over_cap_alone(jobs: pd.DataFrame, config: DataDrivenConfig,
+                             offset: float) -> pd.Series:
+    """Which of the naive run's ``jobs`` started although, at the peak
+    power it assumes, each broke the cap of its start alone: the jobs its
+    ``over_cap`` rule let through."""
+    power = config.puppet.power
+    peak = jobs["nodes"] * (config.learner.max_node_watts - power.idle_node_watts)
+    cap = config.cap.at_times(jobs["start"].to_numpy(dtype=float) - offset)
+    return power.idle_system(config.machine_nodes) + peak > cap
 
 
 def _capping_metrics(result: PuppetResult, config: DataDrivenConfig, decisions: pd.DataFrame,
@@ -271,13 +288,16 @@ def _capping_metrics(result: PuppetResult, config: DataDrivenConfig, decisions: 
     times = np.asarray(result.power_times) - offset  # the cap is in simulation time
     metrics.update(capping_success_rate(times, result.power_watts, end - offset,
                                         config.cap, config.csr_interval, details=True))
+    if config.method != "uncapped":
+        metrics["deadlock_starts"] = int(result.jobs["deadlock"].sum())
     if config.method == "knapsack":
         rate = learning_rate(decisions)
         period = config.learner.period
         first = np.ceil((result.jobs["start"] - offset) / period) * period + period
         samples = np.floor((result.jobs["end"] - offset - first) / period) + 1
         metrics.update({
-            "deadlock_starts": int(decisions["deadlock"].sum()),
+            "underestimated_starts": int((result.jobs["estimate_w"]
+                                          < result.jobs["power"]).sum()),
             "profile_changes": int(len(profile_changes)),
             "power_samples": int(np.clip(samples, 0, None).sum()),
             "learning_rate": float(rate["cumulative_known"].iloc[-1]) if len(rate) else math.nan,

@@ -31,11 +31,12 @@ POLICIES = ("fcfs", "wfp")
 #: A run's numbers that the table takes, per method.
 MEASURES = {"capping_success_rate": "csr", "wait_mean_s": "wait_mean_s",
             "utilization_window": "utilization", "cap_exceeded_s": "cap_exceeded_s",
-            "rejected_jobs": "rejected_jobs", "deadlock_starts": "deadlock_starts"}
+            "rejected_jobs": "rejected_jobs", "deadlock_starts": "deadlock_starts",
+            "underestimated_starts": "underestimated_starts"}
 SHOWN = ["policy", "month", "cap_share", "csr_knapsack", "csr_naive",
          "wait_change_knapsack", "wait_change_naive", "wait_improvement",
          "utilization_change_knapsack", "utilization_change_naive", "utilization_improvement",
-         "rejected_jobs_knapsack"]
+         "rejected_jobs_knapsack", "deadlock_starts_naive", "underestimated_starts_knapsack"]
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class DataDrivenDesign:
                 "wait_mean_s_uncapped": uncapped["wait_mean_s"],
                 "utilization_uncapped": uncapped["utilization_window"]})
             for source, name in MEASURES.items():
-                row[f"{name}_{run.method}"] = record[source]
+                row[f"{name}_{run.method}"] = record.get(source)
             row[f"wait_change_{run.method}"] = record["wait_mean_s"] / uncapped["wait_mean_s"] - 1
             row[f"utilization_change_{run.method}"] = (record["utilization_window"]
                                                        / uncapped["utilization_window"] - 1)

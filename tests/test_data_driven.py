@@ -215,6 +215,7 @@ def test_an_estimate_below_the_true_power_still_takes_power_over_the_cap():
     result = simulate(jobs, setup, learner=learner)
     assert starts(result) == {1: 0, 2: 10} and list(result.jobs["source"]) == ["job", "project"]
     assert result.metrics["max_excess_w"] == 80 and result.metrics["cap_exceeded_s"] == 500
+    assert result.metrics["underestimated_starts"] == 1
     assert len(result.rejected) == 0
 
 
@@ -237,6 +238,8 @@ def test_naive_capping_assumes_peak_power_and_blocks_the_queue():
     big = [job(1, 0, 100, 1, 100), job(2, 1, 100, 3, 150)]
     holding = simulate(big, config(4, 220, method="naive"))
     assert starts(holding) == {1: 0, 2: 100} and holding.metrics["cap_exceeded_s"] == 0
+    assert list(holding.jobs["deadlock"]) == [False, True]
+    assert holding.metrics["deadlock_starts"] == 1
     paper = simulate(big, config(4, 220, method="naive", over_cap="run"))
     assert starts(paper) == {1: 0, 2: 1} and paper.metrics["max_excess_w"] == 30
 
