@@ -70,7 +70,8 @@ class DataDrivenDesign:
                 runs.append((_label(uncapped), uncapped))
                 for cap in PAPER_CAPS:
                     for method in ("naive", "knapsack"):
-                        run = replace(uncapped, method=method, cap_share=cap)
+                        run = replace(base, month=month, policy=policy, method=method,
+                                      cap_share=cap)
                         runs.append((_label(run), run))
         return runs
 

@@ -11,6 +11,7 @@ from cli.main import main as cpn
 from studies import data_driven_findings as findings
 from studies.data_driven_run import DataDrivenRun
 from studies.registry import find_study
+from studies.study import StudyOptions
 from tiny_traces import write_two_month_trace
 
 
@@ -36,6 +37,17 @@ def test_runs_declare_the_papers_setting_and_their_uncapped_baseline(tmp_path):
         DataDrivenRun(over_cap="run_alone")
     with pytest.raises(ValueError, match="needs a positive cap_share"):
         DataDrivenRun(cap_share=None)
+
+
+def test_the_studys_capped_runs_follow_the_over_cap_option():
+    design = find_study("data_driven").design
+    options = StudyOptions(over_cap="run", months=[0], policies=["wfp"])
+    runs = [run for _, run in design.runs(design.base(options), options)]
+    assert [(run.method, run.cap_share, run.over_cap) for run in runs] == [
+        ("uncapped", None, "reject"),
+        ("naive", 0.417, "run"), ("knapsack", 0.417, "run"),
+        ("naive", 0.625, "run"), ("knapsack", 0.625, "run"),
+        ("naive", 0.833, "run"), ("knapsack", 0.833, "run")]
 
 
 def test_study_on_the_tiny_trace_gives_these_verdicts(trace, tmp_path, capsys):
