@@ -43,7 +43,7 @@ SHOWN = ["policy", "month", "cap_share", "csr_knapsack", "csr_naive",
 class DataDrivenDesign:
     """Months x queue orders x (uncapped, and naive and knapsack at each cap)."""
 
-    paper: ClassVar[str] = "Data-driven (Wallace et al.)"
+    paper: ClassVar[str] = "Data-driven"
     results: ClassVar[str] = "out/data_driven_runs"
     options: ClassVar[frozenset[str]] = frozenset({
         "trace", "months", "procs_per_node", "machine_nodes", "policies", "over_cap"})
@@ -156,6 +156,6 @@ def _label(run: DataDrivenRun) -> str:
 
 DATA_DRIVEN_STUDIES = (
     Study("data_driven", "Figs. 6, 8-11",
-          "power-aware scheduling against naive capping (section VIII)",
+          "power-aware scheduling against naive capping (Wallace et al., section VIII)",
           DataDrivenDesign(), findings.checks),
 )

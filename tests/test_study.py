@@ -33,7 +33,7 @@ def test_one_registry_holds_every_study_of_the_three_papers():
     assert all(isinstance(study, Study) for study in STUDIES.values())
     papers = [study.paper for study in STUDIES.values()]
     assert papers == (["PuPPET"] * 7 + ["TOPPER"] * 7 + ["DVFS thesis"] * 5
-                      + ["Data-driven (Wallace et al.)"])
+                      + ["Data-driven"])
     assert find_study("topper_fig13").heading == "TOPPER Fig. 13: redundancy degree r (\u03b3 = 30 %)"
     with pytest.raises(ValueError, match="no study 'fig9'; the studies are fig10, fig11"):
         find_study("fig9")
