@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from modules.batch_scheduling import SchedulingConfig
+from modules.power_cap_measures import MONTH_SECONDS
 from modules.power_profile import MIRA_2014_TABLE_I, assign_rack_power
 from modules.swf import read_swf
 from modules.synthetic import SyntheticConfig, synthetic_month
@@ -42,7 +43,6 @@ from .run_keys import absolute_path, run_key
 
 MODEL = "data_driven"
 SYNTHETIC = "synthetic"
-MONTH_SECONDS = 30 * 86_400.0
 #: The paper's caps: 2,000, 3,000 and 4,000 kW of Mira's 4,800 kW peak.
 PAPER_CAPS = (0.417, 0.625, 0.833)
 
