@@ -28,3 +28,6 @@ OVERRUNS = ("keep", "clamp")
 FAILURE_FORMATS = ("csv", "ras")
 #: Which sleeping nodes boot first (``modules.node_power.POWER_ON_ORDERS``).
 POWER_ON_ORDERS = ("name", "wear")
+#: The data-driven study's rules for jobs over the cap alone
+#: (``modules.window_scheduling.OVER_CAP_RULES``).
+DATA_DRIVEN_OVER_CAP = ("reject", "run")

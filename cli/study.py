@@ -19,6 +19,7 @@ from modules.resilience import ON_FAILURE
 from .capping import CAP_MONTH_HELP, cap_month, parse_cap
 from .choices import MIRA_SYSTEM_MTTF_HOURS
 from .resilience import check_one_failure_rate
+from .choices import DATA_DRIVEN_OVER_CAP
 from .values import job_numbers, non_negative_int, positive_float, positive_int
 
 
@@ -60,7 +61,8 @@ def _share(text: str) -> float:
 def add_study_parser(subparsers) -> None:
     study = subparsers.add_parser(
         "study", help="run one of the papers' studies (cpn study --list)",
-        description="Run a study of the PuPPET or TOPPER paper or of the DVFS thesis: its "
+        description="Run a study of the PuPPET, TOPPER or data-driven paper or of the DVFS "
+                    "thesis: its "
                     "runs (resumable, in parallel, shared through --results), then "
                     "OUT/NAME.csv, OUT/NAME.png and OUT/NAME_checks.txt, the paper's "
                     "findings as PASS/DIFFERS checks on what was measured.  A study "
@@ -70,7 +72,7 @@ def add_study_parser(subparsers) -> None:
     study.add_argument("name", nargs="?", help="the study (see --list)")
     study.add_argument("--list", action="store_true", help="list the studies and stop")
     _add_workload_options(study.add_argument_group("workload"))
-    _add_run_options(study.add_argument_group("runs (PuPPET, TOPPER)"))
+    _add_run_options(study.add_argument_group("runs (PuPPET, TOPPER, data-driven)"))
     _add_execution_options(study.add_argument_group("execution"))
     study.set_defaults(func=command_study)
 
@@ -118,6 +120,11 @@ def _add_run_options(runs) -> None:
     runs.add_argument("--system-mttf-hours", type=positive_float, help=argparse.SUPPRESS)
     runs.add_argument("--on-failure", choices=ON_FAILURE,
                       help="TOPPER: a failed job keeps its units (default) or is requeued")
+    runs.add_argument("--over-cap", choices=DATA_DRIVEN_OVER_CAP,
+                      help="data-driven: jobs whose power alone breaks the cap are "
+                           "rejected, the cap holds (reject, the default), or run when "
+                           "the scheduler has no other option, breaking it (run: the "
+                           "paper's rule)")
 
 
 def _add_execution_options(execution) -> None:

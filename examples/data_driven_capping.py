@@ -100,14 +100,15 @@ def study(jobs, nodes, policy: str, plot_dir: Path | None):
     base = frame.loc["uncapped"]
     utilization = window_utilization(skip.jobs, nodes, 0.0, max(j.st for j in jobs))
     frame.loc["naive_skip", ["capping_success_rate", "utilization", "utilization_makespan",
-                             "wait_mean_s", "utilization_change", "wait_change"]] = [
+                             "wait_mean_s", "utilization_change", "wait_change",
+                             "rejected_jobs"]] = [
         skip.metrics["capping_success_rate"], utilization, skip.metrics["utilization"],
         skip.metrics["wait_mean_s"], utilization / base["utilization"] - 1,
-        skip.metrics["wait_mean_s"] / base["wait_mean_s"] - 1]
+        skip.metrics["wait_mean_s"] / base["wait_mean_s"] - 1, skip.metrics["rejected_jobs"]]
     frame = pd.concat([frame, puppet_capping(jobs, setup, cap_watts, base)])
     seconds = time.process_time() - began
     columns = ["capping_success_rate", "utilization", "wait_mean_s", "utilization_change",
-               "wait_change", "deadlock_starts"]
+               "wait_change", "deadlock_starts", "rejected_jobs"]
     print(f"\n{policy.upper()}: cap {cap_watts / 1e3:,.0f} kW = 62.5 % of the "
           f"{setup.peak_watts / 1e3:,.0f} kW peak; uncapped peak "
           f"{base['power_peak_w'] / 1e3:,.0f} kW ({seconds:.0f} s of CPU); utilization over "

@@ -14,13 +14,26 @@ as ``allocation=``.
     the last one.  One firing per job per period.
 
 :func:`naive_allocation` (with PuPPET's batch scheduling)
-    The paper's baseline: jobs leave the head of the queue one by one and
-    each new job is assumed to draw the machine maximum; the system's
-    measured power is known.  The head job starts when that keeps power at
-    or under the cap, else it and its successors go back to the queue
-    (``rule="block"``: PuPPET's BLOCK with every job at peak power), or it
-    alone and the next selected job is tried (``"skip"``).  A job that
-    alone breaks the cap starts when nothing else runs.
+    The paper's baseline (section VIII-C): "a simple augmentation of the
+    traditional one-to-one scheduling design such that it is able to know
+    what the current power consumption of the system is.  It assumes that
+    the power consumption of a job is the theoretical maximum."  Each
+    selected job is assumed to draw the device's peak on every node; the
+    system's measured power (*Power*) is known.  The head job starts when
+    that keeps power at or under the cap, else it and its successors go
+    back to the queue (``rule="block"``: one by one, PuPPET's BLOCK with
+    every job at peak power; strictly so without EASY backfilling), or it
+    alone and the next selected job is tried (``"skip"``).
+
+    A job that at peak would break the cap even alone cannot pass that
+    test.  With ``over_cap="reject"`` (jobs whose *true* power alone
+    breaks the cap are rejected before the run) it starts once nothing
+    else runs: its true power then fits, so the cap holds, but the machine
+    drains for it.  With ``"run"`` it starts as soon as its nodes are free,
+    as the paper's own scheduler does with a deadlocked window ("the only
+    time we allow those jobs to run and violate the power cap is when we
+    have no other options"): no drain, and the cap breaks whenever its
+    true power does not fit beside what runs.
 """
 
 from __future__ import annotations
@@ -39,7 +52,7 @@ from .power_cap_schedule import PowerCapSchedule, add_power_cap
 from .power_capping import requeue
 from .power_learning import LearnerConfig, PowerLearner, RunningEstimates
 from .power_samples import NoisyProfile, PowerSample, RunSamples, SampleTable
-from .window_scheduling import ESTIMATES_FUSION, LEARNER_FUSION
+from .window_scheduling import ESTIMATES_FUSION, LEARNER_FUSION, OVER_CAP_RULES
 
 __all__ = ["ProfileChange", "Sampler", "measured_allocation", "naive_allocation",
            "NAIVE_RULES", "P_LEARN"]
@@ -153,31 +166,42 @@ def measured_allocation(power: PowerModel, estimate: str, sampler: Sampler) -> N
 
 @dataclass(frozen=True)
 class NaiveRule:
-    """The naive test: measured power plus the job at peak power per node."""
+    """The naive test: measured power plus the job at peak power per node;
+    for a job that at peak breaks the cap alone, the ``over_cap`` rule
+    (see the module docstring)."""
 
     power: PowerModel
     max_node_watts: float
+    machine_nodes: int
+    over_cap: str = "reject"
 
     def fits(self, job: Job, watts: float, running: Mapping, cap: float) -> bool:
         delta = job.js * (self.max_node_watts - self.power.idle_node_watts)
-        return watts + delta <= cap or not running
+        if watts + delta <= cap:
+            return True
+        over_alone = self.power.idle_system(self.machine_nodes) + delta > cap
+        return over_alone and (self.over_cap == "run" or not running)
 
 
 NAIVE_RULES = ("block", "skip")
 
 
 def naive_allocation(power: PowerModel, estimate: str, cap: PowerCapSchedule,
-                     max_node_watts: float, rule: str = "block") -> Net:
+                     max_node_watts: float, machine_nodes: int, rule: str = "block",
+                     over_cap: str = "reject") -> Net:
     """The naive capping baseline (section VIII-C); ports as
     :func:`measured_allocation`.  Use with PuPPET's batch scheduling.
     ``rule``: a selected job that would break the cap goes back to the
     queue with every job behind it (``"block"``: strictly one by one from
     the head) or alone, the next selected job being tried (``"skip"``: the
     power test joins the node test of a scheduler that lets later jobs
-    pass)."""
+    pass).  ``over_cap``: when a job that at peak breaks the cap alone
+    starts (``OVER_CAP_RULES``)."""
     if rule not in NAIVE_RULES:
         raise ValueError(f"naive rule must be one of {NAIVE_RULES}, not {rule!r}")
-    fits = NaiveRule(power, max_node_watts).fits
+    if over_cap not in OVER_CAP_RULES:
+        raise ValueError(f"over_cap must be one of {OVER_CAP_RULES}, not {over_cap!r}")
+    fits = NaiveRule(power, max_node_watts, machine_nodes, over_cap).fits
     module = Net("NaiveAllocation", env={"busy_delta": power.busy_delta, "fits": fits,
                                          "requeue": requeue})
     _allocation_places(module)

@@ -18,11 +18,19 @@ and its source).
 
 Deadlock (section VIII-B): when every job in the window would break the
 cap alone (on an otherwise idle machine, by its estimate), and the window
-is full, the first job that entered it runs anyway once its nodes are free
-(``deadlock="run_first"``), at most one per pass; with ``deadlock="wait"``
-it waits for the cap to rise.  The paper speaks of a full window only; a
-window that cannot fill (the end of a trace) would then wait for ever on
-an idle machine, so an idle machine counts as deadlocked too.
+is full, the first job that entered it runs anyway (``deadlock=
+"run_first"``), at most one per pass; with ``deadlock="wait"`` it waits
+for the cap to rise.  The paper speaks of a full window only; a window
+that cannot fill (the end of a trace) would then wait for ever on an idle
+machine, so an idle machine counts as deadlocked too.
+
+When it runs is the policy's ``over_cap`` rule.  ``"reject"`` (the
+default, with jobs whose true power alone breaks the cap rejected before
+the run, ``nets.data_driven``): once nothing else runs, so the cap holds
+(an estimate may say the job breaks the cap alone, but its true power
+does not).  ``"run"`` (the paper's: "the first job which entered the
+window is allowed to temporarily violate the cap and run"): as soon as
+its nodes are free, whatever runs beside it.
 """
 
 from __future__ import annotations
@@ -41,12 +49,16 @@ from .power_cap_schedule import PowerCapSchedule, add_power_cap
 from .power_learning import LearnerConfig, PowerLearner, RunningEstimates
 
 __all__ = ["WindowConfig", "Decision", "WindowPolicy", "fill_window", "window_scheduling",
-           "LEARNER_FUSION", "ESTIMATES_FUSION"]
+           "LEARNER_FUSION", "ESTIMATES_FUSION", "OVER_CAP_RULES"]
 
 #: The fusion sets that the scheduler shares with ``measured_allocation``.
 LEARNER_FUSION = "power_learner"
 ESTIMATES_FUSION = "power_estimates"
 DEADLOCK_RULES = ("run_first", "wait")
+#: What becomes of jobs whose power alone breaks the cap: rejected before
+#: the run, a deadlock then waiting for an idle machine (the cap holds), or
+#: run, a deadlock breaking the cap at once (the paper's rule).
+OVER_CAP_RULES = ("reject", "run")
 
 
 @dataclass(frozen=True)
@@ -109,6 +121,7 @@ class WindowPolicy:
     machine_nodes: int
     policy: str = "fcfs"
     estimate: str = "requested"
+    over_cap: str = "reject"
 
     def solve(self, nodes: Sequence[int], weights: Sequence[float], free: int,
               budget: float) -> tuple[int, ...]:
@@ -139,7 +152,9 @@ class WindowPolicy:
                 stuck = (self.window.deadlock == "run_first"
                          and (len(window) == self.window.size or not running and not started)
                          and all(idle_machine + weight > cap for weight in weights))
-                if not stuck or window[0].js > free:
+                alone = not running and not started
+                if (not stuck or window[0].js > free
+                        or (self.over_cap == "reject" and not alone)):
                     break
                 chosen, deadlock = (0,), True
             for index in chosen:
@@ -159,14 +174,19 @@ class WindowPolicy:
 
 def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power: PowerModel,
                       machine_nodes: int, cap: PowerCapSchedule,
-                      learner: PowerLearner | LearnerConfig | None = None) -> Net:
+                      learner: PowerLearner | LearnerConfig | None = None,
+                      over_cap: str = "reject") -> Net:
     """The window scheduler; ports Queuing, Runtime Info, Nodes and
     Selected, like ``batch_scheduling``.  ``learner``: the initial learner
     (or its configuration); pair it with :func:`measured_allocation`, which
-    teaches it."""
+    teaches it.  ``over_cap``: when a deadlocked window's first job runs
+    (see the module docstring)."""
+    if over_cap not in OVER_CAP_RULES:
+        raise ValueError(f"over_cap must be one of {OVER_CAP_RULES}, not {over_cap!r}")
     if not isinstance(learner, PowerLearner):
         learner = PowerLearner(learner or LearnerConfig())
-    select = WindowPolicy(window, power, machine_nodes, scheduling.policy, scheduling.estimate)
+    select = WindowPolicy(window, power, machine_nodes, scheduling.policy, scheduling.estimate,
+                          over_cap)
     module = Net("WindowScheduling", env={"select": select})
     scheduler_base(module, overrun=scheduling.overrun)
     module.place("Window", tuple, initial=[()])

@@ -23,6 +23,20 @@ and with PuPPET's own capping (``nets.puppet.simulate`` with a
     PuPPET's batch scheduling without a cap: the reference the paper's
     relative changes are taken against ("the same ordering").
 
+A cap holds by default (``over_cap="reject"``): a job whose true power
+alone, on an otherwise idle machine, breaks the cap (its highest value,
+for a cap that changes) is rejected before the run and listed with the
+reason (``DataDrivenResult.rejected``, metric ``rejected_jobs``); a job
+that the scheduler only *believes* breaks it alone (an estimate, the
+naive peak) starts once nothing else runs.  With ``over_cap="run"``, the
+paper's rule, nothing is rejected and such a job starts as soon as its
+nodes are free, breaking the cap while it runs.  Two things can still
+take power over a cap that holds them: a cap that falls while jobs run
+(nothing stops them), and a job the learner underestimates (its project's
+profile below its own power, or a power above the device's peak, which
+Table I's tail has): both show in ``capping_success_rate`` and
+``cap_exceeded_s``.
+
 >>> from modules.job import Job
 >>> jobs = [Job(i, 0, 7200, 1024, 7200, jp=60_000.0, user=1, group=1) for i in range(3)]
 >>> config = DataDrivenConfig(machine_nodes=3072, idle_fraction=0.0,
@@ -43,7 +57,11 @@ Metrics added to PuPPET's (``modules/metrics.py``):
   end, in which the measured system power never exceeds ``Pcap(t)``;
   ``scheduling_intervals``, ``intervals_over_cap``, ``cap_exceeded_s``
   (time over the cap) and ``max_excess_w`` (the worst excess);
-- ``deadlock_starts``: jobs started by the deadlock rule;
+- ``deadlock_starts``: jobs started by the deadlock rule (naive: jobs
+  that at peak power broke the cap alone, started by its ``over_cap``
+  rule; ``jobs`` column ``deadlock`` says which);
+  ``underestimated_starts`` (knapsack): jobs planned below their true
+  power;
   ``unfinished_jobs``: jobs that never ran (``deadlock="wait"`` under a
   cap that never rises);
 - ``learning_rate`` (section VIII-A): the share of started jobs whose
@@ -68,22 +86,23 @@ import pandas as pd
 
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
-from modules.power_steps import binned_power, collapse_step_series, power_at
 from modules.power_learning import LearnerConfig, PowerLearner, learning_rate
 from modules.power_samples import NoisyProfile, SampleTable
 from modules.data_driven_allocation import (NAIVE_RULES, Sampler, measured_allocation,
                                             naive_allocation)
+from modules.power_cap_measures import (capping_success_rate, monthly_metrics,
+                                        window_utilization)
 from modules.power_cap_schedule import PowerCapSchedule
-from modules.window_scheduling import WindowConfig, window_scheduling
+from modules.power_capping import over_cap_alone
+from modules.window_scheduling import OVER_CAP_RULES, WindowConfig, window_scheduling
 
-from .puppet import PuppetConfig, PuppetResult, compose, run_model
+from .puppet import PuppetConfig, PuppetResult, compose, rejected_records, run_model
 
 __all__ = ["DataDrivenConfig", "DataDrivenResult", "PowerCapSchedule", "WindowConfig",
            "LearnerConfig", "METHODS", "build_net", "simulate", "compare",
            "capping_success_rate", "monthly_metrics", "window_utilization"]
 
 METHODS = ("knapsack", "naive", "uncapped")
-MONTH_SECONDS = 30 * 86_400.0
 
 
 @dataclass(frozen=True)
@@ -100,7 +119,10 @@ class DataDrivenConfig:
     (``NoisyProfile``), unless ``samples`` replays measured ones.
     ``csr_interval``: length of a scheduling interval for the capping
     success rate (default the sampling period, 4 minutes).  ``naive``: the
-    naive baseline's rule (``"block"`` or ``"skip"``).
+    naive baseline's rule (``"block"`` or ``"skip"``).  ``over_cap``: jobs
+    whose power alone breaks the cap are rejected (``"reject"``: the cap
+    holds) or run when the scheduler has no other option (``"run"``: the
+    paper's rule); see the module docstring.
     """
 
     machine_nodes: int
@@ -115,6 +137,7 @@ class DataDrivenConfig:
     idle_fraction: float = 0.3
     csr_interval: float = 240.0
     naive: str = "block"
+    over_cap: str = "reject"
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -123,6 +146,8 @@ class DataDrivenConfig:
             raise ValueError(f"csr_interval must be positive, not {self.csr_interval}")
         if self.naive not in NAIVE_RULES:
             raise ValueError(f"naive must be one of {NAIVE_RULES}, not {self.naive!r}")
+        if self.over_cap not in OVER_CAP_RULES:
+            raise ValueError(f"over_cap must be one of {OVER_CAP_RULES}, not {self.over_cap!r}")
         self.puppet  # validates the machine and its power
         NoisyProfile(self.sample_noise)
 
@@ -141,6 +166,15 @@ class DataDrivenConfig:
     def with_method(self, method: str) -> "DataDrivenConfig":
         return replace(self, method=method)
 
+    def rejected_jobs(self, jobs: Sequence[Job]) -> list[Job]:
+        """The ``jobs`` a capped run rejects under ``over_cap="reject"``:
+        those whose power alone, on an otherwise idle machine, breaks the
+        cap at its highest."""
+        if self.method == "uncapped" or self.over_cap != "reject" or not self.cap.capped:
+            return []
+        highest = max(watts for _, watts in self.cap.steps)
+        return over_cap_alone(jobs, self.puppet.power, self.machine_nodes, highest)
+
 
 def build_net(config: DataDrivenConfig, learner: PowerLearner | None = None):
     """The net of ``config.method``; jobs go in ``Scheduler/User``.
@@ -153,11 +187,13 @@ def build_net(config: DataDrivenConfig, learner: PowerLearner | None = None):
         return compose("NaiveCapping", puppet, started="Running", ended="Running",
                        allocation=naive_allocation(power, estimate, config.cap,
                                                    config.learner.max_node_watts,
-                                                   config.naive))
+                                                   config.machine_nodes, config.naive,
+                                                   config.over_cap))
     source = config.samples if config.samples is not None else NoisyProfile(config.sample_noise)
     scheduler = window_scheduling(config.scheduling, config.window, power,
                                   config.machine_nodes, config.cap,
-                                  learner if learner is not None else config.learner)
+                                  learner if learner is not None else config.learner,
+                                  config.over_cap)
     allocation = measured_allocation(power, estimate, Sampler(config.learner, source))
     return compose("DataDriven", puppet, started="Running", ended="Running",
                    scheduler=scheduler, allocation=allocation)
@@ -168,7 +204,8 @@ class DataDrivenResult:
     """PuPPET's result plus what the data-driven design adds: per-job
     estimate at start (``jobs`` columns ``source``, ``estimate_w``,
     ``deadlock``), changes of running jobs' estimates, the learning rate
-    per day, and the learner at the end."""
+    per day, and the learner at the end.  ``rejected``: the jobs rejected
+    before the run, with the reason."""
 
     run: PuppetResult
     decisions: pd.DataFrame
@@ -185,12 +222,23 @@ class DataDrivenResult:
     def metrics(self) -> dict:
         return self.run.metrics
 
+    @property
+    def rejected(self) -> pd.DataFrame:
+        return self.run.rejected
+
 
 def simulate(jobs: Sequence[Job], config: DataDrivenConfig, seed: int = 0,
              learner: PowerLearner | None = None, **options) -> DataDrivenResult:
     """Run ``config.method`` over ``jobs`` (times from 0, as the SWF reader
-    gives them; ``options`` as ``nets.puppet.run_model``)."""
+    gives them; ``options`` as ``nets.puppet.run_model``).  Jobs whose
+    power alone breaks the cap are rejected first (``config.rejected_jobs``)."""
+    offset = options.get("time_offset", 0.0)
+    rejected = config.rejected_jobs(jobs)
+    refused = {job.id for job in rejected}
+    jobs = [job for job in jobs if job.id not in refused]
     result, sim = run_model(build_net(config, learner), jobs, config.puppet, seed, **options)
+    result.rejected = rejected_records(rejected, offset)
+    result.metrics["rejected_jobs"] = len(rejected)
     decisions = profile_changes = pd.DataFrame()
     final_learner = None
     if config.method == "knapsack":
@@ -207,13 +255,25 @@ def simulate(jobs: Sequence[Job], config: DataDrivenConfig, seed: int = 0,
             frame["source"] = frame["job_id"].map(planned["source"])
             frame["estimate_w"] = frame["job_id"].map(planned["watts_per_node"]) * frame["nodes"]
             frame["deadlock"] = frame["job_id"].map(planned["deadlock"]).astype(bool)
+    if config.method == "naive" and len(result.jobs):
+        result.jobs["deadlock"] = _believed_over_cap_alone(result.jobs, config, offset)
     finished = set(result.jobs["job_id"])
     unfinished = [job.id for job in jobs if job.id not in finished]
     result.metrics.update(_capping_metrics(result, config, decisions, profile_changes,
-                                           unfinished, sim.steps,
-                                           options.get("time_offset", 0.0)))
+                                           unfinished, sim.steps, offset))
     return DataDrivenResult(result, decisions, profile_changes, learning_rate(decisions),
                             final_learner, unfinished)
+
+
+def _believed_over_cap_alone(jobs: pd.DataFrame, config: DataDrivenConfig,
+                             offset: float) -> pd.Series:
+    """Which of the naive run's ``jobs`` started although, at the peak
+    power it assumes, each broke the cap of its start alone: the jobs its
+    ``over_cap`` rule let through."""
+    power = config.puppet.power
+    peak = jobs["nodes"] * (config.learner.max_node_watts - power.idle_node_watts)
+    cap = config.cap.at_times(jobs["start"].to_numpy(dtype=float) - offset)
+    return power.idle_system(config.machine_nodes) + peak > cap
 
 
 def _capping_metrics(result: PuppetResult, config: DataDrivenConfig, decisions: pd.DataFrame,
@@ -228,13 +288,16 @@ def _capping_metrics(result: PuppetResult, config: DataDrivenConfig, decisions: 
     times = np.asarray(result.power_times) - offset  # the cap is in simulation time
     metrics.update(capping_success_rate(times, result.power_watts, end - offset,
                                         config.cap, config.csr_interval, details=True))
+    if config.method != "uncapped":
+        metrics["deadlock_starts"] = int(result.jobs["deadlock"].sum())
     if config.method == "knapsack":
         rate = learning_rate(decisions)
         period = config.learner.period
         first = np.ceil((result.jobs["start"] - offset) / period) * period + period
         samples = np.floor((result.jobs["end"] - offset - first) / period) + 1
         metrics.update({
-            "deadlock_starts": int(decisions["deadlock"].sum()),
+            "underestimated_starts": int((result.jobs["estimate_w"]
+                                          < result.jobs["power"]).sum()),
             "profile_changes": int(len(profile_changes)),
             "power_samples": int(np.clip(samples, 0, None).sum()),
             "learning_rate": float(rate["cumulative_known"].iloc[-1]) if len(rate) else math.nan,
@@ -243,60 +306,9 @@ def _capping_metrics(result: PuppetResult, config: DataDrivenConfig, decisions: 
     metrics["config_data_driven"] = {
         "method": config.method, "window": asdict(config.window),
         "learner": asdict(config.learner), "sample_noise": config.sample_noise,
-        "csr_interval": config.csr_interval, "naive": config.naive}
+        "csr_interval": config.csr_interval, "naive": config.naive,
+        "over_cap": config.over_cap}
     return metrics
-
-
-def capping_success_rate(times, watts, end: float, cap: PowerCapSchedule, interval: float,
-                         details: bool = False):
-    """Section VII-C: the share of scheduling intervals ``[start + k
-    interval, ...)`` from the series' start up to ``end`` in which the system power (a step series,
-    see ``modules/power_steps.py``) never exceeds ``Pcap(t)``.  With
-    ``details``, a dict that also gives the intervals, the time spent over
-    the cap (``cap_exceeded_s``) and the worst excess (``max_excess_w``)."""
-    t, w = collapse_step_series(times, watts, end)
-    changes = [at for at, _ in cap.steps if t[0] < at < end]
-    grid = np.union1d(t, changes)
-    excess = power_at(t, w, grid) - cap.at_times(grid)
-    excess = np.where(np.isfinite(excess), excess, -1.0)
-    bins = binned_power(grid, excess, end, interval)
-    tolerance = 1e-6  # watts: sums of floats in the Power place
-    within = bins["max"].to_numpy() <= tolerance
-    rate = float(within.mean())
-    if not details:
-        return rate
-    over = np.diff(np.append(grid, end)) * (excess > tolerance)
-    return {"capping_success_rate": rate, "scheduling_intervals": int(len(within)),
-            "intervals_over_cap": int((~within).sum()), "cap_exceeded_s": float(over.sum()),
-            "max_excess_w": float(max(excess.max(), 0.0))}
-
-
-def monthly_metrics(jobs: pd.DataFrame, machine_nodes: int,
-                    month: float = MONTH_SECONDS) -> pd.DataFrame:
-    """Per month (``month`` seconds from time 0): jobs submitted, their
-    average wait, and utilization (node-seconds run within the month over
-    the machine's)."""
-    submit, start, end = (jobs[c].to_numpy(dtype=float) for c in ("submit", "start", "end"))
-    nodes = jobs["nodes"].to_numpy(dtype=float)
-    months = int(end.max() // month) + 1 if len(jobs) else 0
-    rows = []
-    for m in range(months):
-        low, high = m * month, (m + 1) * month
-        mine = (submit >= low) & (submit < high)
-        busy = np.clip(np.minimum(end, high) - np.maximum(start, low), 0, None)
-        rows.append({"month": m, "jobs": int(mine.sum()),
-                     "wait_mean_s": float((start - submit)[mine].mean()) if mine.any() else math.nan,
-                     "utilization": float((busy * nodes).sum() / (machine_nodes * month))})
-    return pd.DataFrame(rows, columns=["month", "jobs", "wait_mean_s", "utilization"])
-
-
-def window_utilization(jobs: pd.DataFrame, machine_nodes: int, start: float,
-                       end: float) -> float:
-    """Node-seconds run within ``[start, end)`` over the machine's."""
-    begin = np.maximum(jobs["start"].to_numpy(dtype=float), start)
-    finish = np.minimum(jobs["end"].to_numpy(dtype=float), end)
-    busy = np.clip(finish - begin, 0, None) * jobs["nodes"].to_numpy(dtype=float)
-    return float(busy.sum() / (machine_nodes * (end - start)))
 
 
 def compare(jobs: Sequence[Job], config: DataDrivenConfig,
@@ -326,6 +338,7 @@ def compare(jobs: Sequence[Job], config: DataDrivenConfig,
                      "wait_mean_s": m["wait_mean_s"],
                      "power_peak_w": m["power_peak_w"], "energy_kwh": m["energy_kwh"],
                      "unfinished_jobs": m["unfinished_jobs"],
+                     "rejected_jobs": m["rejected_jobs"],
                      "deadlock_starts": m.get("deadlock_starts", 0)})
     frame = pd.DataFrame(rows).set_index("method")
     base = frame.loc["uncapped"]

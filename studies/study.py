@@ -63,7 +63,8 @@ class StudyOptions:
     uncapped peak) and ``cap_month`` (whose uncapped peak); for TOPPER,
     ``unit_nodes``, ``mttf_days`` (a unit's mean time to failure, as ``cpn
     run --mttf-days``) or ``system_mttf_hours`` (the whole machine's), and
-    ``on_failure``.
+    ``on_failure``; for the data-driven study, ``over_cap`` (``"reject"`` or
+    ``"run"``).
     """
 
     trace: str | None = None
@@ -80,6 +81,7 @@ class StudyOptions:
     mttf_days: float | None = None
     system_mttf_hours: float | None = None
     on_failure: str | None = None
+    over_cap: str | None = None
     cpus: int | None = None
     jobs: tuple[int, int] | None = None
     profile_seed: int | None = None

@@ -160,9 +160,21 @@ def test_time_varying_cap_starts_jobs_when_it_rises_and_counts_intervals_over_it
     assert metrics["capping_success_rate"] == pytest.approx(10 / 13)
 
 
-def test_deadlock_the_first_job_of_a_full_window_runs_over_the_cap():
+def test_jobs_over_the_cap_alone_are_rejected_by_default_and_the_cap_holds():
     jobs = [job(1, 0, 1000, 1, 100), job(2, 1, 100, 2, 200), job(3, 2, 100, 2, 200)]
-    run_first = config(4, 150, window=WindowConfig(size=2))
+    for method in ("knapsack", "naive"):
+        result = simulate(jobs, config(4, 150, method=method, window=WindowConfig(size=2)))
+        assert starts(result) == {1: 0}
+        assert list(result.rejected["job_id"]) == [2, 3]
+        assert set(result.rejected["reason"]) == {"power alone above the cap"}
+        assert result.metrics["rejected_jobs"] == 2 and result.metrics["cap_exceeded_s"] == 0
+    # Uncapped runs every job.
+    assert len(simulate(jobs, config(4, 150, method="uncapped")).rejected) == 0
+
+
+def test_deadlock_the_first_job_of_a_full_window_runs_over_the_cap_under_the_papers_rule():
+    jobs = [job(1, 0, 1000, 1, 100), job(2, 1, 100, 2, 200), job(3, 2, 100, 2, 200)]
+    run_first = config(4, 150, window=WindowConfig(size=2), over_cap="run")
     result = simulate(jobs, run_first)
     # J2 alone breaks the cap: it waits until J3 fills the window, then runs;
     # J3 waits for an idle machine.
@@ -178,6 +190,35 @@ def test_deadlock_the_first_job_of_a_full_window_runs_over_the_cap():
     assert starts(simulate(jobs, raised)) == {1: 0, 2: 5000, 3: 5100}
 
 
+def test_a_job_believed_over_the_cap_alone_waits_for_an_idle_machine_so_the_cap_holds():
+    # J2 is unknown: planned at the 100 W peak, 200 W alone > 150.  Its true
+    # 120 W fits alone, but not beside J1's 60 W.
+    jobs = [job(1, 0, 1000, 1, 60), job(2, 1, 100, 2, 120)]
+    holding = config(4, 150, oracle=False, window=WindowConfig(size=1))
+    result = simulate(jobs, holding)
+    assert starts(result) == {1: 0, 2: 1000} and list(result.jobs["deadlock"]) == [False, True]
+    assert result.metrics["cap_exceeded_s"] == 0 and len(result.rejected) == 0
+    # The paper's rule runs it at once: 180 W for 100 s.
+    paper = simulate(jobs, replace(holding, over_cap="run"))
+    assert starts(paper) == {1: 0, 2: 1}
+    assert paper.metrics["cap_exceeded_s"] == 100 and paper.metrics["max_excess_w"] == 30
+
+
+def test_an_estimate_below_the_true_power_still_takes_power_over_the_cap():
+    # J2 is new; its project is known at 50 W a node, J2 draws 90.  Planned
+    # at 100 W beside J1's 100 W it fits the 200 W cap; 280 W run instead.
+    # Neither job breaks the cap alone, so neither is rejected.
+    jobs = [job(1, 0, 1000, 1, 100), job(2, 10, 500, 2, 180, user=2, group=7)]
+    setup = config(4, 200, oracle=False)
+    learner = PowerLearner(setup.learner).with_history(jobs[0], [100.0] * 20)
+    learner = learner.with_history(job(99, 0, 1, 2, 100, user=99, group=7), [50.0] * 20)
+    result = simulate(jobs, setup, learner=learner)
+    assert starts(result) == {1: 0, 2: 10} and list(result.jobs["source"]) == ["job", "project"]
+    assert result.metrics["max_excess_w"] == 80 and result.metrics["cap_exceeded_s"] == 500
+    assert result.metrics["underestimated_starts"] == 1
+    assert len(result.rejected) == 0
+
+
 def test_naive_capping_assumes_peak_power_and_blocks_the_queue():
     jobs = [job(1, 0, 100, 1, 50), job(2, 1, 100, 2, 100), job(3, 2, 10, 1, 50)]
     naive = simulate(jobs, config(4, 220, method="naive"))
@@ -191,9 +232,16 @@ def test_naive_capping_assumes_peak_power_and_blocks_the_queue():
     # Skipping: J2 goes back to the queue alone, J3 (selected with it) runs.
     skip = simulate(jobs, config(4, 220, method="naive", naive="skip"))
     assert starts(skip) == {1: 0, 2: 100, 3: 2}
-    # A job that alone breaks the cap runs once nothing else does.
-    big = [job(1, 0, 100, 1, 50), job(2, 1, 100, 4, 400)]
-    assert starts(simulate(big, config(4, 220, method="naive"))) == {1: 0, 2: 100}
+    # A job that at peak breaks the cap alone (300 W > 220) but truly fits
+    # (150 W) runs once nothing else does: the cap holds.  Under the
+    # paper's rule it runs at once, and 100 + 150 W break the cap.
+    big = [job(1, 0, 100, 1, 100), job(2, 1, 100, 3, 150)]
+    holding = simulate(big, config(4, 220, method="naive"))
+    assert starts(holding) == {1: 0, 2: 100} and holding.metrics["cap_exceeded_s"] == 0
+    assert list(holding.jobs["deadlock"]) == [False, True]
+    assert holding.metrics["deadlock_starts"] == 1
+    paper = simulate(big, config(4, 220, method="naive", over_cap="run"))
+    assert starts(paper) == {1: 0, 2: 1} and paper.metrics["max_excess_w"] == 30
 
 
 def test_capping_success_rate_by_hand():
@@ -239,6 +287,9 @@ def test_configuration_errors():
         WindowConfig(deadlock="never")
     with pytest.raises(ValueError, match="method"):
         DataDrivenConfig(4, method="dvfs")
+    with pytest.raises(ValueError, match=r"over_cap must be one of \('reject', 'run'\), "
+                                         r"not 'run_alone'"):
+        DataDrivenConfig(4, over_cap="run_alone")
     for method in ("knapsack", "naive", "uncapped"):  # each builds and joins compose's ports
         assert build_net(config(4, 100.0, method=method)).substitutions
 

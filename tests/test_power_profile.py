@@ -11,7 +11,9 @@ import pytest
 from modules.job import Job
 from modules.power_profile import (
     MIRA_2014,
+    MIRA_2014_TABLE_I,
     RackPowerDistribution,
+    RackPowerQuantiles,
     assign_constant_power,
     assign_csv_power,
     assign_rack_power,
@@ -55,6 +57,35 @@ def test_draws_match_the_table_moments_and_bounds():
     # the table's 5th and 95th percentiles are 56.60 and 74.57; the normal's 55.6, 75.9
     assert np.percentile(kw, 5) == pytest.approx(55.6, abs=0.3)
     assert np.percentile(kw, 95) == pytest.approx(75.9, abs=0.3)
+
+
+def test_table_i_quantiles_draw_the_published_percentiles_and_the_long_tail():
+    kw = draw_rack_power(np.random.default_rng(1), 200_000, MIRA_2014_TABLE_I)
+    # Table I: minimum 36.48, percentiles 5/25/75/95/99 at 56.60, 61.20,
+    # 71.03, 74.57, 77.99, maximum 160.60.  A percentile of 200,000 uniform
+    # draws is off by at most about 0.001 in probability: 0.1 kW on the
+    # body's steepest segment, more only in the tail's 0.01 of probability.
+    assert np.percentile(kw, [5, 25, 75, 95]) == pytest.approx([56.60, 61.20, 71.03, 74.57],
+                                                               abs=0.1)
+    assert np.percentile(kw, 99) == pytest.approx(77.99, abs=1.0)
+    assert 36.48 <= kw.min() < 37.5 and 159.0 < kw.max() <= 160.60
+    # the tail: 1 % of draws above 77.99, of which (160.60 - 100) / (160.60 -
+    # 77.99) above 100 kW a rack (Mira's peak, 4.8 MW over 48 racks)
+    assert np.mean(kw > 100.0) == pytest.approx(0.01 * 60.60 / 82.61, abs=0.001)
+    # the truncated normal never draws the tail
+    assert draw_rack_power(np.random.default_rng(1), 200_000).max() < 100.0
+    assert MIRA_2014_TABLE_I.quantile([0.0, 0.995, 1.0]) == pytest.approx(
+        [36.48, (77.99 + 160.60) / 2, 160.60])
+
+
+@pytest.mark.parametrize("points, message", [
+    (((0.0, 1.0), (0.9, 2.0)), "from probability 0 to 1"),
+    (((0.0, 1.0), (0.5, 2.0), (0.5, 3.0), (1.0, 4.0)), "probabilities must increase"),
+    (((0.0, 3.0), (1.0, 2.0)), "must be >= 0 and not decrease"),
+])
+def test_quantile_points_are_checked(points, message):
+    with pytest.raises(ValueError, match=message):
+        RackPowerQuantiles(points)
 
 
 def test_truncation_redraws_out_of_range_values():

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16",
          *(f"topper_fig{n}" for n in range(11, 18)),
          "thesis_upas", "thesis_bsld_driven", "thesis_power_budget", "thesis_pb_guided",
-         "thesis_max_job_perf"]
+         "thesis_max_job_perf", "data_driven"]
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,8 @@ def test_one_registry_holds_every_study_of_the_three_papers():
     assert list(STUDIES) == NAMES
     assert all(isinstance(study, Study) for study in STUDIES.values())
     papers = [study.paper for study in STUDIES.values()]
-    assert papers == ["PuPPET"] * 7 + ["TOPPER"] * 7 + ["DVFS thesis"] * 5
+    assert papers == (["PuPPET"] * 7 + ["TOPPER"] * 7 + ["DVFS thesis"] * 5
+                      + ["Data-driven"])
     assert find_study("topper_fig13").heading == "TOPPER Fig. 13: redundancy degree r (\u03b3 = 30 %)"
     with pytest.raises(ValueError, match="no study 'fig9'; the studies are fig10, fig11"):
         find_study("fig9")
@@ -46,7 +47,7 @@ def test_cpn_study_list_names_paper_figure_and_title(capsys):
     assert [line.split()[0] for line in lines[1:]] == NAMES
     assert " ".join(lines[1].split()) == \
         "fig10 PuPPET Fig. 10 DVFS under frequency-to-power exponents alpha"
-    assert "DVFS thesis  Table 5.4, Figs. 5.11-5.14  PB-guided policy (section 5.2)" in lines[-2]
+    assert "DVFS thesis  Table 5.4, Figs. 5.11-5.14  PB-guided policy (section 5.2)" in lines[-3]
 
 
 @pytest.mark.parametrize("argv, message", [
