@@ -177,30 +177,45 @@ def over_machine_summary(intervals: pd.DataFrame, machine: int, span: float) -> 
 
 
 def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
-             machine: int, period: str = "day", bsld_threshold: float = 10.0) -> Validation:
+             machine: int, period: str = "day", bsld_threshold: float = 10.0,
+             window_opens: float | None = None, replayed=()) -> Validation:
     """Measure ``simulated`` (job records on the trace's clock: ``job_id,
     submit, start, end, nodes``) against the schedule of ``log``
     (:attr:`modules.swf.Workload.log`) on a machine of ``machine`` nodes.
     ``rejected`` (the workload's) says why the model refused the jobs the
     log ran but the simulation did not.  Both schedules are counted with
-    the job sizes the model gave the jobs."""
+    the job sizes the model gave the jobs.
+
+    A log that covers a window of a machine's life (a Cobalt log) gives
+    ``window_opens``: utilization is compared from then on, and the waits
+    of the jobs submitted inside the window are summarized apart
+    (``wait_s_in_window``), since the few queued long before it dominate
+    the mean.  Jobs ``replayed`` at their logged start (the window's
+    initial state, reservations) count in utilization but not in waits
+    and start errors: the model did not schedule them."""
     if period not in PERIODS:
         raise ValueError(f"period must be one of {tuple(PERIODS)}, not {period!r}")
     check_logged_schedule(log)
     logged = ran_in_log(log)
-    jobs = job_comparison(simulated, logged)
-    origin = float(jobs["submit"].min())
-    end = float(max((jobs[f"{side}_start"] + jobs[f"{side}_runtime"]).max() for side in SIDES))
+    every_job = job_comparison(simulated, logged)
+    jobs = every_job[~every_job["job_id"].isin(set(replayed))].reset_index(drop=True)
+    if jobs.empty:
+        raise NoLoggedSchedule("every job both schedules ran was replayed at its logged "
+                               "start: there is nothing to compare")
+    origin = float(every_job["submit"].min() if window_opens is None else window_opens)
+    end = float(max((every_job[f"{side}_start"] + every_job[f"{side}_runtime"]).max()
+                    for side in SIDES))
     span = end - origin
     width = PERIODS[period]
-    utilization = per_period(jobs, machine, origin, end, width)
+    utilization = per_period(every_job, machine, origin, end, width)
     difference = (utilization["simulated"] - utilization["logged"]).to_numpy()
     queue_width = 3600.0 * max(1, math.ceil(span / 1500 / 3600))  # whole hours, <= 1,500 bins
     queue = queue_lengths(jobs, origin, end, queue_width)
     refused = _refused(log, logged, simulated, rejected)
     intervals = over_machine(logged, machine)
-    whole = [float((jobs["nodes"] * jobs[f"{side}_runtime"]).sum()) / (machine * span)
-             for side in SIDES]
+    busy = {side: np.clip(every_job[f"{side}_start"] + every_job[f"{side}_runtime"], origin, None)
+            - np.clip(every_job[f"{side}_start"], origin, None) for side in SIDES}
+    whole = [float((every_job["nodes"] * busy[side]).sum()) / (machine * span) for side in SIDES]
     slowdown = [bounded_slowdown(jobs[f"{side}_wait"], jobs[f"{side}_runtime"], bsld_threshold)
                 for side in SIDES]
     summary = {
@@ -228,6 +243,13 @@ def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
         "over_machine": over_machine_summary(intervals, machine, span),
         "span": {"start": origin, "end": end},
     }
+    if len(replayed):
+        summary["jobs"]["replayed"] = int(len(every_job) - len(jobs))
+    if window_opens is not None:
+        inside = jobs[jobs["submit"] >= window_opens]
+        summary["wait_s_in_window"] = {
+            "jobs": int(len(inside)),
+            **distribution(*(inside[f"{side}_wait"].to_numpy() for side in SIDES))}
     return Validation(summary, jobs, utilization, queue, refused, intervals)
 
 

@@ -1,0 +1,60 @@
+"""Command-line options of the Mira model (Cobalt logs): which of its parts
+run, shared by ``cpn run`` and ``cpn validate``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_mira_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "Mira model (Cobalt logs)",
+        "parts of Mira's model for a Cobalt log; without any, jobs are counted in nodes "
+        "under WFP-EASY (the window's initial state is the log's either way)")
+    group.add_argument("--blocks", type=Path, metavar="XML",
+                       help="Cobalt's partition file (mira.xml): every job runs on a whole "
+                            "block of at least its size")
+    group.add_argument("--no-drain", action="store_true",
+                       help="with --blocks: start jobs first fit in utility order instead of "
+                            "Cobalt's drain-and-backfill-window rule")
+    group.add_argument("--maintenance", type=Path, metavar="FILE",
+                       help="machine-wide maintenance windows (start,end a line, UTC): no "
+                            "job starts that would run into one")
+
+
+def mira_parts(args) -> dict:
+    """The parts the options ask for, read from their files:
+    ``{"blocks": BlockMachine | None, "drain": bool, "maintenance": Calendar}``."""
+    from modules.bgq_blocks import read_blocks
+    from modules.maintenance import Calendar, read_maintenance
+
+    if args.no_drain and args.blocks is None:
+        raise ValueError("--no-drain needs --blocks: the drain rule works on blocks")
+    return {"blocks": read_blocks(args.blocks) if args.blocks else None,
+            "drain": not args.no_drain,
+            "maintenance": read_maintenance(args.maintenance) if args.maintenance
+            else Calendar()}
+
+
+def mira_config(args, puppet):
+    """The MiraConfig the options describe, on the machine of ``puppet``."""
+    from nets.mira import MiraConfig
+
+    return MiraConfig(**mira_parts(args), puppet=puppet)
+
+
+def refuse_mira_options_without_cobalt(args, workload) -> None:
+    """The Mira options mean nothing for an SWF trace: say so rather than
+    ignore them."""
+    given = [flag for flag, value in (("--blocks", args.blocks), ("--no-drain", args.no_drain),
+                                      ("--maintenance", args.maintenance)) if value]
+    if given and not is_cobalt(workload):
+        raise ValueError(f"{' and '.join(given)} model Mira and need a Cobalt log; "
+                         f"{workload.path} is read as SWF")
+
+
+def is_cobalt(workload) -> bool:
+    from modules.cobalt_log import CobaltWorkload
+
+    return isinstance(workload, CobaltWorkload)

@@ -1,0 +1,137 @@
+"""Mira: the PuPPET net with Cobalt's scheduler, BG/Q blocks and maintenance.
+
+PuPPET's claim is that its model was validated on Mira.  Mira did not run
+node-count EASY: Cobalt started each job on a whole BG/Q block, ordered
+its queue by WFP utility, drained blocks for the jobs it could not start
+and backfilled only into their drain windows, and the machine stopped for
+weekly maintenance.  This net is PuPPET's (``nets.puppet.compose``) with
+the scheduler module replaced by ``modules.cobalt_scheduler``; each part
+of the Mira model is switched by :class:`MiraConfig`, so a validation can
+show what each one buys:
+
+- ``blocks``: jobs run on blocks of ``mira.xml`` (``None``: node counts);
+- ``drain``: Cobalt's drain-and-backfill-window rule (with blocks);
+- ``maintenance``: the weekly maintenance windows (``Calendar()``: none).
+
+Whatever the switches, the window's initial state is the log's: jobs
+running when it opened, and reservation jobs, start at their logged start
+on their logged block (``modules.cobalt_log``).
+
+>>> from modules.cobalt_log import read_cobalt_log    # doctest: +SKIP
+>>> result = simulate(read_cobalt_log("wk1.log"), MiraConfig(blocks=read_blocks("mira.xml")))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from modules.bgq_blocks import BlockMachine, block_size_of_name
+from modules.batch_scheduling import SchedulingConfig
+from modules.cobalt_log import RESERVATION_PREFIX, CobaltWorkload
+from modules.cobalt_policy import CobaltPolicy, Reservation
+from modules.cobalt_scheduler import cobalt_scheduling
+from modules.maintenance import Calendar
+from nets.puppet import PuppetConfig, PuppetResult, compose, run_model
+
+#: Mira's scheduling as Cobalt ran it: WFP utility, jobs planned with their
+#: requested walltime and killed at it.
+MIRA_SCHEDULING = SchedulingConfig(policy="wfp", estimate="requested", overrun="clamp")
+
+
+@dataclass(frozen=True)
+class MiraConfig:
+    """The parts of the Mira model, each switchable.
+
+    ``blocks``: the BG/Q blocks (``read_blocks("mira.xml")``), or None for
+    node counts; ``drain``: Cobalt's drain rule (only with blocks);
+    ``maintenance``: machine-wide windows in Unix seconds (the log's clock).
+    ``puppet``: the machine's power and the scheduling estimate and
+    overrun; its ``machine_nodes`` is the workload's."""
+
+    blocks: BlockMachine | None = None
+    drain: bool = True
+    maintenance: Calendar = field(default_factory=Calendar)
+    puppet: PuppetConfig = field(
+        default_factory=lambda: PuppetConfig(machine_nodes=49_152, scheduling=MIRA_SCHEDULING))
+
+    def describe(self) -> str:
+        """The configuration in a few words, for tables."""
+        if self.blocks is None:
+            parts = ["node-count EASY"]
+        else:
+            parts = ["blocks", "drain" if self.drain else "first fit"]
+        if self.maintenance.windows:
+            parts.append("maintenance")
+        return " + ".join(parts)
+
+
+def logged_block(workload: CobaltWorkload, machine: BlockMachine, job_id: int) -> int:
+    """The number of the block ``job_id`` ran on; a block the partition
+    file does not define (some reservations used blocks of their own) is
+    stood in for by a defined block of its size with the same first
+    corner, else the first of its size."""
+    name = workload.blocks[job_id]
+    if name in machine.index:
+        return machine.index[name]
+    size = machine.size_for(block_size_of_name(name) or 512)
+    corner = name.split("-")[1] if name.count("-") >= 2 else ""
+    same_size = machine.by_size[size]
+    for number in same_size:
+        if machine.blocks[number].name.split("-")[1] == corner:
+            return number
+    return same_size[0]
+
+
+def unknown_blocks(workload: CobaltWorkload, machine: BlockMachine) -> dict[int, str]:
+    """Replayed jobs whose logged block is not in the partition file."""
+    return {job_id: workload.blocks[job_id] for job_id in sorted(workload.replayed)
+            if workload.blocks[job_id] not in machine.index}
+
+
+def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
+    """The scheduling policy of ``config`` for the window of ``workload``."""
+    machine = config.blocks
+    reservations = ()
+    if machine is not None:
+        starts = workload.replayed_starts()
+        runtimes = {job.id: job.rt for job in workload.jobs}
+        reservations = tuple(
+            Reservation(job_id, starts[job_id], starts[job_id] + runtimes[job_id],
+                        logged_block(workload, machine, job_id))
+            for job_id in sorted(workload.replayed)
+            if workload.queues[job_id].startswith(RESERVATION_PREFIX))
+    return CobaltPolicy(machine=machine, drain=config.drain,
+                        maintenance=config.maintenance.shifted(workload.time_offset),
+                        reservations=reservations, queues=workload.queues,
+                        opens=workload.window_opens,
+                        estimate=config.puppet.scheduling.estimate)
+
+
+def build_net(workload: CobaltWorkload, config: MiraConfig):
+    """The Mira net for ``workload``'s window."""
+    policy = policy_for(workload, config)
+    starts = workload.replayed_starts()
+    blocks = ({} if config.blocks is None else
+              {job_id: logged_block(workload, config.blocks, job_id) for job_id in starts})
+    last = max(job.st + job.rt for job in workload.jobs) if workload.jobs else 0.0
+    wake = [workload.window_opens, *(end for end in policy.maintenance.ends
+                                     if workload.window_opens < end < last + 30 * 86_400)]
+    scheduling = config.puppet.scheduling
+    scheduler = cobalt_scheduling(policy, starts, blocks, wake, scheduling.trigger,
+                                  scheduling.overrun)
+    return compose("Mira", config.puppet, "Running", "Running", scheduler=scheduler)
+
+
+def simulate(workload: CobaltWorkload, config: MiraConfig = MiraConfig(), seed: int = 0,
+             energy_steps=(), progress: Callable[[float, int], None] | None = None,
+             stop: Callable[[], bool] | None = None) -> PuppetResult:
+    """Run the Mira net over the jobs of ``workload`` (with their powers:
+    ``modules.power_profile``) until all have finished; times in the result
+    are the log's (Unix seconds)."""
+    config = replace(config, puppet=replace(config.puppet,
+                                            machine_nodes=workload.machine_nodes))
+    result, _ = run_model(build_net(workload, config), workload.jobs, config.puppet, seed,
+                          energy_steps, workload.time_offset, progress, stop=stop)
+    result.metrics["mira"] = config.describe()
+    return result
