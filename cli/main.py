@@ -156,7 +156,8 @@ def command_run(args) -> int:
     workload = load_workload(args)
     refuse_mira_options_without_cobalt(args, workload)
     steps = energy_steps(args.energy_steps)
-    config = puppet_config(args, workload.machine_nodes)
+    config = puppet_config(args, workload.machine_nodes,
+                           default_policy="wfp" if is_cobalt(workload) else "fcfs")
     model = topper_config(args, config, workload.time_offset)
     if is_cobalt(workload):
         refuse_other_models_on_mira(args, model)
@@ -193,13 +194,15 @@ def energy_steps(text: str) -> list[float]:
                          f"not {text!r}") from None
 
 
-def puppet_config(args, machine_nodes: int):
-    """The uncapped PuPPET configuration the options describe."""
+def puppet_config(args, machine_nodes: int, default_policy: str = "fcfs"):
+    """The uncapped PuPPET configuration the options describe
+    (``default_policy`` without ``--policy``)."""
     from nets.puppet import PuppetConfig
 
     return PuppetConfig(
         machine_nodes=machine_nodes, node_watts=args.node_watts,
-        idle_fraction=args.idle_fraction, scheduling=scheduling_config(args))
+        idle_fraction=args.idle_fraction,
+        scheduling=scheduling_config(args, default_policy))
 
 
 def _capped(console, args, workload, config, model, stop):

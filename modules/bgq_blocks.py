@@ -101,8 +101,9 @@ class BlockMachine:
 
     @property
     def nodes(self) -> int:
-        """Nodes of the machine: those of its largest block."""
-        return max(block.size for block in self.blocks)
+        """Nodes of the machine: those of all its node boards."""
+        boards = set().union(*(block.node_boards for block in self.blocks))
+        return NODES_PER_BOARD * len(boards)
 
     def size_for(self, nodes: int) -> int:
         """The smallest block size that holds ``nodes``."""

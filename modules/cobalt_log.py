@@ -17,9 +17,13 @@ everything a replay needs:
                                   already leaves it out)
 ================================  ============================================
 
-A log covers a *window*: the records of the jobs that ended from its first
-day on.  It opens at 00:00 UTC of the day of its first end record
-(:attr:`CobaltWorkload.window_opens`).  The window's initial state is real:
+A log covers a *window* of whole days: the records of the jobs submitted
+in it, and of those still queued or running when it opened.  It opens at
+00:00 UTC of the day of the first end record and closes at 24:00 UTC of
+the day of the last submission (:attr:`CobaltWorkload.window_opens`,
+``window_closes``); after it closes, the log holds only the jobs still
+queued or running then, so the machine's utilization is known only inside
+it.  The window's initial state is real:
 
 - a job that started before the window opened was running then; it is
   *replayed*: it starts at its logged start on its logged block;
@@ -81,7 +85,12 @@ class CobaltWorkload(Workload):
     blocks: dict[int, str] = field(default_factory=dict, repr=False)
     replayed: frozenset[int] = frozenset()
     window_opens: float = 0.0
+    window_closes: float = 0.0
     problems: tuple[str, ...] = ()
+
+    def window_on_trace_clock(self) -> tuple[float, float]:
+        """When the window opens and closes, on the log's clock."""
+        return self.window_opens + self.time_offset, self.window_closes + self.time_offset
 
     def logged_start(self, job_id: int) -> float:
         """When the log started ``job_id``, on the jobs' clock."""
@@ -95,14 +104,14 @@ class CobaltWorkload(Workload):
 
     def summary(self) -> str:
         lines = [super().summary()]
-        opens = time.strftime("%Y-%m-%d %H:%M UTC",
-                              time.gmtime(self.window_opens + self.time_offset))
+        opens, closes = (time.strftime("%Y-%m-%d %H:%M", time.gmtime(when))
+                         for when in self.window_on_trace_clock())
         before = sum(job.st < self.window_opens and job.id not in self.replayed
                      for job in self.jobs)
         running = sum(job.st < self.window_opens and job.id in self.replayed
                       for job in self.jobs)
         reserved = len(self.replayed) - running
-        lines.append(f"  window opens {opens}: {running:,} jobs running then and "
+        lines.append(f"  window {opens} to {closes} UTC: {running:,} jobs running as it opens and "
                      f"{reserved:,} reservation jobs start as logged; {before:,} jobs "
                      "queued before it wait from their qtime")
         lines += [f"  {problem}" for problem in self.problems[:10]]
@@ -206,25 +215,11 @@ def _job(record: _Record) -> tuple[Job, dict]:
     return job, values
 
 
-def read_cobalt_log(path: str | Path, machine_nodes: int = MIRA_NODES) -> CobaltWorkload:
-    """Read a Cobalt accounting log (plain or gzip) into a :class:`CobaltWorkload`.
-
-    Jobs come from the end records (which carry all a job's fields); a
-    start record without an end (a job still running when the log was
-    cut) is rejected and counted, as is any record that is malformed,
-    misses a field, repeats a job id, or holds a job larger than
-    ``machine_nodes``.  Times are shifted so that 0 is the earliest logged
-    start (the first event the run must replay); jobs queued earlier have
-    negative submit times.
-    """
-    path = Path(path)
-    ends, starts, bad = _parse(path)
-    if not ends and not starts and not bad:
-        raise CobaltLogError(f"{path}: no Cobalt record (an empty log)")
-    if not ends and not starts:
-        raise CobaltLogError(f"{path}: line {bad[0][0]}: {bad[0][2]}: not a Cobalt "
-                             "accounting log")
-    rejected = [(int(job) if job.isdigit() else -1, line, reason) for line, job, reason in bad]
+def _accepted(ends: list[_Record], starts: dict[int, int], machine_nodes: int,
+              rejected: list[tuple[int, int, str]]):
+    """The jobs of the end records, their logged schedule (``job_id, line,
+    qtime, wait, runtime, nodes, start, end``), queues and blocks; the
+    records refused join ``rejected``, as do start records without an end."""
     jobs, logged, queues, blocks, seen = [], [], {}, {}, {}
     for record in ends:
         if record.job_id in seen:
@@ -249,12 +244,37 @@ def read_cobalt_log(path: str | Path, machine_nodes: int = MIRA_NODES) -> Cobalt
     for job_id, line in starts.items():
         if job_id not in seen:
             rejected.append((job_id, line, "start record without an end record"))
+    return jobs, logged, queues, blocks
+
+
+def read_cobalt_log(path: str | Path, machine_nodes: int = MIRA_NODES) -> CobaltWorkload:
+    """Read a Cobalt accounting log (plain or gzip) into a :class:`CobaltWorkload`.
+
+    Jobs come from the end records (which carry all a job's fields); a
+    start record without an end (a job still running when the log was
+    cut) is rejected and counted, as is any record that is malformed,
+    misses a field, repeats a job id, or holds a job larger than
+    ``machine_nodes``.  Times are shifted so that 0 is the earliest logged
+    start (the first event the run must replay); jobs queued earlier have
+    negative submit times.
+    """
+    path = Path(path)
+    ends, starts, bad = _parse(path)
+    if not ends and not starts and not bad:
+        raise CobaltLogError(f"{path}: no Cobalt record (an empty log)")
+    if not ends and not starts:
+        raise CobaltLogError(f"{path}: line {bad[0][0]}: {bad[0][2]}: not a Cobalt "
+                             "accounting log")
+    rejected = [(int(job) if job.isdigit() else -1, line, reason) for line, job, reason in bad]
+    jobs, logged, queues, blocks = _accepted(ends, starts, machine_nodes, rejected)
     if not jobs:
         raise CobaltLogError(f"{path}: no job with a valid end record "
                              f"({len(rejected):,} bad records, first at line "
                              f"{min(line for _, line, _ in rejected)})")
     first_end = min(row[7] for row in logged)
     window_opens = first_end - first_end % SECONDS_PER_DAY
+    last_submit = max(row[2] for row in logged)
+    window_closes = last_submit - last_submit % SECONDS_PER_DAY + SECONDS_PER_DAY
     origin = min(row[6] for row in logged)
     replayed = frozenset(row[0] for row in logged
                          if row[6] < window_opens
@@ -269,6 +289,6 @@ def read_cobalt_log(path: str | Path, machine_nodes: int = MIRA_NODES) -> Cobalt
         jobs=jobs, rejected=table, header={"Computer": "Mira", "Format": "Cobalt"},
         machine_nodes=machine_nodes, path=path, time_offset=origin,
         allocation_unit=512, log=log, queues=queues, blocks=blocks, replayed=replayed,
-        window_opens=window_opens - origin,
+        window_opens=window_opens - origin, window_closes=window_closes - origin,
         problems=tuple(f"{path}:{line}: {reason}" for _, line, reason in rejected))
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from .bgq_blocks import BlockMachine
-from .easy import easy_pass_on_nodes, wfp_score
+from .easy import easy_pass_on_nodes, order_queue
 from .job import Job
 from .maintenance import Calendar
 
@@ -74,7 +74,8 @@ class CobaltPolicy:
     ``maintenance``: machine-wide windows (jobs' clock); ``reservations``
     and ``queues`` (job id -> queue name) come from the log; nothing starts
     before ``opens``, when the window opens.  ``estimate`` is what running
-    jobs are planned with (``Job.estimate``)."""
+    jobs are planned with (``Job.estimate``); ``policy`` orders the queue
+    (``"wfp"``, Mira's, or ``"fcfs"``)."""
 
     machine: BlockMachine | None = None
     drain: bool = True
@@ -83,6 +84,7 @@ class CobaltPolicy:
     queues: Mapping[int, str] = field(default_factory=dict)
     opens: float = float("-inf")
     estimate: str = "requested"
+    policy: str = "wfp"
 
     def startable(self, job: Job, now: float) -> bool:
         """Whether ``job`` may start now as far as the calendar goes."""
@@ -100,7 +102,7 @@ class CobaltPolicy:
             return [], queue, placed
         eligible = tuple(job for job in queue if self.startable(job, now))
         if self.machine is None:
-            started, _ = easy_pass_on_nodes(eligible, running, free, now, policy="wfp",
+            started, _ = easy_pass_on_nodes(eligible, running, free, now, policy=self.policy,
                                             estimate=self.estimate)
         else:
             started = self._place_on_blocks(eligible, running, placed, now)
@@ -113,7 +115,7 @@ class CobaltPolicy:
                          placed: dict[int, int], now: float) -> list[Job]:
         """Start jobs pass after pass; ``placed`` gains their blocks."""
         machine = self.machine
-        ordered = sorted(eligible, key=lambda job: -wfp_score(job, now, self.estimate))
+        ordered = order_queue(eligible, self.policy, now, self.estimate)
         ends = {placed[job_id]: max(end, now + MINIMUM_BUSY_S)
                 for job_id, (end, _) in running.items() if job_id in placed}
         started: list[Job] = []

@@ -66,6 +66,20 @@ class MiraConfig:
         return " + ".join(parts)
 
 
+def ladder(full: MiraConfig) -> list[MiraConfig]:
+    """Node-count EASY, then the parts of ``full`` added one at a time
+    (blocks, the drain rule, maintenance): what a validation runs to show
+    what each part buys."""
+    steps = [replace(full, blocks=None, drain=False, maintenance=Calendar())]
+    if full.blocks is not None:
+        steps.append(replace(steps[-1], blocks=full.blocks))
+        if full.drain:
+            steps.append(replace(steps[-1], drain=True))
+    if full.maintenance.windows:
+        steps.append(replace(steps[-1], maintenance=full.maintenance))
+    return steps
+
+
 def logged_block(workload: CobaltWorkload, machine: BlockMachine, job_id: int) -> int:
     """The number of the block ``job_id`` ran on; a block the partition
     file does not define (some reservations used blocks of their own) is
@@ -105,7 +119,8 @@ def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
                         maintenance=config.maintenance.shifted(workload.time_offset),
                         reservations=reservations, queues=workload.queues,
                         opens=workload.window_opens,
-                        estimate=config.puppet.scheduling.estimate)
+                        estimate=config.puppet.scheduling.estimate,
+                        policy=config.puppet.scheduling.policy)
 
 
 def build_net(workload: CobaltWorkload, config: MiraConfig):

@@ -4,46 +4,27 @@ a conflict (when ../shared/data is present)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from modules.bgq_blocks import BlockFileError, read_blocks
 from modules.cobalt_log import read_cobalt_log
 
-MIRA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mira"
-
-
-def partition(name: str, boards: list[str], switches: list[str] = ()) -> str:
-    parts = [f"<NodeCard id='{board}' />" for board in boards]
-    parts += [f"<Switch id='{switch}' />" for switch in switches]
-    return f"<Partition name='{name}'>{''.join(parts)}</Partition>"
-
-
-def midplane(rack: str, half: int) -> list[str]:
-    return [f"R{rack}-M{half}-N{board:02d}" for board in range(16)]
-
-
-#: Rack R00 as two 512-node blocks and one 1,024-node block over both,
-#: and rack R01's first midplane, whose block lists R00-M0's switches.
-TINY = ("<BG><BGType>bgq</BGType><PartitionList>"
-        + partition("MIR-00000-33331-512", midplane("00", 0), ["A_R00-M0"])
-        + partition("MIR-00040-33371-512", midplane("00", 1), ["A_R00-M1"])
-        + partition("MIR-00000-33371-1024", midplane("00", 0) + midplane("00", 1))
-        + partition("MIR-00400-33731-512", midplane("01", 0), ["A_R00-M0", "A_R01-M0"])
-        + "</PartitionList></BG>")
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from tiny_mira import MIRA, TWO_RACKS, midplane, partition
+except ImportError:  # pragma: no cover - run from another root
+    from tests.tiny_mira import MIRA, TWO_RACKS, midplane, partition
 
 
 @pytest.fixture
 def tiny(tmp_path):
     path = tmp_path / "tiny.xml"
-    path.write_text(TINY)
+    path.write_text(TWO_RACKS)
     return read_blocks(path)
 
 
 def test_blocks_sizes_and_conflicts(tiny):
     assert [block.size for block in tiny.blocks] == [512, 512, 1024, 512]
-    assert tiny.sizes == (512, 1024) and tiny.nodes == 1024
+    assert tiny.sizes == (512, 1024) and tiny.nodes == 1536
     assert tiny.conflict("MIR-00000-33331-512", "MIR-00000-33371-1024")
     assert tiny.conflict("MIR-00040-33371-512", "MIR-00000-33371-1024")
     assert not tiny.conflict("MIR-00000-33331-512", "MIR-00040-33371-512")

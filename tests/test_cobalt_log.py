@@ -14,18 +14,10 @@ from modules.cobalt_log import CobaltLogError, is_cobalt_log, read_cobalt_log
 from nets.mira import MiraConfig, simulate
 from nets.puppet import PuppetConfig
 
-MIRA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mira"
-#: 2018-01-19 00:00 UTC: the tiny log's window opens then.
-OPENS = 1_516_320_000
-
-
-def record(kind: str, job: int, qtime: float, nodes: int, walltime: str, start: float,
-           end: float, queue: str = "prod-short", block: str = "MIR-00000-33331-512") -> str:
-    fields = (f"queue=default qtime={qtime:.1f} Resource_List.nodect={nodes} "
-              f"Resource_List.walltime={walltime} start={start:.1f} exec_host={block}")
-    if kind == "E":
-        fields += f" end={end:.1f} runtime={end - start:.1f} hold=0 overhead=0"
-    return f"01/19/2018 00:00:00;{kind};{job};{fields} queue_name={queue}"
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from tiny_mira import MIRA, OPENS, record
+except ImportError:  # pragma: no cover - run from another root
+    from tests.tiny_mira import MIRA, OPENS, record
 
 
 #: Job 10 runs when the window opens (1,024 nodes until OPENS + 7,600 s);
@@ -56,7 +48,7 @@ def test_records_become_jobs_and_bad_ones_are_reported_by_line(tiny_log):
     workload = read_cobalt_log(tiny_log, machine_nodes=2048)
     assert [job.id for job in workload.jobs] == [11, 10, 12, 13]
     assert workload.time_offset == OPENS - 3600  # the earliest logged start is 0
-    assert workload.window_opens == 3600
+    assert workload.window_opens == 3600 and workload.window_closes == 3600 + 86_400
     job = {job.id: job for job in workload.jobs}[11]
     assert (job.st, job.js, job.wt, job.rt) == (-86_400 + 3600, 2048, 3600.0, 1800.0)
     assert workload.replayed == {10, 12}
@@ -70,7 +62,8 @@ def test_records_become_jobs_and_bad_ones_are_reported_by_line(tiny_log):
     assert workload.jobs_read == 7
     summary = workload.summary()
     assert "4 accepted, 3 rejected" in summary
-    assert "1 jobs running then and 1 reservation jobs start as logged; 1 jobs queued" in summary
+    assert "window 2018-01-19 00:00 to 2018-01-20 00:00 UTC: 1 jobs running as it opens and " \
+        "1 reservation jobs start as logged; 1 jobs queued" in summary
 
 
 def test_the_window_starts_from_its_real_state(tiny_log):

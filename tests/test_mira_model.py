@@ -1,0 +1,106 @@
+"""The Mira net (``nets.mira``) and ``cpn validate`` on a Cobalt log: the
+model part by part on a miniature Mira (``tiny_mira``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli.main import main
+from modules.bgq_blocks import read_blocks
+from modules.cobalt_log import read_cobalt_log
+from modules.maintenance import Calendar
+from nets.mira import MiraConfig, ladder, simulate
+from nets.puppet import PuppetConfig
+
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from tiny_mira import OPENS, TWO_RACKS, record
+except ImportError:  # pragma: no cover - run from another root
+    from tests.tiny_mira import OPENS, TWO_RACKS, record
+
+#: Job 20 runs on block 0 (R00-M0) as the window opens, until OPENS + 3,600;
+#: job 21 (1,024 nodes) needs block 2 over R00; job 22 (300 nodes, a 512
+#: block) and job 23 (512) arrive after it.
+LOG = [
+    record("E", 20, OPENS - 600, 512, "01:00:00", OPENS - 600, OPENS + 3600,
+           block="MIR-00000-33331-512"),
+    record("E", 21, OPENS + 100, 1024, "01:00:00", OPENS + 3600, OPENS + 5400,
+           block="MIR-00000-33371-1024"),
+    record("E", 22, OPENS + 200, 300, "00:20:00", OPENS + 200, OPENS + 1200,
+           block="MIR-00040-33371-512"),
+    record("E", 23, OPENS + 300, 512, "02:00:00", OPENS + 300, OPENS + 4000,
+           block="MIR-00400-33731-512"),
+]
+
+
+@pytest.fixture
+def files(tmp_path):
+    log, blocks = tmp_path / "tiny.log", tmp_path / "two_racks.xml"
+    log.write_text("\n".join(LOG) + "\n")
+    blocks.write_text(TWO_RACKS)
+    maintenance = tmp_path / "maintenance.txt"
+    maintenance.write_text("2018-01-19 02:00:00,2018-01-19 03:00:00\n")
+    return log, blocks, maintenance
+
+
+def test_jobs_run_on_blocks_the_log_state_included(files):
+    log, blocks, _ = files
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    config = MiraConfig(blocks=read_blocks(blocks), puppet=PuppetConfig(machine_nodes=1536))
+    jobs = simulate(workload, config).jobs.set_index("job_id")
+    assert jobs.loc[20, "start"] == OPENS - 600  # replayed on block 0
+    assert jobs.loc[22, "nodes"] == 512  # a whole block for 300 nodes
+    # job 21 drains block 2 and its relatives 0 and 1 until job 20's
+    # planned end (OPENS + 3,000): job 22 starts on block 3, which is not
+    # draining; job 23 (2 h) cannot backfill on block 1 and waits for
+    # block 3, free when job 22 ends at OPENS + 1,200
+    assert jobs.loc[22, "start"] == OPENS + 200 and jobs.loc[23, "start"] == OPENS + 1200
+    assert jobs.loc[21, "start"] == OPENS + 3600
+
+
+def test_maintenance_holds_a_job_that_would_run_into_it(files):
+    log, blocks, maintenance = files
+    from modules.maintenance import read_maintenance
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    config = MiraConfig(blocks=read_blocks(blocks), maintenance=read_maintenance(maintenance),
+                        puppet=PuppetConfig(machine_nodes=1536))
+    jobs = simulate(workload, config).jobs.set_index("job_id")
+    # job 23 (2 h from OPENS + 300) would run into the window at OPENS + 7,200
+    assert jobs.loc[23, "start"] == OPENS + 3 * 3600
+    # job 21 (1 h from OPENS + 3,600) ends before it
+    assert jobs.loc[21, "start"] == OPENS + 3600
+
+
+def test_the_ladder_adds_one_part_at_a_time(files):
+    _, blocks, _ = files
+    full = MiraConfig(blocks=read_blocks(blocks), maintenance=Calendar(((0.0, 1.0),)))
+    assert [config.describe() for config in ladder(full)] == [
+        "node-count EASY", "blocks + first fit", "blocks + drain",
+        "blocks + drain + maintenance"]
+
+
+def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsys):
+    log, blocks, maintenance = files
+    out = tmp_path / "out"
+    assert main(["validate", "--trace", str(log), "--machine-nodes", "1536", "--blocks",
+                 str(blocks), "--maintenance", str(maintenance), "--out", str(out),
+                 "--no-plots"]) == 0
+    summary = json.loads((out / "validation.json").read_text())
+    assert [row["model"] for row in summary["ladder"]] == [
+        "node-count EASY", "blocks + first fit", "blocks + drain",
+        "blocks + drain + maintenance"]
+    assert summary["model"]["mira"] == "blocks + drain + maintenance"
+    assert summary["model"]["policy"] == "wfp"
+    assert summary["jobs"]["replayed"] == 1 and summary["jobs"]["compared"] == 3
+    # jobs 21, 22 and 23 were all submitted in the window: both means agree
+    assert summary["wait_s_in_window"]["mean"] == summary["wait_s"]["mean"]
+    assert summary["utilization"]["periods"] == 1  # the window is one day
+    assert "the Mira model part by part" in capsys.readouterr().out
+
+
+def test_no_drain_without_blocks_is_refused(files, tmp_path, capsys):
+    log, _, _ = files
+    assert main(["validate", "--trace", str(log), "--no-drain", "--out",
+                 str(tmp_path / "o"), "--no-plots"]) == 2
+    assert "--no-drain needs --blocks" in capsys.readouterr().err
