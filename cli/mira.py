@@ -21,20 +21,27 @@ def add_mira_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--maintenance", type=Path, metavar="FILE",
                        help="machine-wide maintenance windows (start,end a line, UTC): no "
                             "job starts that would run into one")
+    group.add_argument("--failures", type=Path, metavar="COR",
+                       help="with --blocks: Mira's fatal RAS events (.cor); each takes the "
+                            "blocks containing its hardware out until repaired")
 
 
 def mira_parts(args) -> dict:
     """The parts the options ask for, read from their files:
-    ``{"blocks": BlockMachine | None, "drain": bool, "maintenance": Calendar}``."""
+    ``{"blocks": BlockMachine | None, "drain": bool, "maintenance": Calendar,
+    "failures": tuple[Failure, ...]}``."""
     from modules.bgq_blocks import read_blocks
     from modules.maintenance import Calendar, read_maintenance
+    from modules.mira_failures import read_ras_failures
 
-    if args.no_drain and args.blocks is None:
-        raise ValueError("--no-drain needs --blocks: the drain rule works on blocks")
+    for flag, value in (("--no-drain", args.no_drain), ("--failures", args.failures)):
+        if value and args.blocks is None:
+            raise ValueError(f"{flag} needs --blocks: it works on blocks")
     return {"blocks": read_blocks(args.blocks) if args.blocks else None,
             "drain": not args.no_drain,
             "maintenance": read_maintenance(args.maintenance) if args.maintenance
-            else Calendar()}
+            else Calendar(),
+            "failures": tuple(read_ras_failures(args.failures)[0]) if args.failures else ()}
 
 
 def mira_config(args, puppet):
@@ -48,7 +55,8 @@ def refuse_mira_options_without_cobalt(args, workload) -> None:
     """The Mira options mean nothing for an SWF trace: say so rather than
     ignore them."""
     given = [flag for flag, value in (("--blocks", args.blocks), ("--no-drain", args.no_drain),
-                                      ("--maintenance", args.maintenance)) if value]
+                                      ("--maintenance", args.maintenance),
+                                      ("--failures", args.failures)) if value]
     if given and not is_cobalt(workload):
         raise ValueError(f"{' and '.join(given)} model Mira and need a Cobalt log; "
                          f"{workload.path} is read as SWF")

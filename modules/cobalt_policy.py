@@ -31,8 +31,8 @@ a backfill time that is, for a block merely blocked by busy relatives,
 "5 minutes from now" whatever runs there (its tie then falls to a set's
 iteration order); here each candidate's real expected free time decides,
 which is what that code means to do.  Reservations come from the log
-(``R.*`` jobs: their logged block from their logged start to their logged
-end), because a log does not record reservation windows.
+(``nets.mira.reservations_of``), because a log does not record
+reservation windows.
 
 Without blocks (``machine=None``) the policy is node-count EASY with WFP
 (``modules.easy``), under the same maintenance rule: what PuPPET models.
@@ -47,6 +47,7 @@ from .bgq_blocks import BlockMachine
 from .easy import easy_pass_on_nodes, order_queue
 from .job import Job
 from .maintenance import Calendar
+from .mira_failures import Outage
 
 #: A busy block counts as busy at least this long (Cobalt's minimum for a
 #: block that is not idle: 300 s).
@@ -57,12 +58,13 @@ BACKFILL_QUEUES = ("backfill", "backfill-1024-torus")
 
 @dataclass(frozen=True)
 class Reservation:
-    """A block held from ``start`` to ``end`` for the job ``job_id``."""
+    """Blocks (a bit set, with every block sharing their hardware) held
+    from ``start`` to ``end`` for the jobs of reservation queue ``queue``."""
 
-    job_id: int
+    queue: str
     start: float
     end: float
-    block: int
+    blocks: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +77,8 @@ class CobaltPolicy:
     and ``queues`` (job id -> queue name) come from the log; nothing starts
     before ``opens``, when the window opens.  ``estimate`` is what running
     jobs are planned with (``Job.estimate``); ``policy`` orders the queue
-    (``"wfp"``, Mira's, or ``"fcfs"``)."""
+    (``"wfp"``, Mira's, or ``"fcfs"``).  ``outages``: blocks down for
+    repair after a failure (jobs' clock), which no job starts on."""
 
     machine: BlockMachine | None = None
     drain: bool = True
@@ -85,6 +88,7 @@ class CobaltPolicy:
     opens: float = float("-inf")
     estimate: str = "requested"
     policy: str = "wfp"
+    outages: tuple[Outage, ...] = ()
 
     def startable(self, job: Job, now: float) -> bool:
         """Whether ``job`` may start now as far as the calendar goes."""
@@ -119,9 +123,10 @@ class CobaltPolicy:
         ends = {placed[job_id]: max(end, now + MINIMUM_BUSY_S)
                 for job_id, (end, _) in running.items() if job_id in placed}
         started: list[Job] = []
+        down = self.down(now)
         while ordered:
             busy = machine.blocked_by(ends)
-            found = self._one_pass(ordered, busy, ends, now)
+            found = self._one_pass(ordered, busy, down, ends, now)
             if found is None:
                 break
             job, block = found
@@ -131,26 +136,35 @@ class CobaltPolicy:
             started.append(job._replace(js=machine.blocks[block].size))
         return started
 
+    def down(self, now: float) -> int:
+        """The blocks under repair at ``now``."""
+        mask = 0
+        for outage in self.outages:
+            if outage.start <= now < outage.end:
+                mask |= outage.blocks
+        return mask
+
     def _held(self, job: Job, now: float) -> int:
         """Blocks ``job`` may not take: those of reservations its walltime
         would overlap."""
-        machine, mask = self.machine, 0
+        mask = 0
         last = now + job.estimate(self.estimate)
+        queue = self.queues.get(job.id)
         for reservation in self.reservations:
-            if reservation.job_id != job.id and reservation.start < last and reservation.end > now:
-                mask |= machine.conflicts[reservation.block]
+            if reservation.queue != queue and reservation.start < last and reservation.end > now:
+                mask |= reservation.blocks
         return mask
 
-    def _one_pass(self, ordered: Sequence[Job], busy: int, ends: Mapping[int, float],
-                  now: float) -> tuple[Job, int] | None:
+    def _one_pass(self, ordered: Sequence[Job], busy: int, down: int,
+                  ends: Mapping[int, float], now: float) -> tuple[Job, int] | None:
         """Cobalt's ``find_job_location``: the one job to start now and its
-        block, or None."""
+        block, or None; no block ``down`` is started or drained."""
         machine = self.machine
         draining = 0
         drain_until: dict[int, float] = {}
         free_at = _FreeTimes(machine, ends)
         for job in ordered:
-            candidates = self._candidates(job) & ~self._held(job, now)
+            candidates = self._candidates(job) & ~self._held(job, now) & ~down
             idle = candidates & ~busy & ~draining
             if idle:
                 return job, self._least_blocking(idle, busy | draining)
@@ -167,7 +181,8 @@ class CobaltPolicy:
             return None
         for job in ordered:  # the backfill window of the draining blocks
             walltime = job.estimate(self.estimate)
-            candidates = self._candidates(job) & ~busy & draining & ~self._held(job, now)
+            candidates = (self._candidates(job) & ~busy & ~down & draining
+                          & ~self._held(job, now))
             for block in _bits(candidates):
                 if now + walltime <= drain_until[block]:
                     return job, block

@@ -11,7 +11,9 @@ show what each one buys:
 
 - ``blocks``: jobs run on blocks of ``mira.xml`` (``None``: node counts);
 - ``drain``: Cobalt's drain-and-backfill-window rule (with blocks);
-- ``maintenance``: the weekly maintenance windows (``Calendar()``: none).
+- ``maintenance``: the weekly maintenance windows (``Calendar()``: none);
+- ``failures``: fatal RAS events, each taking the blocks that contain its
+  hardware out until repaired (with blocks; ``modules.mira_failures``).
 
 Whatever the switches, the window's initial state is the log's: jobs
 running when it opened, and reservation jobs, start at their logged start
@@ -32,6 +34,7 @@ from modules.cobalt_log import RESERVATION_PREFIX, CobaltWorkload
 from modules.cobalt_policy import CobaltPolicy, Reservation
 from modules.cobalt_scheduler import cobalt_scheduling
 from modules.maintenance import Calendar
+from modules.mira_failures import Failure, Outage, outages
 from nets.puppet import PuppetConfig, PuppetResult, compose, run_model
 
 #: Mira's scheduling as Cobalt ran it: WFP utility, jobs planned with their
@@ -45,15 +48,21 @@ class MiraConfig:
 
     ``blocks``: the BG/Q blocks (``read_blocks("mira.xml")``), or None for
     node counts; ``drain``: Cobalt's drain rule (only with blocks);
-    ``maintenance``: machine-wide windows in Unix seconds (the log's clock).
+    ``maintenance``: machine-wide windows in Unix seconds (the log's clock);
+    ``failures``: fatal RAS events (only with blocks).
     ``puppet``: the machine's power and the scheduling estimate and
     overrun; its ``machine_nodes`` is the workload's."""
 
     blocks: BlockMachine | None = None
     drain: bool = True
     maintenance: Calendar = field(default_factory=Calendar)
+    failures: tuple[Failure, ...] = ()
     puppet: PuppetConfig = field(
         default_factory=lambda: PuppetConfig(machine_nodes=49_152, scheduling=MIRA_SCHEDULING))
+
+    def __post_init__(self):
+        if self.failures and self.blocks is None:
+            raise ValueError("failures take blocks out of service: they need blocks")
 
     def describe(self) -> str:
         """The configuration in a few words, for tables."""
@@ -63,6 +72,8 @@ class MiraConfig:
             parts = ["blocks", "drain" if self.drain else "first fit"]
         if self.maintenance.windows:
             parts.append("maintenance")
+        if self.failures:
+            parts.append("failures")
         return " + ".join(parts)
 
 
@@ -70,13 +81,15 @@ def ladder(full: MiraConfig) -> list[MiraConfig]:
     """Node-count EASY, then the parts of ``full`` added one at a time
     (blocks, the drain rule, maintenance): what a validation runs to show
     what each part buys."""
-    steps = [replace(full, blocks=None, drain=False, maintenance=Calendar())]
+    steps = [replace(full, blocks=None, drain=False, maintenance=Calendar(), failures=())]
     if full.blocks is not None:
         steps.append(replace(steps[-1], blocks=full.blocks))
         if full.drain:
             steps.append(replace(steps[-1], drain=True))
     if full.maintenance.windows:
         steps.append(replace(steps[-1], maintenance=full.maintenance))
+    if full.failures:
+        steps.append(replace(steps[-1], failures=full.failures))
     return steps
 
 
@@ -103,24 +116,58 @@ def unknown_blocks(workload: CobaltWorkload, machine: BlockMachine) -> dict[int,
             if workload.blocks[job_id] not in machine.index}
 
 
+#: Jobs of one reservation queue that start less than this after the
+#: previous ones ended ran in one reservation (the log's R.* queues run
+#: their jobs back to back; a longer gap means another reservation).
+RESERVATION_GAP_S = 2 * 3600.0
+
+
+def reservations_of(workload: CobaltWorkload, machine: BlockMachine) -> tuple[Reservation, ...]:
+    """The reservations the log's ``R.*`` jobs ran in: per queue, from the
+    first logged start to the last logged end of jobs run back to back
+    (:data:`RESERVATION_GAP_S`), over every block they used."""
+    starts = workload.replayed_starts()
+    runtimes = {job.id: job.rt for job in workload.jobs}
+    by_queue: dict[str, list[tuple[float, float, int]]] = {}
+    for job_id in starts:
+        queue = workload.queues[job_id]
+        if queue.startswith(RESERVATION_PREFIX):
+            block = logged_block(workload, machine, job_id)
+            by_queue.setdefault(queue, []).append(
+                (starts[job_id], starts[job_id] + runtimes[job_id], block))
+    reservations = []
+    for queue, runs in sorted(by_queue.items()):
+        runs.sort()
+        first, last, blocks = runs[0][0], runs[0][1], machine.conflicts[runs[0][2]]
+        for start, end, block in runs[1:]:
+            if start > last + RESERVATION_GAP_S:
+                reservations.append(Reservation(queue, first, last, blocks))
+                first, last, blocks = start, end, 0
+            last = max(last, end)
+            blocks |= machine.conflicts[block]
+        reservations.append(Reservation(queue, first, last, blocks))
+    return tuple(reservations)
+
+
 def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
     """The scheduling policy of ``config`` for the window of ``workload``."""
     machine = config.blocks
-    reservations = ()
+    reservations, down = (), ()
     if machine is not None:
+        first, last = workload.window_on_trace_clock()
+        down = tuple(Outage(outage.start - workload.time_offset,
+                            outage.end - workload.time_offset, outage.blocks)
+                     for outage in outages(list(config.failures), machine, first,
+                                           last + 30 * 86_400))
         starts = workload.replayed_starts()
         runtimes = {job.id: job.rt for job in workload.jobs}
-        reservations = tuple(
-            Reservation(job_id, starts[job_id], starts[job_id] + runtimes[job_id],
-                        logged_block(workload, machine, job_id))
-            for job_id in sorted(workload.replayed)
-            if workload.queues[job_id].startswith(RESERVATION_PREFIX))
+        reservations = reservations_of(workload, machine)
     return CobaltPolicy(machine=machine, drain=config.drain,
                         maintenance=config.maintenance.shifted(workload.time_offset),
                         reservations=reservations, queues=workload.queues,
                         opens=workload.window_opens,
                         estimate=config.puppet.scheduling.estimate,
-                        policy=config.puppet.scheduling.policy)
+                        policy=config.puppet.scheduling.policy, outages=down)
 
 
 def build_net(workload: CobaltWorkload, config: MiraConfig):
@@ -130,7 +177,8 @@ def build_net(workload: CobaltWorkload, config: MiraConfig):
     blocks = ({} if config.blocks is None else
               {job_id: logged_block(workload, config.blocks, job_id) for job_id in starts})
     last = max(job.st + job.rt for job in workload.jobs) if workload.jobs else 0.0
-    wake = [workload.window_opens, *(end for end in policy.maintenance.ends
+    repaired = (outage.end for outage in policy.outages)
+    wake = [workload.window_opens, *(end for end in (*policy.maintenance.ends, *repaired)
                                      if workload.window_opens < end < last + 30 * 86_400)]
     scheduling = config.puppet.scheduling
     scheduler = cobalt_scheduling(policy, starts, blocks, wake, scheduling.trigger,

@@ -11,6 +11,7 @@ from modules.bgq_blocks import read_blocks
 from modules.cobalt_policy import CobaltPolicy, Reservation
 from modules.job import Job
 from modules.maintenance import Calendar
+from modules.mira_failures import Outage
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
     from tiny_mira import TWO_RACKS
@@ -87,8 +88,20 @@ def test_node_counts_follow_the_same_calendar():
 
 def test_a_reserved_block_is_not_used_by_a_job_that_would_overlap_it(machine):
     """Block 3 is reserved from 1,000; a job ending by then may use it."""
-    policy = CobaltPolicy(machine=machine, reservations=(Reservation(7, 1000.0, 2000.0, 3),))
+    policy = CobaltPolicy(machine=machine,
+                          reservations=(Reservation("R.test", 1000.0, 2000.0, 1 << 3),))
     busy = {8: (5000.0, 512), 9: (5000.0, 512)}
     long, short = Job(1, 0, 100, 512, 2000), Job(2, 0, 100, 512, 800)
     assert policy.schedule((long,), busy, {8: 0, 9: 1}, 512, 100)[0] == []
     assert policy.schedule((short,), busy, {8: 0, 9: 1}, 512, 100)[2] == {8: 0, 9: 1, 2: 3}
+
+
+def test_a_block_under_repair_is_neither_started_nor_drained(machine):
+    """Block 3 is down from 0 to 1,000: the 512-node job goes to block 0;
+    once blocks 0 and 1 are busy it waits rather than drain block 3."""
+    policy = CobaltPolicy(machine=machine, outages=(Outage(0.0, 1000.0, 1 << 3),))
+    job = Job(1, 0, 100, 512, 100)
+    assert policy.schedule((job,), {}, {}, 1536, 10)[2] == {1: 0}
+    busy = {8: (500.0, 512), 9: (500.0, 512)}
+    assert policy.schedule((job,), busy, {8: 0, 9: 1}, 512, 10)[0] == []
+    assert policy.schedule((job,), busy, {8: 0, 9: 1}, 512, 1000)[2] == {8: 0, 9: 1, 1: 3}

@@ -44,6 +44,12 @@ def files(tmp_path):
     return log, blocks, maintenance
 
 
+#: A compute-chip fault on rack R01's midplane at OPENS + 250 s: block 3 is
+#: down for 11 hours.
+EVENTS = ("event 1 00062001 1 FATAL BQC MC 2018-01-19;00:04:10.0 2018-01-19;00:04:10.0 1 "
+          "RMNJ R01-M0-N03-J04 0\n")
+
+
 def test_jobs_run_on_blocks_the_log_state_included(files):
     log, blocks, _ = files
     workload = read_cobalt_log(log, machine_nodes=1536)
@@ -72,25 +78,43 @@ def test_maintenance_holds_a_job_that_would_run_into_it(files):
     assert jobs.loc[21, "start"] == OPENS + 3600
 
 
+def test_a_failed_block_is_not_used_until_repaired(files, tmp_path):
+    """Without the fault job 23 takes block 3 when job 22 leaves it at
+    OPENS + 1,200; down since OPENS + 250 (job 22 runs on), it is out then,
+    and blocks 0 to 2 drain for job 21 (2 h is too long to backfill): job
+    23 starts when job 21 ends, at OPENS + 5,400."""
+    from modules.mira_failures import read_ras_failures
+    log, blocks, _ = files
+    (tmp_path / "events.cor").write_text(EVENTS)
+    failures = tuple(read_ras_failures(tmp_path / "events.cor")[0])
+    config = MiraConfig(blocks=read_blocks(blocks), failures=failures,
+                        puppet=PuppetConfig(machine_nodes=1536))
+    jobs = simulate(read_cobalt_log(log, machine_nodes=1536), config).jobs.set_index("job_id")
+    assert jobs.loc[23, "start"] == OPENS + 5400
+
+
 def test_the_ladder_adds_one_part_at_a_time(files):
     _, blocks, _ = files
-    full = MiraConfig(blocks=read_blocks(blocks), maintenance=Calendar(((0.0, 1.0),)))
+    from modules.mira_failures import Failure
+    full = MiraConfig(blocks=read_blocks(blocks), maintenance=Calendar(((0.0, 1.0),)),
+                      failures=(Failure(0.0, "BQC", "R00-M0-N00"),))
     assert [config.describe() for config in ladder(full)] == [
         "node-count EASY", "blocks + first fit", "blocks + drain",
-        "blocks + drain + maintenance"]
+        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
 
 
 def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsys):
     log, blocks, maintenance = files
+    (tmp_path / "events.cor").write_text(EVENTS)
     out = tmp_path / "out"
     assert main(["validate", "--trace", str(log), "--machine-nodes", "1536", "--blocks",
-                 str(blocks), "--maintenance", str(maintenance), "--out", str(out),
-                 "--no-plots"]) == 0
+                 str(blocks), "--maintenance", str(maintenance), "--failures",
+                 str(tmp_path / "events.cor"), "--out", str(out), "--no-plots"]) == 0
     summary = json.loads((out / "validation.json").read_text())
     assert [row["model"] for row in summary["ladder"]] == [
         "node-count EASY", "blocks + first fit", "blocks + drain",
-        "blocks + drain + maintenance"]
-    assert summary["model"]["mira"] == "blocks + drain + maintenance"
+        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
+    assert summary["model"]["mira"] == "blocks + drain + maintenance + failures"
     assert summary["model"]["policy"] == "wfp"
     assert summary["jobs"]["replayed"] == 1 and summary["jobs"]["compared"] == 3
     # jobs 21, 22 and 23 were all submitted in the window: both means agree
@@ -99,8 +123,9 @@ def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsy
     assert "the Mira model part by part" in capsys.readouterr().out
 
 
-def test_no_drain_without_blocks_is_refused(files, tmp_path, capsys):
+@pytest.mark.parametrize("flag", ["--no-drain", "--failures=events.cor"])
+def test_block_options_without_blocks_are_refused(files, tmp_path, capsys, flag):
     log, _, _ = files
-    assert main(["validate", "--trace", str(log), "--no-drain", "--out",
+    assert main(["validate", "--trace", str(log), flag, "--out",
                  str(tmp_path / "o"), "--no-plots"]) == 2
-    assert "--no-drain needs --blocks" in capsys.readouterr().err
+    assert f"{flag.split('=')[0]} needs --blocks: it works on blocks" in capsys.readouterr().err
