@@ -42,9 +42,11 @@ with no record at all is an error (:class:`CobaltLogError`).
 
 from __future__ import annotations
 
+import gzip
 import math
 import re
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,7 +105,12 @@ class CobaltWorkload(Workload):
         return dict(zip(log["job_id"], log["submit"] + log["wait"] - self.time_offset))
 
     def summary(self) -> str:
-        lines = [super().summary()]
+        # the SWF wording of the shift ("the first submit is time 0") is not
+        # this clock's: here 0 is the first logged start
+        lines = [line for line in super().summary().splitlines()
+                 if not line.startswith("  submit times shifted")]
+        lines.append(f"  times shifted by {-self.time_offset:+,.0f} s: the first logged start "
+                     "is time 0")
         opens, closes = (time.strftime("%Y-%m-%d %H:%M", time.gmtime(when))
                          for when in self.window_on_trace_clock())
         before = sum(job.st < self.window_opens and job.id not in self.replayed
@@ -121,12 +128,16 @@ class CobaltWorkload(Workload):
 
 
 def is_cobalt_log(path: str | Path) -> bool:
-    """Whether the first non-empty line of ``path`` is a Cobalt record."""
-    with open_trace(Path(path)) as stream:
-        for raw in stream:
-            line = raw.decode("utf-8", "replace").strip()
-            if line:
-                return _RECORD.fullmatch(line) is not None
+    """Whether the first non-empty line of ``path`` is a Cobalt record (a
+    file that cannot be read is none: the SWF reader then says why)."""
+    try:
+        with open_trace(Path(path)) as stream:
+            for raw in stream:
+                line = raw.decode("utf-8", "replace").strip()
+                if line:
+                    return _RECORD.fullmatch(line) is not None
+    except (EOFError, zlib.error, gzip.BadGzipFile):
+        return False
     return False
 
 

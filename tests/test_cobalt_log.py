@@ -62,6 +62,8 @@ def test_records_become_jobs_and_bad_ones_are_reported_by_line(tiny_log):
     assert workload.jobs_read == 7
     summary = workload.summary()
     assert "4 accepted, 3 rejected" in summary
+    assert "times shifted by -1,516,316,400 s: the first logged start is time 0" in summary
+    assert "submit times shifted" not in summary
     assert "window 2018-01-19 00:00 to 2018-01-20 00:00 UTC: 1 jobs running as it opens and " \
         "1 reservation jobs start as logged; 1 jobs queued" in summary
 
@@ -104,6 +106,13 @@ def test_cpn_run_detects_a_cobalt_log(tiny_log, tmp_path, capsys):
     assert metrics["mira"] == "node-count EASY" and metrics["jobs"] == 4
     printed = "".join(capsys.readouterr().out.split())  # the terminal wraps long paths
     assert "tiny.log:5:notaCobaltrecord" in printed
+
+
+def test_models_mira_does_not_have_yet_are_refused(tiny_log, tmp_path, capsys):
+    assert main(["run", "--trace", str(tiny_log), "--cap", "1MW", "--out", str(tmp_path / "o"),
+                 "--no-plots"]) == 2
+    assert ("a Cobalt log runs on the Mira model, which has no power cap (--cap) yet"
+            in capsys.readouterr().err)
 
 
 def test_mira_options_on_an_swf_trace_are_refused(tmp_path, capsys):
