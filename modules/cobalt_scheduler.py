@@ -30,6 +30,8 @@ from .job import Job
 
 #: Replayed starts come after the ends of their instant, before submissions.
 P_REPLAY = (P_FINISH + P_SUBMIT) // 2
+#: The fusion set of *Blocks*, which a net's failures read.
+BLOCKS_FUSION = "blocks"
 
 
 def cobalt_scheduling(policy: CobaltPolicy, replay_starts: Mapping[int, float],
@@ -43,7 +45,7 @@ def cobalt_scheduling(policy: CobaltPolicy, replay_starts: Mapping[int, float],
         "schedule": policy.schedule, "replay_starts": dict(replay_starts),
         "replay_blocks": dict(replay_blocks), "FrozenDict": FrozenDict})
     scheduler_base(module, submit=False)
-    module.place("Blocks", FrozenDict, initial=[FrozenDict()])
+    module.place("Blocks", FrozenDict, initial=[FrozenDict()], fusion=BLOCKS_FUSION)
     module.place("Replay", Job, timed=True)
     module.place("Calendar", float, timed=True,
                  initial=[timed(float(when), when) for when in sorted(set(wake_times))])

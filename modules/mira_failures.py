@@ -21,10 +21,13 @@ about 11 h), about half an hour after an optical link fault (``BQL``:
 8.6 h).  :data:`REPAIR_HOURS` keeps those medians, one value per kind of
 fault, for every week.
 
-Running jobs on a failing block are not killed here: in a replay the log
-already carries the real failures' effect on the real jobs (their logged
-runtimes end about a minute after the event), and our net's running jobs
-end at their planned time.
+A job running on a block when its hardware fails fails with it
+(:func:`jobs_hit`): ``nets.mira`` applies TOPPER's failure handling
+without checkpoints (Mira had none at the system level): the job gives
+back its block, nodes and power and goes back to the queue in its submit
+order, to run again from the start.  Jobs replayed from the log are left
+alone: their logged runtimes already end where the real failure stopped
+them (about a minute after the event).
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ import calendar
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Container, Mapping
 
 from .bgq_blocks import BlockMachine
 
 __all__ = ["Failure", "Outage", "REPAIR_HOURS", "read_ras_failures", "outages",
-           "RasFileError"]
+           "RasFileError", "jobs_hit"]
 
 #: Hours until the hardware of a fatal event is usable again, by the
 #: event's category (medians measured on Mira's logs; see the module's
@@ -115,3 +119,11 @@ def outages(failures: list[Failure], machine: BlockMachine, first: float,
                         machine.containing(failure.hardware))
                  for failure in failures
                  if failure.time <= last and failure.time + failure.repair_s >= first)
+
+
+def jobs_hit(blocks: int, placed: Mapping[int, int], running: Mapping,
+             spared: Container[int] = ()) -> list[int]:
+    """The running jobs (ids in ``running``) whose block (``placed``) is
+    among ``blocks``, except the ``spared`` ones."""
+    return [job_id for job_id, block in placed.items()
+            if blocks >> block & 1 and job_id in running and job_id not in spared]

@@ -34,7 +34,12 @@ from modules.cobalt_log import RESERVATION_PREFIX, CobaltWorkload
 from modules.cobalt_policy import CobaltPolicy, Reservation
 from modules.cobalt_scheduler import cobalt_scheduling
 from modules.maintenance import Calendar
-from modules.mira_failures import Failure, Outage, outages
+from modules.mira_failures import Failure, Outage, jobs_hit, outages
+from modules.power_capping import requeue
+from cpn import timed
+from cpn.colours import FrozenDict
+from modules.batch_scheduling import P_FINISH
+from modules.cobalt_scheduler import BLOCKS_FUSION
 from nets.puppet import PuppetConfig, PuppetResult, compose, run_model
 
 #: Mira's scheduling as Cobalt ran it: WFP utility, jobs planned with their
@@ -183,7 +188,62 @@ def build_net(workload: CobaltWorkload, config: MiraConfig):
     scheduling = config.puppet.scheduling
     scheduler = cobalt_scheduling(policy, starts, blocks, wake, scheduling.trigger,
                                   scheduling.overrun)
-    return compose("Mira", config.puppet, "Running", "Running", scheduler=scheduler)
+    net = compose("Mira", config.puppet, "Running", "Running", scheduler=scheduler)
+    if policy.outages:
+        add_job_failures(net, policy.outages, workload, config)
+    return net
+
+
+#: A failure strikes after the ends of its instant and before anything
+#: starts; a superseded end is dropped before *Finish* could take it.
+P_FAIL = P_FINISH + 1
+P_DISCARD = P_FINISH - 1
+
+
+def add_job_failures(net, down: tuple[Outage, ...], workload: CobaltWorkload,
+                     config: MiraConfig) -> None:
+    """*Fail*: at each outage's start, the jobs on its blocks (not those
+    replayed from the log) fail: TOPPER's ``on_failure="requeue"`` without
+    checkpoints.  Each gives back its nodes and power, leaves *Runtime
+    Info*, and goes back to the queue in its submit order with its
+    ``version`` raised; *Killed* (job id -> failures so far) lets
+    *Discard* drop the end its failed run left in *Running*."""
+    clamp = config.puppet.scheduling.overrun == "clamp"
+    originals = {job.id: job.killed_at_limit() if clamp else job for job in workload.jobs}
+    busy_delta = config.puppet.power.busy_delta
+
+    def failed(job_ids, running, killed) -> tuple:
+        """The failed jobs as they go back to the queue (block size kept:
+        what their nodes and power counted)."""
+        return tuple(originals[job_id]._replace(js=running[job_id][1],
+                                                version=killed.get(job_id, 0) + 1)
+                     for job_id in job_ids)
+
+    net.env.update({
+        "jobs_hit": jobs_hit, "replayed": workload.replayed, "failed": failed,
+        "requeue": requeue, "freed_nodes": lambda jobs: sum(job.js for job in jobs),
+        "freed_watts": lambda jobs: sum(busy_delta(job) for job in jobs),
+        "counted": lambda killed, jobs: killed | {job.id: job.version for job in jobs},
+        "forget": lambda running, job_ids: FrozenDict(
+            {job_id: plan for job_id, plan in running.items() if job_id not in job_ids})})
+    net.place("Failures", tuple, timed=True,
+              initial=[timed((outage.start, outage.blocks), outage.start) for outage in down])
+    net.place("Killed", FrozenDict, initial=[FrozenDict()])
+    net.place("Blocks", FrozenDict, fusion=BLOCKS_FUSION)
+    net.transition(
+        "Fail", priority=P_FAIL,
+        code="hit = jobs_hit(outage[1], placed, running, replayed)\n"
+             "lost = failed(hit, running, killed)",
+        inputs={"Failures": "outage", "Blocks": "placed", "RuntimeInfo": "running",
+                "Nodes": "free", "Power": "watts", "Queuing": "queue", "Killed": "killed",
+                "Trigger": "signal"},
+        outputs={"Blocks": "placed", "RuntimeInfo": "forget(running, hit)",
+                 "Nodes": "free + freed_nodes(lost)", "Power": "watts - freed_watts(lost)",
+                 "Queuing": "requeue(queue, lost)",
+                 "Killed": "counted(killed, lost)",
+                 "Trigger": "True"})
+    net.transition("Discard", priority=P_DISCARD, guard="job.version < killed.get(job.id, 0)",
+                   inputs={"Running": "job", "Killed": "killed"}, outputs={"Killed": "killed"})
 
 
 def simulate(workload: CobaltWorkload, config: MiraConfig = MiraConfig(), seed: int = 0,
@@ -194,7 +254,10 @@ def simulate(workload: CobaltWorkload, config: MiraConfig = MiraConfig(), seed: 
     are the log's (Unix seconds)."""
     config = replace(config, puppet=replace(config.puppet,
                                             machine_nodes=workload.machine_nodes))
-    result, _ = run_model(build_net(workload, config), workload.jobs, config.puppet, seed,
-                          energy_steps, workload.time_offset, progress, stop=stop)
+    net = build_net(workload, config)
+    result, sim = run_model(net, workload.jobs, config.puppet, seed, energy_steps,
+                            workload.time_offset, progress, stop=stop)
     result.metrics["mira"] = config.describe()
+    if "Killed" in net.places:
+        result.metrics["job_failures"] = sum(sim.tokens("Killed")[0].values())
     return result

@@ -78,18 +78,22 @@ def test_maintenance_holds_a_job_that_would_run_into_it(files):
     assert jobs.loc[21, "start"] == OPENS + 3600
 
 
-def test_a_failed_block_is_not_used_until_repaired(files, tmp_path):
-    """Without the fault job 23 takes block 3 when job 22 leaves it at
-    OPENS + 1,200; down since OPENS + 250 (job 22 runs on), it is out then,
-    and blocks 0 to 2 drain for job 21 (2 h is too long to backfill): job
-    23 starts when job 21 ends, at OPENS + 5,400."""
+def test_a_failure_kills_the_job_on_its_block_and_holds_the_block(files, tmp_path):
+    """Block 3 fails at OPENS + 250, down for 11 hours.  Job 22, on it since
+    OPENS + 200, fails and goes back to the queue; it runs again at once
+    from the start on block 1, draining for job 21 until OPENS + 3,000,
+    since its 20 minutes end before.  Job 23 (2 h) can neither take block
+    3 nor backfill: it starts when job 21 ends, at OPENS + 5,400."""
     from modules.mira_failures import read_ras_failures
     log, blocks, _ = files
     (tmp_path / "events.cor").write_text(EVENTS)
     failures = tuple(read_ras_failures(tmp_path / "events.cor")[0])
     config = MiraConfig(blocks=read_blocks(blocks), failures=failures,
                         puppet=PuppetConfig(machine_nodes=1536))
-    jobs = simulate(read_cobalt_log(log, machine_nodes=1536), config).jobs.set_index("job_id")
+    result = simulate(read_cobalt_log(log, machine_nodes=1536), config)
+    jobs = result.jobs.set_index("job_id")
+    assert result.metrics["job_failures"] == 1 and result.metrics["unfinished_jobs"] == 0
+    assert (jobs.loc[22, "start"], jobs.loc[22, "end"]) == (OPENS + 250, OPENS + 1250)
     assert jobs.loc[23, "start"] == OPENS + 5400
 
 
