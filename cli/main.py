@@ -277,7 +277,7 @@ def _simulate(console, label: str, workload, config, model, args, steps=(), stop
     ``stop()`` turning true stops it (``nets.puppet.run_model``)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .mira import is_cobalt, mira_config
+    from .mira import is_cobalt, mira_config, note_undefined_blocks
 
     horizon = max((job.st + job.rt for job in workload.jobs), default=1.0)
     columns = (TextColumn(label), BarColumn(), TextColumn("day {task.fields[day]:.1f}"),
@@ -290,8 +290,10 @@ def _simulate(console, label: str, workload, config, model, args, steps=(), stop
 
         if is_cobalt(workload):
             from nets.mira import simulate
-            return simulate(workload, mira_config(args, config), seed=args.seed,
-                            energy_steps=steps, progress=progress, stop=stop)
+            mira = mira_config(args, config)
+            note_undefined_blocks(console, args, workload, mira)
+            return simulate(workload, mira, seed=args.seed, energy_steps=steps,
+                            progress=progress, stop=stop)
         options = dict(seed=args.seed, energy_steps=steps, time_offset=workload.time_offset,
                        progress=progress, stop=stop)
         return _run_model(workload.jobs, config, model, sleeping_nodes(args), options)

@@ -66,3 +66,17 @@ def is_cobalt(workload) -> bool:
     from modules.cobalt_log import CobaltWorkload
 
     return isinstance(workload, CobaltWorkload)
+
+
+def note_undefined_blocks(console, args, workload, config) -> None:
+    """Say which replayed jobs ran on blocks the partition file lacks (they
+    stand on a defined block: ``nets.mira.logged_block``)."""
+    from nets.mira import unknown_blocks
+
+    if config.blocks is None:
+        return
+    unknown = unknown_blocks(workload, config.blocks)
+    if unknown:
+        console.print(f"{len(unknown):,} replayed jobs ran on blocks {args.blocks} does not "
+                      f"define ({', '.join(sorted(set(unknown.values())))}): each stands on "
+                      "a defined block of its size and first corner")

@@ -16,7 +16,8 @@ from pathlib import Path
 from .quantities import format_duration
 from .scheduling import (add_scheduling_arguments, describe_overruns, overruns,
                          scheduling_config)
-from .mira import add_mira_arguments, is_cobalt, mira_config, refuse_mira_options_without_cobalt
+from .mira import (add_mira_arguments, is_cobalt, mira_config, note_undefined_blocks,
+                   refuse_mira_options_without_cobalt)
 from .values import integer
 from .workload import add_trace_arguments, read_trace, refuse_nothing_to_run
 
@@ -114,13 +115,13 @@ def validate_mira_ladder(console, args, workload, puppet):
     """``[(model, Validation)]`` of node-count EASY and the Mira model with
     each part asked for added in turn (``nets.mira.ladder``); None when
     Ctrl-C stopped a run."""
-    from dataclasses import replace
-
     from modules.validation import validate
     from nets.mira import ladder, simulate
 
     runs = []
-    for config in ladder(mira_config(args, puppet)):
+    full = mira_config(args, puppet)
+    note_undefined_blocks(console, args, workload, full)
+    for config in ladder(full):
         name = config.describe()
         with console.status(f"simulating {len(workload.jobs):,} jobs: {name}") as status:
             def progress(now: float, done: int) -> None:

@@ -19,8 +19,10 @@ Whatever the switches, the window's initial state is the log's: jobs
 running when it opened, and reservation jobs, start at their logged start
 on their logged block (``modules.cobalt_log``).
 
->>> from modules.cobalt_log import read_cobalt_log    # doctest: +SKIP
->>> result = simulate(read_cobalt_log("wk1.log"), MiraConfig(blocks=read_blocks("mira.xml")))
+>>> from modules.bgq_blocks import read_blocks
+>>> from modules.cobalt_log import read_cobalt_log
+>>> workload = read_cobalt_log("wk1.log")                                 # doctest: +SKIP
+>>> result = simulate(workload, MiraConfig(blocks=read_blocks("mira.xml")))  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -28,18 +30,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from cpn import timed
+from cpn.colours import FrozenDict
+from modules.batch_scheduling import P_FINISH, SchedulingConfig
 from modules.bgq_blocks import BlockMachine, block_size_of_name
-from modules.batch_scheduling import SchedulingConfig
 from modules.cobalt_log import RESERVATION_PREFIX, CobaltWorkload
 from modules.cobalt_policy import CobaltPolicy, Reservation
-from modules.cobalt_scheduler import cobalt_scheduling
+from modules.cobalt_scheduler import BLOCKS_FUSION, cobalt_scheduling
 from modules.maintenance import Calendar
 from modules.mira_failures import Failure, Outage, jobs_hit, outages
 from modules.power_capping import requeue
-from cpn import timed
-from cpn.colours import FrozenDict
-from modules.batch_scheduling import P_FINISH
-from modules.cobalt_scheduler import BLOCKS_FUSION
 from nets.puppet import PuppetConfig, PuppetResult, compose, run_model
 
 #: Mira's scheduling as Cobalt ran it: WFP utility, jobs planned with their
@@ -258,6 +258,9 @@ def simulate(workload: CobaltWorkload, config: MiraConfig = MiraConfig(), seed: 
     result, sim = run_model(net, workload.jobs, config.puppet, seed, energy_steps,
                             workload.time_offset, progress, stop=stop)
     result.metrics["mira"] = config.describe()
+    if config.blocks is not None:
+        result.metrics["replayed_on_undefined_blocks"] = len(unknown_blocks(workload,
+                                                                            config.blocks))
     if "Killed" in net.places:
         result.metrics["job_failures"] = sum(sim.tokens("Killed")[0].values())
     return result

@@ -50,6 +50,22 @@ EVENTS = ("event 1 00062001 1 FATAL BQC MC 2018-01-19;00:04:10.0 2018-01-19;00:0
           "RMNJ R01-M0-N03-J04 0\n")
 
 
+def test_a_replayed_job_on_an_undefined_block_stands_on_one_of_its_size(files, tmp_path,
+                                                                         capsys):
+    log, blocks, _ = files
+    log.write_text(log.read_text().replace("MIR-00000-33331-512", "MIR-00400-77731-512"))
+    assert main(["run", "--trace", str(log), "--machine-nodes", "1536", "--blocks",
+                 str(blocks), "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "1 replayed jobs ran on blocks" in printed and "(MIR-00400-77731-512)" in printed
+    metrics = json.loads((tmp_path / "o" / "metrics.json").read_text())
+    assert metrics["replayed_on_undefined_blocks"] == 1
+    from nets.mira import logged_block
+    machine = read_blocks(blocks)
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    assert machine.blocks[logged_block(workload, machine, 20)].name == "MIR-00400-33731-512"
+
+
 def test_jobs_run_on_blocks_the_log_state_included(files):
     log, blocks, _ = files
     workload = read_cobalt_log(log, machine_nodes=1536)
@@ -124,7 +140,9 @@ def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsy
     # jobs 21, 22 and 23 were all submitted in the window: both means agree
     assert summary["wait_s_in_window"]["mean"] == summary["wait_s"]["mean"]
     assert summary["utilization"]["periods"] == 1  # the window is one day
-    assert "the Mira model part by part" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "the Mira model part by part" in printed
+    assert "replayed jobs ran on blocks" not in printed  # job 20's block is defined
 
 
 @pytest.mark.parametrize("flag", ["--no-drain", "--failures=events.cor"])
