@@ -99,8 +99,7 @@ class CobaltPolicy:
                  ) -> tuple[list[Job], tuple[Job, ...], dict[int, int]]:
         """The jobs to start now, the queue left, and the blocks of the
         running and started jobs (job id -> block number).  Started jobs
-        carry the size of their block: a block's idle nodes are still
-        allocated."""
+        carry the size and power of their block (:func:`on_block`)."""
         placed = {job_id: block for job_id, block in placed.items() if job_id in running}
         if now < self.opens or not queue:
             return [], queue, placed
@@ -133,7 +132,7 @@ class CobaltPolicy:
             ordered.remove(job)
             ends[block] = max(now + job.estimate(self.estimate), now + MINIMUM_BUSY_S)
             placed[job.id] = block
-            started.append(job._replace(js=machine.blocks[block].size))
+            started.append(on_block(job, machine.blocks[block].size))
         return started
 
     def down(self, now: float) -> int:
@@ -237,6 +236,14 @@ class _FreeTimes:
             if until is not None and (best is None or until < best[1]):
                 best = (block, until)
         return best
+
+
+def on_block(job: Job, size: int) -> Job:
+    """``job`` on a block of ``size`` nodes: the block's nodes it does not
+    fill stay allocated and draw power as the job's nodes do."""
+    if size == job.js:
+        return job
+    return job._replace(js=size, jp=job.jp * size / job.js)
 
 
 def _bits(mask: int):

@@ -35,7 +35,7 @@ from cpn.colours import FrozenDict
 from modules.batch_scheduling import P_FINISH, SchedulingConfig
 from modules.bgq_blocks import BlockMachine, block_size_of_name
 from modules.cobalt_log import RESERVATION_PREFIX, CobaltWorkload
-from modules.cobalt_policy import CobaltPolicy, Reservation
+from modules.cobalt_policy import CobaltPolicy, Reservation, on_block
 from modules.cobalt_scheduler import BLOCKS_FUSION, cobalt_scheduling
 from modules.maintenance import Calendar
 from modules.mira_failures import Failure, Outage, jobs_hit, outages
@@ -213,11 +213,10 @@ def add_job_failures(net, down: tuple[Outage, ...], workload: CobaltWorkload,
     busy_delta = config.puppet.power.busy_delta
 
     def failed(job_ids, running, killed) -> tuple:
-        """The failed jobs as they go back to the queue (block size kept:
-        what their nodes and power counted)."""
-        return tuple(originals[job_id]._replace(js=running[job_id][1],
-                                                version=killed.get(job_id, 0) + 1)
-                     for job_id in job_ids)
+        """The failed jobs as they go back to the queue, with the size and
+        power of their block: what their nodes and power counted."""
+        return tuple(on_block(originals[job_id], running[job_id][1])._replace(
+                         version=killed.get(job_id, 0) + 1) for job_id in job_ids)
 
     net.env.update({
         "jobs_hit": jobs_hit, "replayed": workload.replayed, "failed": failed,

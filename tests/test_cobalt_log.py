@@ -88,6 +88,15 @@ def test_formats_are_told_apart_by_the_first_line(tiny_log, tmp_path):
     assert is_cobalt_log(tiny_log) and not is_cobalt_log(swf)
 
 
+def test_format_cobalt_on_an_swf_trace_names_its_first_line(tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxNodes: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    assert main(["run", "--trace", str(swf), "--format", "cobalt", "--out",
+                 str(tmp_path / "o"), "--no-plots"]) == 2
+    assert "t.swf: line 1: not a Cobalt record (date;type;jobid;fields): not a Cobalt " \
+        "accounting log" in " ".join(capsys.readouterr().err.split())
+
+
 def test_a_file_without_a_record_is_refused(tmp_path):
     path = tmp_path / "empty.log"
     path.write_text("\n")

@@ -27,9 +27,12 @@ def machine(tmp_path_factory):
 
 
 def test_a_job_gets_a_whole_block_of_at_least_its_size(machine):
+    """... and its nodes it does not fill draw power as its own do."""
     policy = CobaltPolicy(machine=machine)
-    started, waiting, placed = policy.schedule((Job(1, 0, 100, 600, 100),), {}, {}, 1536, 10)
-    assert started == [Job(1, 0, 100, 1024, 100)] and waiting == () and placed == {1: 2}
+    job = Job(1, 0, 100, 600, 100, jp=600 * 50.0)
+    started, waiting, placed = policy.schedule((job,), {}, {}, 1536, 10)
+    assert started == [Job(1, 0, 100, 1024, 100, jp=1024 * 50.0)]
+    assert waiting == () and placed == {1: 2}
 
 
 def test_a_busy_block_blocks_every_block_sharing_its_boards(machine):
