@@ -15,9 +15,9 @@ from nets.mira import MiraConfig, ladder, simulate
 from nets.puppet import PuppetConfig
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
-    from tiny_mira import OPENS, TWO_RACKS, record
+    from tiny_mira import MIRA, OPENS, TWO_RACKS, record
 except ImportError:  # pragma: no cover - run from another root
-    from tests.tiny_mira import OPENS, TWO_RACKS, record
+    from tests.tiny_mira import MIRA, OPENS, TWO_RACKS, record
 
 #: Job 20 runs on block 0 (R00-M0) as the window opens, until OPENS + 3,600;
 #: job 21 (1,024 nodes) needs block 2 over R00; job 22 (300 nodes, a 512
@@ -151,3 +151,19 @@ def test_block_options_without_blocks_are_refused(files, tmp_path, capsys, flag)
     assert main(["validate", "--trace", str(log), flag, "--out",
                  str(tmp_path / "o"), "--no-plots"]) == 2
     assert f"{flag.split('=')[0]} needs --blocks: it works on blocks" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (MIRA / "wk1.log").exists(), reason="../shared/data absent")
+def test_node_count_easy_on_a_mira_week_as_docs_mira_reports():
+    """The first row of docs/mira.md's wk1.log table (the cheapest run)."""
+    from modules.validation import validate
+    workload = read_cobalt_log(MIRA / "wk1.log")
+    result = simulate(workload, MiraConfig())
+    summary = validate(result.jobs, workload.log, workload.rejected, workload.machine_nodes,
+                       window=workload.window_on_trace_clock(),
+                       replayed=workload.replayed).summary
+    assert summary["jobs"]["compared"] == 2098 and summary["jobs"]["replayed"] == 49
+    assert round(summary["wait_s"]["mean"]["logged"]) == 21_790
+    assert round(100 * summary["wait_s"]["mean"]["relative_error"], 1) == -17.6
+    assert round(100 * summary["wait_s_in_window"]["mean"]["relative_error"], 1) == -2.4
+    assert round(100 * summary["utilization"]["rms_difference"], 1) == 11.4
