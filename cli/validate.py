@@ -134,7 +134,8 @@ def validate_mira_ladder(console, args, workload, puppet):
         runs.append((name, validate(result.jobs, workload.log, workload.rejected,
                                     workload.machine_nodes, args.period,
                                     window=workload.window_on_trace_clock(),
-                                    replayed=workload.replayed)))
+                                    replayed=workload.replayed,
+                                    failed_runs=result.metrics.get("failed_runs", ()))))
     return runs
 
 

@@ -19,7 +19,10 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
    time).  Every job in the queue that cannot start drains a block while
    one is left; a job of the ``backfill`` queue never drains, and no job
    drains for a start that would run into a reservation or maintenance.
-4. When nothing could start, backfill: in the same order, a job may take
+4. A queue may be confined to part of the machine: on Mira, ``prod-long``
+   ran only on the first row of racks (R00 to R0F, 16 of 48; both logs
+   show it, and no other queue).
+5. When nothing could start, backfill: in the same order, a job may take
    an idle block that is draining if its walltime ends by that block's
    drain time.
 
@@ -89,6 +92,7 @@ class CobaltPolicy:
     estimate: str = "requested"
     policy: str = "wfp"
     outages: tuple[Outage, ...] = ()
+    queue_blocks: Mapping[str, int] = field(default_factory=dict)
 
     def startable(self, job: Job, now: float) -> bool:
         """Whether ``job`` may start now as far as the calendar goes."""
@@ -188,12 +192,13 @@ class CobaltPolicy:
         return None
 
     def _candidates(self, job: Job) -> int:
-        """The blocks of the smallest size that holds ``job``."""
+        """The blocks of the smallest size that holds ``job``, of those its
+        queue may use."""
         machine = self.machine
         mask = 0
         for block in machine.by_size[machine.size_for(job.js)]:
             mask |= 1 << block
-        return mask
+        return mask & self.queue_blocks.get(self.queues.get(job.id), mask)
 
     def _least_blocking(self, idle: int, unavailable: int) -> int:
         """Of the ``idle`` blocks, the one that blocks the fewest idle

@@ -178,7 +178,8 @@ def over_machine_summary(intervals: pd.DataFrame, machine: int, span: float) -> 
 
 def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
              machine: int, period: str = "day", bsld_threshold: float = 10.0,
-             window: tuple[float, float] | None = None, replayed=()) -> Validation:
+             window: tuple[float, float] | None = None, replayed=(),
+             failed_runs=()) -> Validation:
     """Measure ``simulated`` (job records on the trace's clock: ``job_id,
     submit, start, end, nodes``) against the schedule of ``log``
     (:attr:`modules.swf.Workload.log`) on a machine of ``machine`` nodes.
@@ -186,16 +187,13 @@ def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
     log ran but the simulation did not.  Both schedules are counted with
     the job sizes the model gave the jobs.
 
-    A log that covers a window of a machine's life (a Cobalt log: every
-    job submitted in it, and every job still running or queued when it
-    opened) gives ``window = (opens, closes)``: utilization is compared
-    over it alone (after it closes the log lacks the jobs submitted later,
-    so its utilization is no longer the machine's), and the waits of the
-    jobs submitted inside it are summarized apart (``wait_s_in_window``),
-    since the few queued long before it dominate the mean.  Jobs
-    ``replayed`` at their logged start (the window's initial state,
-    reservations) count in utilization but not in waits and start errors:
-    the model did not schedule them."""
+    A log of a window of a machine's life (a Cobalt log) gives ``window =
+    (opens, closes)``: utilization is compared over it alone (the log lacks
+    the jobs submitted after it), and the waits of the jobs submitted in it
+    are summarized apart (``wait_s_in_window``).  Jobs ``replayed`` at their
+    logged start count in utilization, not in waits and start errors (the
+    model did not schedule them); ``failed_runs`` (``(start, end, nodes)``)
+    are simulated runs a failure cut short: busy in the simulation only."""
     if period not in PERIODS:
         raise ValueError(f"period must be one of {tuple(PERIODS)}, not {period!r}")
     check_logged_schedule(log)
@@ -203,7 +201,7 @@ def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
     every_job, jobs, (origin, end) = compared_jobs(simulated, logged, window, replayed)
     span = end - origin
     utilization, utilization_numbers = utilization_summary(every_job, machine, origin, end,
-                                                           period)
+                                                           period, failed_runs)
     queue_width = 3600.0 * max(1, math.ceil(span / 1500 / 3600))  # whole hours, <= 1,500 bins
     queue = queue_lengths(jobs, origin, end, queue_width)
     refused = _refused(log, logged, simulated, rejected)
@@ -256,6 +254,15 @@ def compared_jobs(simulated: pd.DataFrame, logged: pd.DataFrame,
     return every_job, jobs, (float(every_job["submit"].min()), float(end))
 
 
+def simulated_only(runs) -> pd.DataFrame:
+    """Runs ``(start, end, nodes)`` of the simulation alone, as rows of
+    :func:`job_comparison` that are busy on the simulated side only."""
+    frame = pd.DataFrame(list(runs), columns=["start", "end", "nodes"], dtype=float)
+    return pd.DataFrame({"nodes": frame["nodes"], "logged_start": frame["start"],
+                         "logged_runtime": 0.0, "simulated_start": frame["start"],
+                         "simulated_runtime": frame["end"] - frame["start"]})
+
+
 def waits_from(jobs: pd.DataFrame, origin: float) -> dict:
     """The wait distributions of the jobs submitted from ``origin`` on."""
     inside = jobs[jobs["submit"] >= origin]
@@ -264,11 +271,14 @@ def waits_from(jobs: pd.DataFrame, origin: float) -> dict:
 
 
 def utilization_summary(jobs: pd.DataFrame, machine: int, origin: float, end: float,
-                        period: str) -> tuple[pd.DataFrame, dict]:
+                        period: str, failed_runs=()) -> tuple[pd.DataFrame, dict]:
     """Utilization per period from ``origin`` to ``end`` (:func:`per_period`)
     and its numbers: the root mean square and largest difference, and the
-    whole span's (busy node-seconds inside it over the machine's)."""
+    whole span's (busy node-seconds inside it over the machine's); the
+    ``failed_runs`` busy the simulated side too."""
     width = PERIODS[period]
+    if len(failed_runs):
+        jobs = pd.concat([jobs, simulated_only(failed_runs)], ignore_index=True)
     utilization = per_period(jobs, machine, origin, end, width)
     difference = (utilization["simulated"] - utilization["logged"]).to_numpy()
     whole = []

@@ -121,6 +121,26 @@ def unknown_blocks(workload: CobaltWorkload, machine: BlockMachine) -> dict[int,
             if workload.blocks[job_id] not in machine.index}
 
 
+#: Queues confined to some racks, as Mira's logs show them: ``prod-long``
+#: jobs ran only on the first row (R00 to R0F) in both ``wk1.log`` and
+#: ``wk2.log`` (32 midplanes, every block they used), every other queue
+#: anywhere.
+QUEUE_RACKS = {"prod-long": tuple(f"R0{digit}" for digit in "0123456789ABCDEF")}
+
+
+def queue_blocks(machine: BlockMachine) -> dict[str, int]:
+    """The blocks (a bit set) each confined queue may use: those whose
+    midplanes are all in its racks."""
+    confined = {}
+    for queue, racks in QUEUE_RACKS.items():
+        mask = 0
+        for number, block in enumerate(machine.blocks):
+            if all(midplane.split("-")[0] in racks for midplane in block.midplanes):
+                mask |= 1 << number
+        confined[queue] = mask
+    return confined
+
+
 #: Jobs of one reservation queue that start less than this after the
 #: previous ones ended ran in one reservation (the log's R.* queues run
 #: their jobs back to back; a longer gap means another reservation).
@@ -172,7 +192,8 @@ def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
                         reservations=reservations, queues=workload.queues,
                         opens=workload.window_opens,
                         estimate=config.puppet.scheduling.estimate,
-                        policy=config.puppet.scheduling.policy, outages=down)
+                        policy=config.puppet.scheduling.policy, outages=down,
+                        queue_blocks={} if machine is None else queue_blocks(machine))
 
 
 def build_net(workload: CobaltWorkload, config: MiraConfig):
@@ -207,10 +228,20 @@ def add_job_failures(net, down: tuple[Outage, ...], workload: CobaltWorkload,
     checkpoints.  Each gives back its nodes and power, leaves *Runtime
     Info*, and goes back to the queue in its submit order with its
     ``version`` raised; *Killed* (job id -> failures so far) lets
-    *Discard* drop the end its failed run left in *Running*."""
+    *Discard* drop the end its failed run left in *Running*, and
+    *Failed Runs* keeps each run cut short (``(start, end, nodes)``: its
+    nodes were busy)."""
     clamp = config.puppet.scheduling.overrun == "clamp"
     originals = {job.id: job.killed_at_limit() if clamp else job for job in workload.jobs}
     busy_delta = config.puppet.power.busy_delta
+
+    estimate = config.puppet.scheduling.estimate
+
+    def cut_short(job_ids, running, now) -> tuple:
+        """The runs the failure ends: ``(start, now, nodes)`` each (a run's
+        planned end is its start plus its estimate)."""
+        return tuple((running[job_id][0] - originals[job_id].estimate(estimate), now,
+                      running[job_id][1]) for job_id in job_ids)
 
     def failed(job_ids, running, killed) -> tuple:
         """The failed jobs as they go back to the queue, with the size and
@@ -220,6 +251,7 @@ def add_job_failures(net, down: tuple[Outage, ...], workload: CobaltWorkload,
 
     net.env.update({
         "jobs_hit": jobs_hit, "replayed": workload.replayed, "failed": failed,
+        "cut_short": cut_short,
         "requeue": requeue, "freed_nodes": lambda jobs: sum(job.js for job in jobs),
         "freed_watts": lambda jobs: sum(busy_delta(job) for job in jobs),
         "counted": lambda killed, jobs: killed | {job.id: job.version for job in jobs},
@@ -228,6 +260,7 @@ def add_job_failures(net, down: tuple[Outage, ...], workload: CobaltWorkload,
     net.place("Failures", tuple, timed=True,
               initial=[timed((outage.start, outage.blocks), outage.start) for outage in down])
     net.place("Killed", FrozenDict, initial=[FrozenDict()])
+    net.place("FailedRuns", tuple, initial=[()])
     net.place("Blocks", FrozenDict, fusion=BLOCKS_FUSION)
     net.transition(
         "Fail", priority=P_FAIL,
@@ -235,11 +268,12 @@ def add_job_failures(net, down: tuple[Outage, ...], workload: CobaltWorkload,
              "lost = failed(hit, running, killed)",
         inputs={"Failures": "outage", "Blocks": "placed", "RuntimeInfo": "running",
                 "Nodes": "free", "Power": "watts", "Queuing": "queue", "Killed": "killed",
-                "Trigger": "signal"},
+                "FailedRuns": "runs", "Trigger": "signal"},
         outputs={"Blocks": "placed", "RuntimeInfo": "forget(running, hit)",
                  "Nodes": "free + freed_nodes(lost)", "Power": "watts - freed_watts(lost)",
                  "Queuing": "requeue(queue, lost)",
                  "Killed": "counted(killed, lost)",
+                 "FailedRuns": "runs + cut_short(hit, running, now)",
                  "Trigger": "True"})
     net.transition("Discard", priority=P_DISCARD, guard="job.version < killed.get(job.id, 0)",
                    inputs={"Running": "job", "Killed": "killed"}, outputs={"Killed": "killed"})
@@ -262,4 +296,7 @@ def simulate(workload: CobaltWorkload, config: MiraConfig = MiraConfig(), seed: 
                                                                             config.blocks))
     if "Killed" in net.places:
         result.metrics["job_failures"] = sum(sim.tokens("Killed")[0].values())
+        result.metrics["failed_runs"] = [[start + workload.time_offset,
+                                          end + workload.time_offset, nodes]
+                                         for start, end, nodes in sim.tokens("FailedRuns")[0]]
     return result

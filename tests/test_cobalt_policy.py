@@ -108,3 +108,12 @@ def test_a_block_under_repair_is_neither_started_nor_drained(machine):
     busy = {8: (500.0, 512), 9: (500.0, 512)}
     assert policy.schedule((job,), busy, {8: 0, 9: 1}, 512, 10)[0] == []
     assert policy.schedule((job,), busy, {8: 0, 9: 1}, 512, 1000)[2] == {8: 0, 9: 1, 1: 3}
+
+
+def test_a_confined_queue_uses_only_its_blocks(machine):
+    """prod-long confined to rack R01 (block 3): its job waits for it."""
+    policy = CobaltPolicy(machine=machine, queues={1: "prod-long"},
+                          queue_blocks={"prod-long": 1 << 3})
+    job = Job(1, 0, 100, 512, 100)
+    assert policy.schedule((job,), {}, {}, 1536, 10)[2] == {1: 3}
+    assert policy.schedule((job,), {9: (500.0, 512)}, {9: 3}, 1024, 10)[0] == []

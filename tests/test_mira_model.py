@@ -109,6 +109,7 @@ def test_a_failure_kills_the_job_on_its_block_and_holds_the_block(files, tmp_pat
     result = simulate(read_cobalt_log(log, machine_nodes=1536), config)
     jobs = result.jobs.set_index("job_id")
     assert result.metrics["job_failures"] == 1 and result.metrics["unfinished_jobs"] == 0
+    assert result.metrics["failed_runs"] == [[OPENS + 200, OPENS + 250, 512]]
     assert (jobs.loc[22, "start"], jobs.loc[22, "end"]) == (OPENS + 250, OPENS + 1250)
     assert jobs.loc[23, "start"] == OPENS + 5400
 
@@ -167,3 +168,10 @@ def test_node_count_easy_on_a_mira_week_as_docs_mira_reports():
     assert round(100 * summary["wait_s"]["mean"]["relative_error"], 1) == -17.6
     assert round(100 * summary["wait_s_in_window"]["mean"]["relative_error"], 1) == -2.4
     assert round(100 * summary["utilization"]["rms_difference"], 1) == 11.4
+
+
+def test_prod_long_is_confined_to_the_first_row_of_racks(files):
+    from nets.mira import queue_blocks
+    _, blocks, _ = files
+    machine = read_blocks(blocks)  # racks R00 and R01: both in the first row
+    assert queue_blocks(machine) == {"prod-long": 0b1111}
