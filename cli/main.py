@@ -23,6 +23,7 @@ from .resilience import (add_resilience_arguments, check_failure_options, descri
 from .scheduling import add_scheduling_arguments, describe_overruns, overruns, scheduling_config
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
 from .values import fraction, integer, positive_float
+from .mira import add_mira_arguments
 from .workload import add_trace_arguments
 
 
@@ -35,6 +36,7 @@ def add_run_parser(subparsers) -> None:
                     "metrics and write DIR/jobs.csv, DIR/metrics.json, DIR/power.csv and "
                     "plots.")
     add_trace_arguments(run)
+    add_mira_arguments(run)
     add_scheduling_arguments(run)
     run.add_argument("--power", choices=("drawn", "constant", "csv"), default="drawn",
                      help="job power: drawn per user/group from Mira's per-rack "
@@ -147,13 +149,18 @@ def command_run(args) -> int:
 
     from nets.puppet import ctrl_c_requests
 
+    from .mira import is_cobalt, refuse_mira_options_without_cobalt
     from .workload import load_workload
 
     console = Console()
     workload = load_workload(args)
+    refuse_mira_options_without_cobalt(args, workload)
     steps = energy_steps(args.energy_steps)
-    config = puppet_config(args, workload.machine_nodes)
+    config = puppet_config(args, workload.machine_nodes,
+                           default_policy="wfp" if is_cobalt(workload) else "fcfs")
     model = topper_config(args, config, workload.time_offset)
+    if is_cobalt(workload):
+        refuse_other_models_on_mira(args, model)
     if model is not None:
         console.print(describe_topper(args, model))
     overran = overruns(workload.jobs)
@@ -187,13 +194,15 @@ def energy_steps(text: str) -> list[float]:
                          f"not {text!r}") from None
 
 
-def puppet_config(args, machine_nodes: int):
-    """The uncapped PuPPET configuration the options describe."""
+def puppet_config(args, machine_nodes: int, default_policy: str = "fcfs"):
+    """The uncapped PuPPET configuration the options describe
+    (``default_policy`` without ``--policy``)."""
     from nets.puppet import PuppetConfig
 
     return PuppetConfig(
         machine_nodes=machine_nodes, node_watts=args.node_watts,
-        idle_fraction=args.idle_fraction, scheduling=scheduling_config(args))
+        idle_fraction=args.idle_fraction,
+        scheduling=scheduling_config(args, default_policy))
 
 
 def _capped(console, args, workload, config, model, stop):
@@ -272,6 +281,8 @@ def _simulate(console, label: str, workload, config, model, args, steps=(), stop
     ``stop()`` turning true stops it (``nets.puppet.run_model``)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from .mira import is_cobalt, mira_config, note_undefined_blocks
+
     horizon = max((job.st + job.rt for job in workload.jobs), default=1.0)
     columns = (TextColumn(label), BarColumn(), TextColumn("day {task.fields[day]:.1f}"),
                TextColumn("{task.fields[done]} jobs done"), TimeElapsedColumn())
@@ -281,9 +292,26 @@ def _simulate(console, label: str, workload, config, model, args, steps=(), stop
         def progress(now: float, done: int) -> None:
             bar.update(task, completed=min(now, horizon), day=now / 86400, done=done)
 
+        if is_cobalt(workload):
+            from nets.mira import simulate
+            mira = mira_config(args, config)
+            note_undefined_blocks(console, args, workload, mira)
+            return simulate(workload, mira, seed=args.seed, energy_steps=steps,
+                            progress=progress, stop=stop)
         options = dict(seed=args.seed, energy_steps=steps, time_offset=workload.time_offset,
                        progress=progress, stop=stop)
         return _run_model(workload.jobs, config, model, sleeping_nodes(args), options)
+
+
+def refuse_other_models_on_mira(args, model) -> None:
+    """The Mira model (a Cobalt log) has no power cap, failure model or
+    sleeping nodes yet: refuse the options that ask for them."""
+    asked = [what for what, given in (("fault tolerance (--resilience)", model is not None),
+                                      ("power cap (--cap)", cap_spec(args) is not None),
+                                      ("sleeping nodes", sleeping_nodes(args) is not None))
+             if given]
+    if asked:
+        raise ValueError(f"a Cobalt log runs on the Mira model, which has no {asked[0]} yet")
 
 
 def _run_model(jobs, config, model, sleeping, options):

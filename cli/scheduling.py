@@ -26,9 +26,10 @@ OVERRUN_OUTCOMES = {"clamp": "killed at their limit", "keep": "kept running to t
 
 
 def add_scheduling_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--policy", choices=POLICIES, default="fcfs",
+    parser.add_argument("--policy", choices=POLICIES,
                         help="batch scheduling policy: first come first served, or WFP's "
-                             "priority of waiting and large jobs (default fcfs)")
+                             "priority of waiting and large jobs (default fcfs; wfp on a "
+                             "Cobalt log, as Mira ran)")
     parser.add_argument("--estimate", choices=ESTIMATES, default="requested",
                         help="runtime the scheduler plans with: the requested walltime "
                              "(what a real scheduler knows), the actual runtime, or mixed: "
@@ -44,11 +45,13 @@ def add_scheduling_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-backfill", action="store_true", help="strict queue order")
 
 
-def scheduling_config(args) -> SchedulingConfig:
-    """The ``SchedulingConfig`` the options ask for."""
+def scheduling_config(args, default_policy: str = "fcfs") -> SchedulingConfig:
+    """The ``SchedulingConfig`` the options ask for; ``default_policy``
+    when ``--policy`` is not given."""
     from modules.batch_scheduling import SchedulingConfig
 
-    return SchedulingConfig(args.policy, args.estimate, args.trigger, not args.no_backfill,
+    return SchedulingConfig(args.policy or default_policy, args.estimate, args.trigger,
+                            not args.no_backfill,
                             args.overrun)
 
 

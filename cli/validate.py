@@ -16,6 +16,8 @@ from pathlib import Path
 from .quantities import format_duration
 from .scheduling import (add_scheduling_arguments, describe_overruns, overruns,
                          scheduling_config)
+from .mira import (add_mira_arguments, is_cobalt, mira_config, note_undefined_blocks,
+                   refuse_mira_options_without_cobalt)
 from .values import integer
 from .workload import add_trace_arguments, read_trace, refuse_nothing_to_run
 
@@ -40,6 +42,7 @@ def add_validate_parser(subparsers) -> None:
                     "plots.")
     add_trace_arguments(parser, required=True)
     add_scheduling_arguments(parser)
+    add_mira_arguments(parser)
     parser.add_argument("--period", choices=PERIODS, default="day",
                         help="compare utilization per day (default) or per week")
     parser.add_argument("--seed", type=integer, default=0,
@@ -62,6 +65,7 @@ def command_validate(args) -> int:
     console = Console()
     workload = read_trace(args)
     refuse_nothing_to_run(workload)
+    refuse_mira_options_without_cobalt(args, workload)
     try:
         check_logged_schedule(workload.log)
     except ValueError as error:
@@ -70,31 +74,103 @@ def command_validate(args) -> int:
     overran = overruns(workload.jobs)
     if overran:
         console.print(describe_overruns(overran, args.overrun))
-    config = PuppetConfig(machine_nodes=workload.machine_nodes,
-                          scheduling=scheduling_config(args))
-    with console.status(f"simulating {len(workload.jobs):,} jobs") as status:
-        def progress(now: float, done: int) -> None:
-            status.update(f"simulating {len(workload.jobs):,} jobs: day {now / 86_400:,.1f}, "
-                          f"{done:,} done")
-        result = simulate(workload.jobs, config, seed=args.seed,
-                          time_offset=workload.time_offset, progress=progress)
-    if result.interrupted:
-        console.print("[yellow]interrupted: no report[/]")
-        return 130
-    report = validate(result.jobs, workload.log, workload.rejected, workload.machine_nodes,
-                      args.period)
-    summary = {"trace": str(workload.path), "unit": workload.unit_name,
-               "model": {**asdict(scheduling_config(args)), "machine": workload.machine_nodes,
-                         "overrun_jobs": overran},
+    scheduling = scheduling_config(args, "wfp" if is_cobalt(workload) else "fcfs")
+    config = PuppetConfig(machine_nodes=workload.machine_nodes, scheduling=scheduling)
+    model = {**asdict(scheduling), "machine": workload.machine_nodes, "overrun_jobs": overran}
+    if is_cobalt(workload):
+        runs = validate_mira_ladder(console, args, workload, config)
+        if runs is None:
+            return 130
+        report, model["mira"] = runs[-1][1], runs[-1][0]
+    else:
+        with console.status(f"simulating {len(workload.jobs):,} jobs") as status:
+            def progress(now: float, done: int) -> None:
+                status.update(f"simulating {len(workload.jobs):,} jobs: day "
+                              f"{now / 86_400:,.1f}, {done:,} done")
+            result = simulate(workload.jobs, config, seed=args.seed,
+                              time_offset=workload.time_offset, progress=progress)
+        if result.interrupted:
+            console.print("[yellow]interrupted: no report[/]")
+            return 130
+        report = validate(result.jobs, workload.log, workload.rejected,
+                          workload.machine_nodes, args.period)
+        runs = None
+    summary = {"trace": str(workload.path), "unit": workload.unit_name, "model": model,
                **report.summary, "verdict": verdict(report.summary)}
+    if runs is not None:
+        summary["ladder"] = [{"model": name, **ladder_row(run.summary)} for name, run in runs]
     written = write_report(args.out, report, summary, workload.unit_name,
                            plots=not args.no_plots)
     (args.out / "validation.json").write_text(
         json.dumps(json_safe(summary), indent=2, sort_keys=True, allow_nan=False) + "\n")
     print_report(console, summary, clock(workload))
+    if runs is not None:
+        print_ladder(console, summary)
     console.print(f"results in {args.out}/: validation.json, "
                   f"{', '.join(sorted(path.name for path in written))}")
     return 0
+
+
+def validate_mira_ladder(console, args, workload, puppet):
+    """``[(model, Validation)]`` of node-count EASY and the Mira model with
+    each part asked for added in turn (``nets.mira.ladder``); None when
+    Ctrl-C stopped a run."""
+    from modules.validation import validate
+    from nets.mira import ladder, simulate
+
+    runs = []
+    full = mira_config(args, puppet)
+    note_undefined_blocks(console, args, workload, full)
+    for config in ladder(full):
+        name = config.describe()
+        with console.status(f"simulating {len(workload.jobs):,} jobs: {name}") as status:
+            def progress(now: float, done: int) -> None:
+                status.update(f"simulating {len(workload.jobs):,} jobs: {name}, day "
+                              f"{now / 86_400:,.1f}, {done:,} done")
+            result = simulate(workload, config, seed=args.seed, progress=progress)
+        if result.interrupted:
+            console.print("[yellow]interrupted: no report[/]")
+            return None
+        runs.append((name, validate(result.jobs, workload.log, workload.rejected,
+                                    workload.machine_nodes, args.period,
+                                    window=workload.window_on_trace_clock(),
+                                    replayed=workload.replayed,
+                                    failed_runs=result.metrics.get("failed_runs", ()))))
+    return runs
+
+
+def ladder_row(summary: dict) -> dict:
+    """The numbers the ladder table shows of one validation."""
+    return {"wait_mean": summary["wait_s"]["mean"],
+            "wait_mean_in_window": summary["wait_s_in_window"]["mean"],
+            "wait_median": summary["wait_s"]["median"],
+            "utilization_rms": summary["utilization"]["rms_difference"],
+            "start_error_mean_abs_s": summary["start_error"]["mean_abs_s"]}
+
+
+def print_ladder(console, summary: dict) -> None:
+    """What each part of the Mira model buys: one row per model."""
+    from rich.table import Table
+
+    def error(values: dict) -> str:
+        return ("n/a" if values["relative_error"] is None
+                else f"{format_duration(values['simulated'])} ({100 * values['relative_error']:+.1f} %)")
+
+    first = summary["ladder"][0]
+    every = PERIOD_ADJECTIVES[summary["utilization"]["period"]]
+    table = Table(title=f"{Path(summary['trace']).name}: the Mira model part by part "
+                        f"(logged: mean wait {format_duration(first['wait_mean']['logged'])}, "
+                        f"{format_duration(first['wait_mean_in_window']['logged'])} over jobs "
+                        f"submitted in the window; median "
+                        f"{format_duration(first['wait_median']['logged'])})")
+    for column in ("model", "mean wait", "mean wait, in window", "median wait",
+                   f"{every} utilization RMS", "mean |start error|"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for row in summary["ladder"]:
+        table.add_row(row["model"], error(row["wait_mean"]), error(row["wait_mean_in_window"]),
+                      error(row["wait_median"]), f"{100 * row['utilization_rms']:.1f} points",
+                      format_duration(row["start_error_mean_abs_s"]))
+    console.print(table)
 
 
 def write_report(out: Path, report, summary: dict, unit: str, plots: bool) -> list[Path]:

@@ -15,13 +15,19 @@ if TYPE_CHECKING:  # the commands import them: the parsers alone need no pandas
 #: What a job's size counts (``modules.workload.SIZE_UNITS``, not imported here:
 #: the parsers must not load pandas).
 SIZE_UNITS = ("nodes", "procs")
+#: Formats ``--trace`` may be in.
+TRACE_FORMATS = ("auto", "swf", "cobalt")
 
 
 def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
     """The trace and how its jobs map onto the machine (``read_swf``)."""
     parser.add_argument("--trace", type=Path, required=required,
-                        help="SWF trace (.swf or .swf.gz)" + ("" if required else
-                             "; default: the built-in synthetic Mira month"))
+                        help="SWF trace (.swf or .swf.gz) or Cobalt accounting log (Mira's)"
+                             + ("" if required else
+                                "; default: the built-in synthetic Mira month"))
+    parser.add_argument("--format", choices=TRACE_FORMATS, default="auto", dest="trace_format",
+                        help="the trace's format: detected from its first line (default), "
+                             "or swf, or cobalt")
     parser.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
                         help="machine size in nodes (processors with --unit procs; default: "
                              "the trace header's MaxNodes, or MaxProcs)")
@@ -45,9 +51,14 @@ def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = False)
 
 
 def read_trace(args) -> Workload:
-    """The trace named by ``--trace``, read as the options say."""
+    """The trace named by ``--trace``, read as the options say: a Cobalt
+    log (``--format cobalt``, or detected) or SWF."""
+    from modules.cobalt_log import MIRA_NODES, is_cobalt_log, read_cobalt_log
     from modules.swf import read_swf
 
+    trace_format = getattr(args, "trace_format", "auto")
+    if trace_format == "cobalt" or (trace_format == "auto" and is_cobalt_log(args.trace)):
+        return read_cobalt_log(args.trace, machine_nodes=args.machine_nodes or MIRA_NODES)
     return read_swf(args.trace, machine_nodes=args.machine_nodes,
                     procs_per_node=args.procs_per_node, allocation_unit=args.allocation_unit,
                     size_unit=args.size_unit, unknown_walltime=args.unknown_walltime,

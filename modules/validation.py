@@ -178,30 +178,35 @@ def over_machine_summary(intervals: pd.DataFrame, machine: int, span: float) -> 
 
 
 def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
-             machine: int, period: str = "day", bsld_threshold: float = 10.0) -> Validation:
+             machine: int, period: str = "day", bsld_threshold: float = 10.0,
+             window: tuple[float, float] | None = None, replayed=(),
+             failed_runs=()) -> Validation:
     """Measure ``simulated`` (job records on the trace's clock: ``job_id,
     submit, start, end, nodes``) against the schedule of ``log``
     (:attr:`modules.workload.Workload.log`) on a machine of ``machine`` nodes.
     ``rejected`` (the workload's) says why the model refused the jobs the
     log ran but the simulation did not.  Both schedules are counted with
-    the job sizes the model gave the jobs."""
+    the job sizes the model gave the jobs.
+
+    A log of a window of a machine's life (a Cobalt log) gives ``window =
+    (opens, closes)``: utilization is compared over it alone (the log lacks
+    the jobs submitted after it), and the waits of the jobs submitted in it
+    are summarized apart (``wait_s_in_window``).  Jobs ``replayed`` at their
+    logged start count in utilization, not in waits and start errors (the
+    model did not schedule them); ``failed_runs`` (``(start, end, nodes)``)
+    are simulated runs a failure cut short: busy in the simulation only."""
     if period not in PERIODS:
         raise ValueError(f"period must be one of {tuple(PERIODS)}, not {period!r}")
     check_logged_schedule(log)
     logged = ran_in_log(log)
-    jobs = job_comparison(simulated, logged)
-    origin = float(jobs["submit"].min())
-    end = float(max((jobs[f"{side}_start"] + jobs[f"{side}_runtime"]).max() for side in SIDES))
+    every_job, jobs, (origin, end) = compared_jobs(simulated, logged, window, replayed)
     span = end - origin
-    width = PERIODS[period]
-    utilization = per_period(jobs, machine, origin, end, width)
-    difference = (utilization["simulated"] - utilization["logged"]).to_numpy()
+    utilization, utilization_numbers = utilization_summary(every_job, machine, origin, end,
+                                                           period, failed_runs)
     queue_width = 3600.0 * max(1, math.ceil(span / 1500 / 3600))  # whole hours, <= 1,500 bins
     queue = queue_lengths(jobs, origin, end, queue_width)
     refused = _refused(log, logged, simulated, rejected)
     intervals = over_machine(logged, machine)
-    whole = [float((jobs["nodes"] * jobs[f"{side}_runtime"]).sum()) / (machine * span)
-             for side in SIDES]
     slowdown = [bounded_slowdown(jobs[f"{side}_wait"], jobs[f"{side}_runtime"], bsld_threshold)
                 for side in SIDES]
     summary = {
@@ -217,11 +222,7 @@ def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
         "wait_s": distribution(*(jobs[f"{side}_wait"].to_numpy() for side in SIDES)),
         "bounded_slowdown": distribution(*slowdown),
         "bsld_threshold_s": float(bsld_threshold),
-        "utilization": {
-            "period": period, "period_s": width, "periods": int(len(utilization)),
-            "rms_difference": float(np.sqrt(np.mean(difference ** 2))),
-            "max_abs_difference": float(np.abs(difference).max()),
-            "whole_trace": {**compare(*whole), "note": WHOLE_TRACE_NOTE}},
+        "utilization": utilization_numbers,
         # the time-mean number of waiting jobs is their total wait over the span
         "queue_length": {"mean": compare(*(jobs[f"{side}_wait"].sum() / span
                                            for side in SIDES)),
@@ -229,7 +230,69 @@ def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
         "over_machine": over_machine_summary(intervals, machine, span),
         "span": {"start": origin, "end": end},
     }
+    if len(replayed):
+        summary["jobs"]["replayed"] = int(len(every_job) - len(jobs))
+    if window is not None:
+        summary["wait_s_in_window"] = waits_from(jobs, origin)
     return Validation(summary, jobs, utilization, queue, refused, intervals)
+
+
+def compared_jobs(simulated: pd.DataFrame, logged: pd.DataFrame,
+                  window: tuple[float, float] | None, replayed
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, tuple[float, float]]:
+    """Every job both schedules ran (:func:`job_comparison`), those the
+    model scheduled (not ``replayed``), and the span compared: ``window``,
+    or from the first submit to the last end."""
+    every_job = job_comparison(simulated, logged)
+    jobs = every_job[~every_job["job_id"].isin(set(replayed))].reset_index(drop=True)
+    if jobs.empty:
+        raise NoLoggedSchedule("every job both schedules ran was replayed at its logged "
+                               "start: there is nothing to compare")
+    if window is not None:
+        return every_job, jobs, (float(window[0]), float(window[1]))
+    end = max((every_job[f"{side}_start"] + every_job[f"{side}_runtime"]).max()
+              for side in SIDES)
+    return every_job, jobs, (float(every_job["submit"].min()), float(end))
+
+
+def simulated_only(runs) -> pd.DataFrame:
+    """Runs ``(start, end, nodes)`` of the simulation alone, as rows of
+    :func:`job_comparison` that are busy on the simulated side only."""
+    frame = pd.DataFrame(list(runs), columns=["start", "end", "nodes"], dtype=float)
+    return pd.DataFrame({"nodes": frame["nodes"], "logged_start": frame["start"],
+                         "logged_runtime": 0.0, "simulated_start": frame["start"],
+                         "simulated_runtime": frame["end"] - frame["start"]})
+
+
+def waits_from(jobs: pd.DataFrame, origin: float) -> dict:
+    """The wait distributions of the jobs submitted from ``origin`` on."""
+    inside = jobs[jobs["submit"] >= origin]
+    return {"jobs": int(len(inside)),
+            **distribution(*(inside[f"{side}_wait"].to_numpy() for side in SIDES))}
+
+
+def utilization_summary(jobs: pd.DataFrame, machine: int, origin: float, end: float,
+                        period: str, failed_runs=()) -> tuple[pd.DataFrame, dict]:
+    """Utilization per period from ``origin`` to ``end`` (:func:`per_period`)
+    and its numbers: the root mean square and largest difference, and the
+    whole span's (busy node-seconds inside it over the machine's); the
+    ``failed_runs`` busy the simulated side too."""
+    width = PERIODS[period]
+    if len(failed_runs):
+        jobs = pd.concat([jobs, simulated_only(failed_runs)], ignore_index=True)
+    utilization = per_period(jobs, machine, origin, end, width)
+    difference = (utilization["simulated"] - utilization["logged"]).to_numpy()
+    whole = []
+    for side in SIDES:
+        start = jobs[f"{side}_start"]
+        inside = (np.clip(start + jobs[f"{side}_runtime"], origin, end)
+                  - np.clip(start, origin, end))
+        whole.append(float((jobs["nodes"] * inside).sum()) / (machine * (end - origin)))
+    return utilization, {
+        "period": period, "period_s": width, "periods": int(len(utilization)),
+        "rms_difference": float(np.sqrt(np.mean(difference ** 2))),
+        "max_abs_difference": float(np.abs(difference).max()),
+        "whole_trace": {**compare(*whole), "note": WHOLE_TRACE_NOTE}}
 
 
 def job_comparison(simulated: pd.DataFrame, logged: pd.DataFrame) -> pd.DataFrame:
@@ -252,18 +315,21 @@ def job_comparison(simulated: pd.DataFrame, logged: pd.DataFrame) -> pd.DataFram
 def per_period(jobs: pd.DataFrame, machine: int, origin: float, end: float,
                width: float) -> pd.DataFrame:
     """Utilization of each period of ``width`` seconds from ``origin``:
-    ``start, logged, simulated`` (busy node-seconds over the period's)."""
-    busy = {side: binned_mean(jobs[f"{side}_start"],
-                              jobs[f"{side}_start"] + jobs[f"{side}_runtime"], jobs["nodes"],
-                              origin, end, width) / machine for side in SIDES}
+    ``start, logged, simulated`` (busy node-seconds over the period's; the
+    part of a run before ``origin`` does not count)."""
+    busy = {side: binned_mean(np.clip(jobs[f"{side}_start"], origin, None),
+                              np.clip(jobs[f"{side}_start"] + jobs[f"{side}_runtime"], origin,
+                                      None),
+                              jobs["nodes"], origin, end, width) / machine for side in SIDES}
     return pd.DataFrame({"start": origin + np.arange(len(busy["logged"])) * width, **busy})
 
 
 def queue_lengths(jobs: pd.DataFrame, origin: float, end: float, width: float) -> pd.DataFrame:
-    """Mean number of jobs waiting in each bin of ``width`` seconds:
-    ``start, logged, simulated``."""
-    waiting = {side: binned_mean(jobs["submit"], jobs[f"{side}_start"], np.ones(len(jobs)),
-                                 origin, end, width) for side in SIDES}
+    """Mean number of jobs waiting in each bin of ``width`` seconds from
+    ``origin``: ``start, logged, simulated``."""
+    waiting = {side: binned_mean(np.clip(jobs["submit"], origin, None),
+                                 np.clip(jobs[f"{side}_start"], origin, None),
+                                 np.ones(len(jobs)), origin, end, width) for side in SIDES}
     return pd.DataFrame({"start": origin + np.arange(len(waiting["logged"])) * width, **waiting})
 
 

@@ -221,3 +221,17 @@ def test_real_traces_report_their_logged_waits(tmp_path, name):
     assert report.summary["jobs"]["compared"] == len(log)
     assert report.summary["wait_s"]["mean"]["logged"] == pytest.approx(log["wait"].mean())
     assert (report.jobs["simulated_start"] >= report.jobs["submit"]).all()
+
+
+def test_runs_a_failure_cut_short_count_in_the_simulated_utilization():
+    """One job logged and simulated on 0..43,200 s of a 2-node machine,
+    and a simulated run cut short on the other node for its first 21,600
+    s: a quarter of the day more busy in the simulation."""
+    log = pd.DataFrame({"job_id": [1], "line": [1], "submit": [0.0], "wait": [0.0],
+                        "runtime": [43_200.0], "nodes": [1]})
+    simulated = pd.DataFrame({"job_id": [1], "submit": [0.0], "start": [0.0],
+                              "end": [43_200.0], "nodes": [1]})
+    rejected = pd.DataFrame(columns=["job_id", "line", "reason"])
+    report = validate(simulated, log, rejected, 2, window=(0.0, 86_400.0),
+                      failed_runs=[(0.0, 21_600.0, 1)])
+    assert report.utilization[["logged", "simulated"]].values.tolist() == [[0.25, 0.375]]

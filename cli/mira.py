@@ -1,0 +1,82 @@
+"""Command-line options of the Mira model (Cobalt logs): which of its parts
+run, shared by ``cpn run`` and ``cpn validate``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_mira_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "Mira model (Cobalt logs)",
+        "parts of Mira's model for a Cobalt log; without any, jobs are counted in nodes "
+        "under WFP-EASY (the window's initial state is the log's either way)")
+    group.add_argument("--blocks", type=Path, metavar="XML",
+                       help="Cobalt's partition file (mira.xml): every job runs on a whole "
+                            "block of at least its size")
+    group.add_argument("--no-drain", action="store_true",
+                       help="with --blocks: start jobs first fit in utility order instead of "
+                            "Cobalt's drain-and-backfill-window rule")
+    group.add_argument("--maintenance", type=Path, metavar="FILE",
+                       help="machine-wide maintenance windows (start,end a line, UTC): no "
+                            "job starts that would run into one")
+    group.add_argument("--failures", type=Path, metavar="COR",
+                       help="with --blocks: Mira's fatal RAS events (.cor); each takes the "
+                            "blocks containing its hardware out until repaired")
+
+
+def mira_parts(args) -> dict:
+    """The parts the options ask for, read from their files:
+    ``{"blocks": BlockMachine | None, "drain": bool, "maintenance": Calendar,
+    "failures": tuple[Failure, ...]}``."""
+    from modules.bgq_blocks import read_blocks
+    from modules.maintenance import Calendar, read_maintenance
+    from modules.mira_failures import read_ras_failures
+
+    for flag, value in (("--no-drain", args.no_drain), ("--failures", args.failures)):
+        if value and args.blocks is None:
+            raise ValueError(f"{flag} needs --blocks: it works on blocks")
+    return {"blocks": read_blocks(args.blocks) if args.blocks else None,
+            "drain": not args.no_drain,
+            "maintenance": read_maintenance(args.maintenance) if args.maintenance
+            else Calendar(),
+            "failures": tuple(read_ras_failures(args.failures)[0]) if args.failures else ()}
+
+
+def mira_config(args, puppet):
+    """The MiraConfig the options describe, on the machine of ``puppet``."""
+    from nets.mira import MiraConfig
+
+    return MiraConfig(**mira_parts(args), puppet=puppet)
+
+
+def refuse_mira_options_without_cobalt(args, workload) -> None:
+    """The Mira options mean nothing for an SWF trace: say so rather than
+    ignore them."""
+    given = [flag for flag, value in (("--blocks", args.blocks), ("--no-drain", args.no_drain),
+                                      ("--maintenance", args.maintenance),
+                                      ("--failures", args.failures)) if value]
+    if given and not is_cobalt(workload):
+        raise ValueError(f"{' and '.join(given)} model Mira and need a Cobalt log; "
+                         f"{workload.path} is read as SWF")
+
+
+def is_cobalt(workload) -> bool:
+    from modules.cobalt_log import CobaltWorkload
+
+    return isinstance(workload, CobaltWorkload)
+
+
+def note_undefined_blocks(console, args, workload, config) -> None:
+    """Say which replayed jobs ran on blocks the partition file lacks (they
+    stand on a defined block: ``nets.mira.logged_block``)."""
+    from nets.mira import unknown_blocks
+
+    if config.blocks is None:
+        return
+    unknown = unknown_blocks(workload, config.blocks)
+    if unknown:
+        console.print(f"{len(unknown):,} replayed jobs ran on blocks {args.blocks} does not "
+                      f"define ({', '.join(sorted(set(unknown.values())))}): each stands on "
+                      "a defined block of its size and first corner")

@@ -1,0 +1,259 @@
+"""Cobalt's scheduling on Mira as a plain function: blocks, utility, drains.
+
+What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
+``find_job_location``) did every few seconds, rewritten for a net's
+*Schedule* transition:
+
+1. Order the queue by utility.  Mira's queues used WFP,
+   ``(queued time / walltime)^3 x size`` (``bqsim``'s ``default1``).
+2. Walk the queue in that order.  A job starts on an idle block of the
+   smallest size that holds it when one is free of every busy block and
+   of every draining one, and is not held for a reservation overlapping
+   the job's walltime.  Of several, it takes the one whose choice blocks
+   the fewest idle larger blocks (Cobalt's score: idle parents).
+3. A job that cannot start *drains* a block for itself: of its size, the
+   block whose conflicting busy blocks are all expected free earliest
+   (each busy block's expected end: start + walltime, at least 5 minutes
+   from now).  That block and every block sharing hardware with it are
+   draining until then (a block already draining keeps the earlier
+   time).  Every job in the queue that cannot start drains a block while
+   one is left; a job of the ``backfill`` queue never drains, and no job
+   drains for a start that would run into a reservation or maintenance.
+4. A queue may be confined to part of the machine: on Mira, ``prod-long``
+   ran only on the first row of racks (R00 to R0F, 16 of 48; both logs
+   show it, and no other queue).
+5. When nothing could start, backfill: in the same order, a job may take
+   an idle block that is draining if its walltime ends by that block's
+   drain time.
+
+Cobalt starts one job per pass and passes again; so does
+:meth:`CobaltPolicy.schedule` until a pass starts nothing.
+
+Where this differs from Cobalt, and why: Cobalt picks the drain block by
+a backfill time that is, for a block merely blocked by busy relatives,
+"5 minutes from now" whatever runs there (its tie then falls to a set's
+iteration order); here each candidate's real expected free time decides,
+which is what that code means to do.  Reservations come from the log
+(``nets.mira.reservations_of``), because a log does not record
+reservation windows.
+
+Without blocks (``machine=None``) the policy is node-count EASY with WFP
+(``modules.easy``), under the same maintenance rule: what PuPPET models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from .bgq_blocks import BlockMachine
+from .easy import easy_pass_on_nodes, order_queue
+from .job import Job
+from .maintenance import Calendar
+from .mira_failures import Outage
+
+#: A busy block counts as busy at least this long (Cobalt's minimum for a
+#: block that is not idle: 300 s).
+MINIMUM_BUSY_S = 300.0
+#: Queues whose jobs never drain a block: they run only where they fit.
+BACKFILL_QUEUES = ("backfill", "backfill-1024-torus")
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """Blocks (a bit set, with every block sharing their hardware) held
+    from ``start`` to ``end`` for the jobs of reservation queue ``queue``."""
+
+    queue: str
+    start: float
+    end: float
+    blocks: int
+
+
+@dataclass(frozen=True, eq=False)
+class CobaltPolicy:
+    """Cobalt's scheduling decisions for one window of a log.
+
+    ``machine``: the blocks (``None``: node counts); ``drain``: the drain
+    and backfill-window rule (else first fit in utility order);
+    ``maintenance``: machine-wide windows (jobs' clock); ``reservations``
+    and ``queues`` (job id -> queue name) come from the log; nothing starts
+    before ``opens``, when the window opens.  ``estimate`` is what running
+    jobs are planned with (``Job.estimate``); ``policy`` orders the queue
+    (``"wfp"``, Mira's, or ``"fcfs"``).  ``outages``: blocks down for
+    repair after a failure (jobs' clock), which no job starts on."""
+
+    machine: BlockMachine | None = None
+    drain: bool = True
+    maintenance: Calendar = field(default_factory=Calendar)
+    reservations: tuple[Reservation, ...] = ()
+    queues: Mapping[int, str] = field(default_factory=dict)
+    opens: float = float("-inf")
+    estimate: str = "requested"
+    policy: str = "wfp"
+    outages: tuple[Outage, ...] = ()
+    queue_blocks: Mapping[str, int] = field(default_factory=dict)
+
+    def startable(self, job: Job, now: float) -> bool:
+        """Whether ``job`` may start now as far as the calendar goes."""
+        return self.maintenance.allows(now, job.estimate(self.estimate))
+
+    def schedule(self, queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
+                 placed: Mapping[int, int], free: int, now: float
+                 ) -> tuple[list[Job], tuple[Job, ...], dict[int, int]]:
+        """The jobs to start now, the queue left, and the blocks of the
+        running and started jobs (job id -> block number).  Started jobs
+        carry the size and power of their block (:func:`on_block`)."""
+        placed = {job_id: block for job_id, block in placed.items() if job_id in running}
+        if now < self.opens or not queue:
+            return [], queue, placed
+        eligible = tuple(job for job in queue if self.startable(job, now))
+        if self.machine is None:
+            started, _ = easy_pass_on_nodes(eligible, running, free, now, policy=self.policy,
+                                            estimate=self.estimate)
+        else:
+            started = self._place_on_blocks(eligible, running, placed, now)
+        if not started:
+            return [], queue, placed
+        chosen = {job.id for job in started}
+        return started, tuple(job for job in queue if job.id not in chosen), placed
+
+    def _place_on_blocks(self, eligible: Sequence[Job], running: Mapping[int, tuple[float, int]],
+                         placed: dict[int, int], now: float) -> list[Job]:
+        """Start jobs pass after pass; ``placed`` gains their blocks."""
+        machine = self.machine
+        ordered = order_queue(eligible, self.policy, now, self.estimate)
+        ends = {placed[job_id]: max(end, now + MINIMUM_BUSY_S)
+                for job_id, (end, _) in running.items() if job_id in placed}
+        started: list[Job] = []
+        down = self.down(now)
+        while ordered:
+            busy = machine.blocked_by(ends)
+            found = self._one_pass(ordered, busy, down, ends, now)
+            if found is None:
+                break
+            job, block = found
+            ordered.remove(job)
+            ends[block] = max(now + job.estimate(self.estimate), now + MINIMUM_BUSY_S)
+            placed[job.id] = block
+            started.append(on_block(job, machine.blocks[block].size))
+        return started
+
+    def down(self, now: float) -> int:
+        """The blocks under repair at ``now``."""
+        mask = 0
+        for outage in self.outages:
+            if outage.start <= now < outage.end:
+                mask |= outage.blocks
+        return mask
+
+    def _held(self, job: Job, now: float) -> int:
+        """Blocks ``job`` may not take: those of reservations its walltime
+        would overlap."""
+        mask = 0
+        last = now + job.estimate(self.estimate)
+        queue = self.queues.get(job.id)
+        for reservation in self.reservations:
+            if reservation.queue != queue and reservation.start < last and reservation.end > now:
+                mask |= reservation.blocks
+        return mask
+
+    def _one_pass(self, ordered: Sequence[Job], busy: int, down: int,
+                  ends: Mapping[int, float], now: float) -> tuple[Job, int] | None:
+        """Cobalt's ``find_job_location``: the one job to start now and its
+        block, or None; no block ``down`` is started or drained."""
+        machine = self.machine
+        draining = 0
+        drain_until: dict[int, float] = {}
+        free_at = _FreeTimes(machine, ends)
+        for job in ordered:
+            candidates = self._candidates(job) & ~self._held(job, now) & ~down
+            idle = candidates & ~busy & ~draining
+            if idle:
+                return job, self._least_blocking(idle, busy | draining)
+            if not self.drain or self.queues.get(job.id) in BACKFILL_QUEUES:
+                continue
+            target = free_at.earliest(candidates & ~draining)
+            if target is None:
+                continue
+            block, until = target
+            for other in _bits(machine.conflicts[block]):
+                drain_until[other] = min(drain_until.get(other, until), until)
+            draining |= machine.conflicts[block]
+        if not self.drain:
+            return None
+        for job in ordered:  # the backfill window of the draining blocks
+            walltime = job.estimate(self.estimate)
+            candidates = (self._candidates(job) & ~busy & ~down & draining
+                          & ~self._held(job, now))
+            for block in _bits(candidates):
+                if now + walltime <= drain_until[block]:
+                    return job, block
+        return None
+
+    def _candidates(self, job: Job) -> int:
+        """The blocks of the smallest size that holds ``job``, of those its
+        queue may use."""
+        machine = self.machine
+        mask = 0
+        for block in machine.by_size[machine.size_for(job.js)]:
+            mask |= 1 << block
+        return mask & self.queue_blocks.get(self.queues.get(job.id), mask)
+
+    def _least_blocking(self, idle: int, unavailable: int) -> int:
+        """Of the ``idle`` blocks, the one that blocks the fewest idle
+        larger blocks (Cobalt's score; the first in file order on a tie)."""
+        machine = self.machine
+        best, best_score = -1, None
+        for block in _bits(idle):
+            larger = machine.conflicts[block] & ~unavailable
+            score = sum(1 for other in _bits(larger)
+                        if machine.blocks[other].size > machine.blocks[block].size)
+            if best_score is None or score < best_score:
+                best, best_score = block, score
+        return best
+
+
+class _FreeTimes:
+    """When each block is expected free of the busy blocks it conflicts
+    with, computed once per block and pass."""
+
+    def __init__(self, machine: BlockMachine, ends: Mapping[int, float]):
+        self.machine, self.ends = machine, ends
+        self.running = sum(1 << block for block in ends)
+        self.known: dict[int, float | None] = {}
+
+    def of(self, block: int) -> float | None:
+        """The expected free time, None when nothing busy conflicts."""
+        if block not in self.known:
+            conflicting = self.machine.conflicts[block] & self.running
+            self.known[block] = (max(self.ends[other] for other in _bits(conflicting))
+                                 if conflicting else None)
+        return self.known[block]
+
+    def earliest(self, candidates: int) -> tuple[int, float] | None:
+        """The candidate block that frees earliest, and when; candidates
+        that nothing busy blocks (held for a reservation) cannot be
+        drained."""
+        best = None
+        for block in _bits(candidates):
+            until = self.of(block)
+            if until is not None and (best is None or until < best[1]):
+                best = (block, until)
+        return best
+
+
+def on_block(job: Job, size: int) -> Job:
+    """``job`` on a block of ``size`` nodes: the block's nodes it does not
+    fill stay allocated and draw power as the job's nodes do."""
+    if size == job.js:
+        return job
+    return job._replace(js=size, jp=job.jp * size / job.js)
+
+
+def _bits(mask: int):
+    """The positions of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low

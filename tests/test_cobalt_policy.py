@@ -1,0 +1,119 @@
+"""Cobalt's scheduling (``modules.cobalt_policy``) on two racks in
+miniature (``tiny_mira.TWO_RACKS``): block 0 and block 1 are the two
+midplanes of rack R00, block 2 the 1,024-node block over both, block 3
+rack R01's first midplane."""
+
+from __future__ import annotations
+
+import pytest
+
+from modules.bgq_blocks import read_blocks
+from modules.cobalt_policy import CobaltPolicy, Reservation
+from modules.job import Job
+from modules.maintenance import Calendar
+from modules.mira_failures import Outage
+
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from tiny_mira import TWO_RACKS
+except ImportError:  # pragma: no cover - run from another root
+    from tests.tiny_mira import TWO_RACKS
+
+
+@pytest.fixture(scope="module")
+def machine(tmp_path_factory):
+    path = tmp_path_factory.mktemp("blocks") / "two_racks.xml"
+    path.write_text(TWO_RACKS)
+    return read_blocks(path)
+
+
+def test_a_job_gets_a_whole_block_of_at_least_its_size(machine):
+    """... and its nodes it does not fill draw power as its own do."""
+    policy = CobaltPolicy(machine=machine)
+    job = Job(1, 0, 100, 600, 100, jp=600 * 50.0)
+    started, waiting, placed = policy.schedule((job,), {}, {}, 1536, 10)
+    assert started == [Job(1, 0, 100, 1024, 100, jp=1024 * 50.0)]
+    assert waiting == () and placed == {1: 2}
+
+
+def test_a_busy_block_blocks_every_block_sharing_its_boards(machine):
+    """Job 9 runs on block 0: the 1,024-node job cannot start; the 512-node
+    one takes block 1 (ties go to file order)."""
+    policy = CobaltPolicy(machine=machine, drain=False)
+    queue = (Job(1, 0, 100, 1024, 100), Job(2, 0, 100, 512, 100))
+    started, waiting, placed = policy.schedule(queue, {9: (500.0, 512)}, {9: 0}, 1024, 10)
+    assert [job.id for job in started] == [2] and placed == {9: 0, 2: 1}
+    assert waiting == (queue[0],)
+
+
+def test_drain_for_the_top_job_backfills_only_what_ends_before(machine):
+    """Job 1 (1,024 nodes, top utility) needs block 2, blocked by job 8 on
+    block 0 until t=1000; block 3 is busy until 5,000.  Cobalt drains block
+    2 and its relatives until 1,000: job 2 (walltime 5,000, second by
+    utility) must not take block 1, job 3 (walltime 500) may.  First fit
+    would start job 2 on block 1 and push job 1 back past 5,000."""
+    queue = (Job(1, -9000, 100, 1024, 1000), Job(2, -9000, 100, 512, 5000),
+             Job(3, 0, 100, 512, 500))
+    running = {8: (1000.0, 512), 9: (5000.0, 512)}
+    drain = CobaltPolicy(machine=machine)
+    started, waiting, _ = drain.schedule(queue, running, {8: 0, 9: 3}, 512, 100)
+    assert [job.id for job in started] == [3] and [job.id for job in waiting] == [1, 2]
+    first_fit = CobaltPolicy(machine=machine, drain=False)
+    started, _, _ = first_fit.schedule(queue, running, {8: 0, 9: 3}, 512, 100)
+    assert [job.id for job in started] == [2]
+
+
+def test_backfill_queue_jobs_never_drain(machine):
+    """Job 1 of the backfill queue cannot start and drains nothing, so job
+    2 (walltime 5,000) takes block 1."""
+    queue = (Job(1, -9000, 100, 1024, 1000), Job(2, -9000, 100, 512, 5000))
+    policy = CobaltPolicy(machine=machine, queues={1: "backfill"})
+    started, _, _ = policy.schedule(queue, {8: (1000.0, 512)}, {8: 0}, 1024, 100)
+    assert [job.id for job in started] == [2]
+
+
+def test_no_start_runs_into_maintenance_or_happens_before_the_window(machine):
+    policy = CobaltPolicy(machine=machine, maintenance=Calendar(((1000.0, 2000.0),)),
+                          opens=50)
+    queue = (Job(1, 0, 100, 512, 1000), Job(2, 0, 100, 512, 900))
+    assert policy.schedule(queue, {}, {}, 1536, 40)[0] == []  # the window is not open
+    started, waiting, _ = policy.schedule(queue, {}, {}, 1536, 100)
+    assert [job.id for job in started] == [2] and [job.id for job in waiting] == [1]
+    assert policy.schedule(queue, {}, {}, 1536, 1500)[0] == []  # inside the window
+    assert [job.id for job in policy.schedule(queue, {}, {}, 1536, 2000)[0]] == [2, 1]  # WFP
+
+
+def test_node_counts_follow_the_same_calendar():
+    policy = CobaltPolicy(maintenance=Calendar(((1000.0, 2000.0),)))
+    queue = (Job(1, 0, 100, 512, 1000), Job(2, 0, 100, 512, 900))
+    started, _, _ = policy.schedule(queue, {}, {}, 1024, 100)
+    assert [job.id for job in started] == [2]
+
+
+def test_a_reserved_block_is_not_used_by_a_job_that_would_overlap_it(machine):
+    """Block 3 is reserved from 1,000; a job ending by then may use it."""
+    policy = CobaltPolicy(machine=machine,
+                          reservations=(Reservation("R.test", 1000.0, 2000.0, 1 << 3),))
+    busy = {8: (5000.0, 512), 9: (5000.0, 512)}
+    long, short = Job(1, 0, 100, 512, 2000), Job(2, 0, 100, 512, 800)
+    assert policy.schedule((long,), busy, {8: 0, 9: 1}, 512, 100)[0] == []
+    assert policy.schedule((short,), busy, {8: 0, 9: 1}, 512, 100)[2] == {8: 0, 9: 1, 2: 3}
+
+
+def test_a_block_under_repair_is_neither_started_nor_drained(machine):
+    """Block 3 is down from 0 to 1,000: the 512-node job goes to block 0;
+    once blocks 0 and 1 are busy it waits rather than drain block 3."""
+    policy = CobaltPolicy(machine=machine, outages=(Outage(0.0, 1000.0, 1 << 3),))
+    job = Job(1, 0, 100, 512, 100)
+    assert policy.schedule((job,), {}, {}, 1536, 10)[2] == {1: 0}
+    busy = {8: (500.0, 512), 9: (500.0, 512)}
+    assert policy.schedule((job,), busy, {8: 0, 9: 1}, 512, 10)[0] == []
+    assert policy.schedule((job,), busy, {8: 0, 9: 1}, 512, 1000)[2] == {8: 0, 9: 1, 1: 3}
+
+
+def test_a_confined_queue_uses_only_its_blocks(machine):
+    """prod-long confined to rack R01 (block 3): its job waits for it."""
+    policy = CobaltPolicy(machine=machine, queues={1: "prod-long"},
+                          queue_blocks={"prod-long": 1 << 3})
+    job = Job(1, 0, 100, 512, 100)
+    assert policy.schedule((job,), {}, {}, 1536, 10)[2] == {1: 3}
+    assert policy.schedule((job,), {9: (500.0, 512)}, {9: 3}, 1024, 10)[0] == []

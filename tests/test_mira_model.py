@@ -1,0 +1,177 @@
+"""The Mira net (``nets.mira``) and ``cpn validate`` on a Cobalt log: the
+model part by part on a miniature Mira (``tiny_mira``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli.main import main
+from modules.bgq_blocks import read_blocks
+from modules.cobalt_log import read_cobalt_log
+from modules.maintenance import Calendar
+from nets.mira import MiraConfig, ladder, simulate
+from nets.puppet import PuppetConfig
+
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from tiny_mira import MIRA, OPENS, TWO_RACKS, record
+except ImportError:  # pragma: no cover - run from another root
+    from tests.tiny_mira import MIRA, OPENS, TWO_RACKS, record
+
+#: Job 20 runs on block 0 (R00-M0) as the window opens, until OPENS + 3,600;
+#: job 21 (1,024 nodes) needs block 2 over R00; job 22 (300 nodes, a 512
+#: block) and job 23 (512) arrive after it.
+LOG = [
+    record("E", 20, OPENS - 600, 512, "01:00:00", OPENS - 600, OPENS + 3600,
+           block="MIR-00000-33331-512"),
+    record("E", 21, OPENS + 100, 1024, "01:00:00", OPENS + 3600, OPENS + 5400,
+           block="MIR-00000-33371-1024"),
+    record("E", 22, OPENS + 200, 300, "00:20:00", OPENS + 200, OPENS + 1200,
+           block="MIR-00040-33371-512"),
+    record("E", 23, OPENS + 300, 512, "02:00:00", OPENS + 300, OPENS + 4000,
+           block="MIR-00400-33731-512"),
+]
+
+
+@pytest.fixture
+def files(tmp_path):
+    log, blocks = tmp_path / "tiny.log", tmp_path / "two_racks.xml"
+    log.write_text("\n".join(LOG) + "\n")
+    blocks.write_text(TWO_RACKS)
+    maintenance = tmp_path / "maintenance.txt"
+    maintenance.write_text("2018-01-19 02:00:00,2018-01-19 03:00:00\n")
+    return log, blocks, maintenance
+
+
+#: A compute-chip fault on rack R01's midplane at OPENS + 250 s: block 3 is
+#: down for 11 hours.
+EVENTS = ("event 1 00062001 1 FATAL BQC MC 2018-01-19;00:04:10.0 2018-01-19;00:04:10.0 1 "
+          "RMNJ R01-M0-N03-J04 0\n")
+
+
+def test_a_replayed_job_on_an_undefined_block_stands_on_one_of_its_size(files, tmp_path,
+                                                                         capsys):
+    log, blocks, _ = files
+    log.write_text(log.read_text().replace("MIR-00000-33331-512", "MIR-00400-77731-512"))
+    assert main(["run", "--trace", str(log), "--machine-nodes", "1536", "--blocks",
+                 str(blocks), "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "1 replayed jobs ran on blocks" in printed and "(MIR-00400-77731-512)" in printed
+    metrics = json.loads((tmp_path / "o" / "metrics.json").read_text())
+    assert metrics["replayed_on_undefined_blocks"] == 1
+    from nets.mira import logged_block
+    machine = read_blocks(blocks)
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    assert machine.blocks[logged_block(workload, machine, 20)].name == "MIR-00400-33731-512"
+
+
+def test_jobs_run_on_blocks_the_log_state_included(files):
+    log, blocks, _ = files
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    config = MiraConfig(blocks=read_blocks(blocks), puppet=PuppetConfig(machine_nodes=1536))
+    jobs = simulate(workload, config).jobs.set_index("job_id")
+    assert jobs.loc[20, "start"] == OPENS - 600  # replayed on block 0
+    assert jobs.loc[22, "nodes"] == 512  # a whole block for 300 nodes
+    # job 21 drains block 2 and its relatives 0 and 1 until job 20's
+    # planned end (OPENS + 3,000): job 22 starts on block 3, which is not
+    # draining; job 23 (2 h) cannot backfill on block 1 and waits for
+    # block 3, free when job 22 ends at OPENS + 1,200
+    assert jobs.loc[22, "start"] == OPENS + 200 and jobs.loc[23, "start"] == OPENS + 1200
+    assert jobs.loc[21, "start"] == OPENS + 3600
+
+
+def test_maintenance_holds_a_job_that_would_run_into_it(files):
+    log, blocks, maintenance = files
+    from modules.maintenance import read_maintenance
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    config = MiraConfig(blocks=read_blocks(blocks), maintenance=read_maintenance(maintenance),
+                        puppet=PuppetConfig(machine_nodes=1536))
+    jobs = simulate(workload, config).jobs.set_index("job_id")
+    # job 23 (2 h from OPENS + 300) would run into the window at OPENS + 7,200
+    assert jobs.loc[23, "start"] == OPENS + 3 * 3600
+    # job 21 (1 h from OPENS + 3,600) ends before it
+    assert jobs.loc[21, "start"] == OPENS + 3600
+
+
+def test_a_failure_kills_the_job_on_its_block_and_holds_the_block(files, tmp_path):
+    """Block 3 fails at OPENS + 250, down for 11 hours.  Job 22, on it since
+    OPENS + 200, fails and goes back to the queue; it runs again at once
+    from the start on block 1, draining for job 21 until OPENS + 3,000,
+    since its 20 minutes end before.  Job 23 (2 h) can neither take block
+    3 nor backfill: it starts when job 21 ends, at OPENS + 5,400."""
+    from modules.mira_failures import read_ras_failures
+    log, blocks, _ = files
+    (tmp_path / "events.cor").write_text(EVENTS)
+    failures = tuple(read_ras_failures(tmp_path / "events.cor")[0])
+    config = MiraConfig(blocks=read_blocks(blocks), failures=failures,
+                        puppet=PuppetConfig(machine_nodes=1536))
+    result = simulate(read_cobalt_log(log, machine_nodes=1536), config)
+    jobs = result.jobs.set_index("job_id")
+    assert result.metrics["job_failures"] == 1 and result.metrics["unfinished_jobs"] == 0
+    assert result.metrics["failed_runs"] == [[OPENS + 200, OPENS + 250, 512]]
+    assert (jobs.loc[22, "start"], jobs.loc[22, "end"]) == (OPENS + 250, OPENS + 1250)
+    assert jobs.loc[23, "start"] == OPENS + 5400
+
+
+def test_the_ladder_adds_one_part_at_a_time(files):
+    _, blocks, _ = files
+    from modules.mira_failures import Failure
+    full = MiraConfig(blocks=read_blocks(blocks), maintenance=Calendar(((0.0, 1.0),)),
+                      failures=(Failure(0.0, "BQC", "R00-M0-N00"),))
+    assert [config.describe() for config in ladder(full)] == [
+        "node-count EASY", "blocks + first fit", "blocks + drain",
+        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
+
+
+def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsys):
+    log, blocks, maintenance = files
+    (tmp_path / "events.cor").write_text(EVENTS)
+    out = tmp_path / "out"
+    assert main(["validate", "--trace", str(log), "--machine-nodes", "1536", "--blocks",
+                 str(blocks), "--maintenance", str(maintenance), "--failures",
+                 str(tmp_path / "events.cor"), "--out", str(out), "--no-plots"]) == 0
+    summary = json.loads((out / "validation.json").read_text())
+    assert [row["model"] for row in summary["ladder"]] == [
+        "node-count EASY", "blocks + first fit", "blocks + drain",
+        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
+    assert summary["model"]["mira"] == "blocks + drain + maintenance + failures"
+    assert summary["model"]["policy"] == "wfp"
+    assert summary["jobs"]["replayed"] == 1 and summary["jobs"]["compared"] == 3
+    # jobs 21, 22 and 23 were all submitted in the window: both means agree
+    assert summary["wait_s_in_window"]["mean"] == summary["wait_s"]["mean"]
+    assert summary["utilization"]["periods"] == 1  # the window is one day
+    printed = capsys.readouterr().out
+    assert "the Mira model part by part" in printed
+    assert "replayed jobs ran on blocks" not in printed  # job 20's block is defined
+
+
+@pytest.mark.parametrize("flag", ["--no-drain", "--failures=events.cor"])
+def test_block_options_without_blocks_are_refused(files, tmp_path, capsys, flag):
+    log, _, _ = files
+    assert main(["validate", "--trace", str(log), flag, "--out",
+                 str(tmp_path / "o"), "--no-plots"]) == 2
+    assert f"{flag.split('=')[0]} needs --blocks: it works on blocks" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (MIRA / "wk1.log").exists(), reason="../shared/data absent")
+def test_node_count_easy_on_a_mira_week_as_docs_mira_reports():
+    """The first row of docs/mira.md's wk1.log table (the cheapest run)."""
+    from modules.validation import validate
+    workload = read_cobalt_log(MIRA / "wk1.log")
+    result = simulate(workload, MiraConfig())
+    summary = validate(result.jobs, workload.log, workload.rejected, workload.machine_nodes,
+                       window=workload.window_on_trace_clock(),
+                       replayed=workload.replayed).summary
+    assert summary["jobs"]["compared"] == 2098 and summary["jobs"]["replayed"] == 49
+    assert round(summary["wait_s"]["mean"]["logged"]) == 21_790
+    assert round(100 * summary["wait_s"]["mean"]["relative_error"], 1) == -17.6
+    assert round(100 * summary["wait_s_in_window"]["mean"]["relative_error"], 1) == -2.4
+    assert round(100 * summary["utilization"]["rms_difference"], 1) == 11.4
+
+
+def test_prod_long_is_confined_to_the_first_row_of_racks(files):
+    from nets.mira import queue_blocks
+    _, blocks, _ = files
+    machine = read_blocks(blocks)  # racks R00 and R01: both in the first row
+    assert queue_blocks(machine) == {"prod-long": 0b1111}
