@@ -23,7 +23,7 @@ import numpy as np
 from modules.job import Job
 from modules.power_profile import assign_constant_power, assign_rack_power
 from modules.swf import read_swf
-from modules.synthetic import synthetic_month
+from modules.synthetic import SyntheticConfig, mira_load, synthetic_month
 
 from .experiment import SYNTHETIC, Experiment
 
@@ -123,7 +123,8 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
     """The jobs of ``exp``'s 30-day window (or whole trace), with power,
     shifted to start at 0, as the trace has them."""
     if exp.trace == SYNTHETIC:
-        workload = synthetic_month(_window_seed(exp.seed, exp.month))
+        workload = synthetic_month(_window_seed(exp.seed, exp.month),
+                                   SyntheticConfig(load=mira_load(exp.month)))
         jobs = workload.jobs
         if exp.power == "constant":
             jobs = assign_constant_power(jobs, exp.node_watts)
