@@ -30,7 +30,7 @@ from .grids import grid
 from .puppet_plots import plot_bars, plot_profiles
 from .puppet_tables import CAPPING_NAMES, HOURS, daily_profiles, study_table, summary_lines
 from .study import Runs, Study, StudyOptions
-from .workloads import default_trace, study_months
+from .workloads import study_months
 
 #: The paper's cap where a figure does not vary it: 70 % of the uncapped peak.
 CAP_FRACTION = 0.7
@@ -59,12 +59,14 @@ class CappingDesign:
     policies: tuple[str, ...] = ("fcfs", "wfp")
 
     def base(self, options: StudyOptions) -> Experiment:
-        """The workload, the cap where the figure does not vary it, the seed."""
+        """The workload (by default the synthetic Mira-like months, the
+        paper's machine and job mix), the cap where the figure does not vary
+        it, the seed."""
         seeds = list(options.seeds or [0])
         if len(seeds) != 1:
             raise ValueError(f"the PuPPET figures' bars are single runs: give one seed, not "
                              f"{len(seeds)} ({', '.join(str(seed) for seed in seeds)})")
-        return Experiment(trace=options.trace or default_trace(),
+        return Experiment(trace=options.trace or SYNTHETIC,
                           procs_per_node=options.procs_per_node,
                           allocation_unit=options.allocation_unit or 1,
                           machine_nodes=options.machine_nodes,

@@ -30,14 +30,9 @@ from .experiment import SYNTHETIC, Experiment
 #: Length of a "month" of a trace: a window of submit times.
 MONTH_SECONDS = 30 * 86_400.0
 #: LLNL-Atlas in ``../shared/data`` beside the checkout: the trace of the
-#: PuPPET and DVFS thesis studies.
+#: DVFS thesis studies.
 ATLAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "swf" / \
     "LLNL-Atlas-2006-2.1-cln.swf"
-
-
-def default_trace() -> str:
-    """LLNL-Atlas when it is there, else the synthetic month."""
-    return str(ATLAS) if ATLAS.exists() else SYNTHETIC
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,19 @@ def test_study_months(trace):
         study_months(Experiment(trace=SYNTHETIC), "all")
 
 
+def test_puppet_and_topper_studies_run_the_synthetic_mira_months_by_default():
+    """The papers ran Mira's jobs on Mira: by default their studies run the
+    Mira-like months (January's load, then March's), whatever ../shared holds."""
+    papers = [study for study in STUDIES.values() if study.paper in ("PuPPET", "TOPPER")]
+    assert len(papers) == 14
+    for study in papers:
+        base = study.design.base(StudyOptions())
+        assert base.trace == SYNTHETIC, study.name
+        assert study_months(base) == [0, 1]
+        given = study.design.base(StudyOptions(trace="other.swf"))
+        assert given.trace.endswith("other.swf"), study.name
+
+
 def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     argv = ["study", "fig13", "--trace", str(trace), "--months", "all", "--cap", "60%",
             "--out", str(tmp_path / "cli"), "--results", str(tmp_path / "runs"),
