@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Sequence
 import pandas as pd
 
 from . import puppet_findings as findings
+from .puppet_claims import CLAIMS
 from .experiment import SYNTHETIC, Experiment
 from .findings import month_label
 from .grids import grid
@@ -155,27 +156,28 @@ def _subtitle(base: Experiment) -> str:
 PUPPET_STUDIES = (
     Study.of_design("fig10", "Fig. 10", "DVFS under frequency-to-power exponents alpha",
                     CappingDesign("alpha", (1.0, 2.0, 3.0), capping="dvfs"),
-                    findings.fig10_checks),
+                    findings.fig10_checks, CLAIMS["fig10"]),
     Study.of_design("fig11", "Fig. 11", "DVFS under power caps (fraction of the uncapped peak)",
                     CappingDesign("cap_fraction", (0.8, 0.7, 0.6, 0.5, 0.4), capping="dvfs",
                                   compare="wait"),
-                    findings.fig11_checks),
+                    findings.fig11_checks, CLAIMS["fig11"]),
     Study.of_design("fig12", "Fig. 12", "DVFS under frequency-to-time exponents beta",
                     CappingDesign("beta", (0.5, 1.0, 1.5, 2.0), capping="dvfs"),
-                    findings.fig12_checks),
+                    findings.fig12_checks, CLAIMS["fig12"]),
     Study.of_design("fig13", "Fig. 13", "power-aware allocation: BLOCK versus WAIT",
-                    CappingDesign("capping", ("block", "wait")), findings.fig13_checks),
+                    CappingDesign("capping", ("block", "wait")), findings.fig13_checks,
+                    CLAIMS["fig13"]),
     Study.of_design("fig14", "Fig. 14", "power-aware allocation (WAIT) under power caps",
                     CappingDesign("cap_fraction", (0.8, 0.7, 0.6, 0.5, 0.4), capping="wait",
                                   compare="dvfs"),
-                    findings.fig14_checks),
+                    findings.fig14_checks, CLAIMS["fig14"]),
     Study.of_design("fig15", "Fig. 15", "power-aware allocation (WAIT) under idle power rates",
                     CappingDesign("idle_fraction", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
                                   capping="wait", metrics=("edp_j_s",)),
-                    findings.fig15_checks),
+                    findings.fig15_checks, CLAIMS["fig15"]),
     Study.of_design("fig16", "Fig. 16",
                     "average daily power under each capping method (WFP-EASY)",
                     DailyPowerDesign("capping", ("none", "wait", "dvfs"), metrics=(),
                                      policies=("wfp",)),
-                    findings.fig16_checks),
+                    findings.fig16_checks, CLAIMS["fig16"]),
 )

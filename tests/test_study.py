@@ -130,9 +130,13 @@ def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     # the same verdicts as run_study gives on this trace (tests/test_sweep.py)
     assert [line.split()[0] for line in checks] == [
         "PASS", "DIFFERS", "DIFFERS", "PASS", "DIFFERS", "DIFFERS", "PASS"]
-    files = [tmp_path / "cli" / f"fig13{end}" for end in (".csv", ".png", "_checks.txt")]
-    assert printed[-1] == f"wrote {files[0]}, {files[1]} and {files[2]}"
-    assert files[2].read_text().splitlines() == [line[2:] for line in checks]
+    files = [tmp_path / "cli" / f"fig13{end}"
+             for end in (".csv", ".png", "_findings.md", "_checks.txt")]
+    assert printed[-1] == f"wrote {files[0]}, {files[1]}, {files[2]} and {files[3]}"
+    assert files[3].read_text().splitlines() == [line[2:] for line in checks]
+    # its rows of the findings table, with the measured verdicts
+    rows = files[2].read_text().splitlines()
+    assert [row.split(" | ")[4] for row in rows] == [line.split()[0] for line in checks]
     outcome = run_study(STUDIES["fig13"], StudyOptions(trace=str(trace), months="all", cap=0.6),
                         out=tmp_path / "api", results=tmp_path / "runs", progress=False)
     assert (tmp_path / "api" / "fig13.csv").read_text() == files[0].read_text()
