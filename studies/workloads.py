@@ -145,7 +145,7 @@ def study_months(exp: Experiment, months: Sequence[int | None] | str | None = No
     """The months a study runs on ``exp``'s workload: ``months`` as listed,
     every month of the trace (``"all"``), the whole trace as one run
     (``"none"``), or by default months 0-3 of a trace and 0-1 of the
-    synthetic workload (whose months are seeded draws)."""
+    synthetic workload (seeded draws at Mira's January and March loads)."""
     if months is None and exp.trace == SYNTHETIC:
         return [0, 1]
     if months is None or months == "all":

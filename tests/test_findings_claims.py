@@ -22,10 +22,7 @@ CLAIMED = [name for name, study in STUDIES.items() if study.paper in ("PuPPET", 
 
 def test_every_puppet_and_topper_study_claims_a_verdict_for_each_finding():
     assert len(CLAIMED) == 14
-    for name in CLAIMED:
-        claims = STUDIES[name].claims
-        assert claims, name
-        assert all(claim.verdict in ("PASS", "DIFFERS") for claim in claims.values())
+    assert [name for name in CLAIMED if not STUDIES[name].claims] == []
 
 
 @pytest.mark.parametrize("name", CLAIMED)
