@@ -51,34 +51,51 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     what its ``build_net()`` returns), a built-in one (``puppet``), or a
     data file read with the registry ``functions`` names (a module with a
     ``FUNCTIONS`` dict)."""
+    return load_net_and_module(spec, functions)[0]
+
+
+def load_net_and_module(spec: str, functions: str | None = None) -> tuple[Net | FlatNet, object]:
+    """The net, and the Python module it came from (None for a data file),
+    for commands that read more of the module (``cpn check``: its QUERIES)."""
     spec = BUILT_IN.get(spec, spec)
     path = Path(spec)
     if path.suffix in DATA_SUFFIXES:
-        from cpn.netfile import NetFileError, load
-
-        registry = _registry(functions) if functions else {}
-        try:
-            return load(path, functions=registry)
-        except NetFileError as error:
-            hint = ("" if functions else " (a net naming functions needs --functions "
-                                         "MODULE, e.g. --functions nets.puppet)")
-            raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+        return _load_data_file(path, functions), None
     if functions:
         raise LoadError(f"--functions {functions}: only a data file ({', '.join(DATA_SUFFIXES)})"
                         f" takes a registry; {spec} is Python and imports what it needs")
+    module = _load_module(spec, path)
+    return _net_of(module, spec), module
+
+
+def _load_data_file(path: Path, functions: str | None) -> Net:
+    from cpn.netfile import NetFileError, load
+
+    registry = _registry(functions) if functions else {}
+    try:
+        return load(path, functions=registry)
+    except NetFileError as error:
+        hint = ("" if functions else " (a net naming functions needs --functions "
+                                     "MODULE, e.g. --functions nets.puppet)")
+        raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+
+
+def _load_module(spec: str, path: Path):
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
         if not path.is_file():
             raise LoadError(f"no such file: {spec}")
-        module = _import_file(path)
-    else:
-        try:
-            module = importlib.import_module(spec)
-        except ModuleNotFoundError as error:
-            raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
-                            "or a dotted module name on the Python path)") from None
-        except Exception as error:  # noqa: BLE001 - the user's module failed
-            raise LoadError(f"importing {spec!r} failed: "
-                            f"{type(error).__name__}: {error}") from None
+        return _import_file(path)
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as error:
+        raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
+                        "or a dotted module name on the Python path)") from None
+    except Exception as error:  # noqa: BLE001 - the user's module failed
+        raise LoadError(f"importing {spec!r} failed: "
+                        f"{type(error).__name__}: {error}") from None
+
+
+def _net_of(module, spec: str) -> Net | FlatNet:
     net = getattr(module, "net", None)
     if net is None and callable(getattr(module, "build_net", None)):
         try:
@@ -144,10 +161,12 @@ def _lines(file):
 
 
 def run_step(args: argparse.Namespace) -> int:
-    """``cpn step``: a stepping session, interactive or from ``--script``."""
+    """``cpn step``: a stepping session, interactive or from ``--script``,
+    from the initial marking or from where ``--trace`` leads."""
     from rich.text import Text
 
     from cpn.stepper import Stepper
+    from cpn.trace import ReplayError, replay_on
 
     from .terminal import make_console, show_on
 
@@ -155,12 +174,21 @@ def run_step(args: argparse.Namespace) -> int:
     try:
         net = load_net(args.net, args.functions)
         stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
+        if args.trace is not None:
+            replay_on(stepper.simulator, args.trace)
     except LoadError as error:
         console.print(Text(f"cpn step: {error}", style="red"))
         return 2
     except (NetError, ColourError) as error:
         console.print(Text(f"cpn step: the net is invalid: {error}", style="red"))
         return 2
+    except OSError as error:
+        console.print(Text(f"cpn step: --trace {args.trace}: cannot read it: "
+                           f"{error.strerror or error}", style="red"))
+        return 2
+    except ReplayError as error:
+        console.print(Text(f"cpn step: --trace {args.trace}: {error}", style="red"))
+        return 1
     return _session(stepper, args.script, console)
 
 
@@ -246,6 +274,9 @@ def add_step_parsers(subparsers) -> None:
                            "of the terminal, echoing them")
     step.add_argument("--diff", action="store_true",
                       help="show the marking diff after each command from the start")
+    step.add_argument("--trace", metavar="FILE",
+                      help="start where a saved trace leads (the stepper's 'save FILE', or "
+                           "a counterexample of cpn check --save)")
     step.set_defaults(func=run_step)
 
     again = subparsers.add_parser(

@@ -16,6 +16,8 @@ runs take the first binding a transition's compiled search finds.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import heapq
 import html
 import itertools
@@ -24,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -192,6 +194,22 @@ class Simulator:
             self._hooks[t].append(monitor)
         return monitor
 
+    @contextlib.contextmanager
+    def drawing_from(self, rng: Any) -> Iterator[Any]:
+        """Inscriptions draw from ``rng`` instead of the model's stream
+        while the context lasts: a state space explores every outcome of a
+        draw, a replay repeats the outcomes its trace recorded."""
+        scopes = {id(f.__globals__): f.__globals__ for f in self._fire}.values()
+        saved, self.rng = self.rng, rng
+        for scope in scopes:
+            scope["rng"] = rng
+        try:
+            yield rng
+        finally:
+            self.rng = saved
+            for scope in scopes:
+                scope["rng"] = saved
+
     def place_index(self, path: str) -> int:
         return self.net.place_index(path)
 
@@ -205,6 +223,25 @@ class Simulator:
         return Marking(self.now, {p.path: self._timed_tokens(p.index)
                                   for p in self.net.places},
                        {p.path: p.timed for p in self.net.places})
+
+    def freeze(self, with_time: bool = False) -> tuple:
+        """The marking in hashable form, place by place in the net's order:
+        each place's multiset of values or, with ``with_time``, of
+        ``(value, timestamp relative to the clock)`` for timed places
+        (0 once available), after the clock itself.  State spaces call it
+        for every state, so it reads the simulator's lists directly."""
+        now, future = self.now, {}
+        for stamp, _, place, token in self._heap:
+            future.setdefault(place, []).append((token, stamp - now) if with_time else token)
+        frozen = []
+        for place, available in enumerate(self._R):
+            if with_time and self._S[place] is not None:
+                held = [(token, 0.0) for token in available] + future.get(place, [])
+            else:
+                held = available + future.get(place, [])
+            frozen.append(frozenset({(held[0], 1)} if len(held) == 1 else
+                                    collections.Counter(held).items()))
+        return (now, *frozen) if with_time else tuple(frozen)
 
     def tokens(self, path: str) -> list:
         """A copy of the tokens of a place (available or not), oldest first."""

@@ -33,7 +33,7 @@ from cpn.colours import FrozenDict
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .job import Job
-from .power import PowerModel
+from .power import PowerModel, under_cap
 from .power_capping import requeue
 
 P_DISCARD = P_FINISH - 1  # superseded ends go before real ones
@@ -105,7 +105,7 @@ class ScalingRules:
         """The highest level that keeps the system under the cap (else the lowest)."""
         jobs = self.running_jobs(progress, running)
         for frequency in self.scaling.levels:
-            if self.watts_at(jobs, watts, current, frequency) <= self.scaling.cap_watts:
+            if under_cap(self.watts_at(jobs, watts, current, frequency), self.scaling.cap_watts):
                 return frequency
         return self.scaling.levels[-1]
 
@@ -118,7 +118,8 @@ class ScalingRules:
         lowest = self.scaling.levels[-1]
         started = self.power.busy_delta(job._replace(pf=lowest))
         jobs = self.running_jobs(progress, running)
-        return self.watts_at(jobs, watts, current, lowest) + started <= self.scaling.cap_watts
+        return under_cap(self.watts_at(jobs, watts, current, lowest) + started,
+                         self.scaling.cap_watts)
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):

@@ -15,6 +15,17 @@ from dataclasses import dataclass
 
 from .job import Job
 
+#: *Power* is a running sum (each start, end and change of level adds its
+#: difference), so a system that should draw exactly the cap can come out a
+#: rounding error above it (300.00000000000006 W): a cap is compared with
+#: this relative slack, far below any watt a meter reads.
+CAP_ROUNDING = 1e-9
+
+
+def under_cap(watts: float, cap_watts: float) -> bool:
+    """``watts`` is at or under ``cap_watts``, up to the running sum's rounding."""
+    return watts <= cap_watts * (1 + CAP_ROUNDING)
+
 
 @dataclass(frozen=True)
 class PowerModel:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from .job import Job
-from .power import PowerModel
+from .power import PowerModel, under_cap
 
 #: What to do with a job whose power alone exceeds the cap: reject it (the
 #: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
@@ -37,7 +37,7 @@ def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
     level under DVFS): the cap cannot hold while they run."""
     floor = power.idle_system(machine_nodes)
     return [job for job in jobs
-            if floor + power.busy_delta(job._replace(pf=frequency)) > cap_watts]
+            if not under_cap(floor + power.busy_delta(job._replace(pf=frequency)), cap_watts)]
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class AllocationRules:
     def fits(self, job: Job, watts: float, running: Mapping) -> bool:
         """Starting ``job`` keeps system power at or under the cap, or
         nothing else runs (a job alone over the cap must not stall the queue)."""
-        return watts + self.power.busy_delta(job) <= self.cap.cap_watts or not running
+        return under_cap(watts + self.power.busy_delta(job), self.cap.cap_watts) or not running
 
     def blocked(self, waiting: Sequence[Job], now: float) -> bool:
         """A waiting job has waited longer than ``w``."""

@@ -256,6 +256,33 @@ def test_capping_options_give_the_hand_checked_schedule(tmp_path, capsys, cappin
     assert "power cap (" + capping + ")" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("admission, starts, ends, above", [
+    # lowest: beside job 1, job 3 would draw 312.95 W even at 0.9 (three
+    # busy nodes at 0.35 + 0.65 * 0.9**2 of 100 W, one idle at 50 W): it
+    # waits for job 1's end.
+    ("lowest", {1: 1000.0, 3: 1100.0}, {1: 1100.0, 3: 1130.0}, 0.0),
+    # nodes: job 3 starts on its free node at 1020 and both run at 0.9
+    # (30 s of work take 30 / 0.9**0.5 = 31.62 s), above the cap meanwhile;
+    # when job 3 ends, job 1 (80 - 30 = 50 s of work left) returns to full
+    # speed at exactly the cap, 300 W.
+    ("nodes", {1: 1000.0, 3: 1020.0},
+     {1: 1020.0 + 30 / 0.9 ** 0.5 + 50, 3: 1020.0 + 30 / 0.9 ** 0.5}, 30 / 0.9 ** 0.5),
+])
+def test_dvfs_admission_from_the_command_line(tmp_path, capsys, admission, starts, ends, above):
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--capping", "dvfs", "--cap", "300W",
+                   "--levels", "1,0.9", "--dvfs-admission", admission, "--out", out,
+                   "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv")
+    assert dict(zip(jobs["job_id"], jobs["start"])) == starts
+    assert dict(zip(jobs["job_id"], jobs["end"])) == pytest.approx(ends)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["time_above_cap_s"] == pytest.approx(above)
+    assert metrics["rejected_jobs"] == 1  # job 2: 350.6 W alone at 0.9
+
+
 def test_a_share_cap_is_taken_of_the_uncapped_runs_peak(tmp_path, capsys):
     trace = tmp_path / "capped.swf"
     trace.write_text(CAPPED_SWF)

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from modules.swf import Workload
 from modules.synthetic import (MIRA_LARGE_WALLTIMES, MIRA_SIZE_SHARES, MIRA_SMALL_WALLTIMES,
                                SyntheticConfig, synthetic_month)
+from modules.workload import Workload
 from studies.experiment import Experiment
 from studies.workloads import prepare_workload
 
