@@ -78,12 +78,12 @@ def add_study_parser(subparsers) -> None:
 
 
 def _add_workload_options(workload) -> None:
-    workload.add_argument("--trace", help="SWF trace, or 'synthetic' (PuPPET: LLNL-Atlas "
-                          "from ../shared/data if there, else synthetic; TOPPER: synthetic; "
-                          "thesis: LLNL-Atlas)")
+    workload.add_argument("--trace", help="SWF trace, or 'synthetic' (PuPPET, TOPPER: the "
+                          "synthetic Mira-like months; thesis: LLNL-Atlas)")
     workload.add_argument("--months", type=_months,
                           help="30-day windows: 0,1,2 or 0-3, 'all', or 'none' for the whole "
-                               "trace (default: 0-3 of a trace, 0-1 of the synthetic month)")
+                               "trace (default: 0-3 of a trace; 0-1 of the synthetic months, "
+                               "at Mira's January and March loads)")
     workload.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
                           help="processors per node (default: MaxProcs/MaxNodes, else 1)")
     workload.add_argument("--allocation-unit", type=positive_int, metavar="NODES",

@@ -26,12 +26,13 @@ import pandas as pd
 from . import puppet_findings as findings
 from .experiment import Experiment
 from .experiment_fields import SYNTHETIC
+from .puppet_claims import CLAIMS
 from .findings import month_label
 from .grids import grid
 from .puppet_plots import plot_bars, plot_profiles
 from .puppet_tables import CAPPING_NAMES, HOURS, daily_profiles, study_table, summary_lines
 from .study import Runs, Study, StudyOptions
-from .workloads import default_trace, study_months
+from .workloads import study_months
 
 #: The paper's cap where a figure does not vary it: 70 % of the uncapped peak.
 CAP_FRACTION = 0.7
@@ -60,12 +61,14 @@ class CappingDesign:
     policies: tuple[str, ...] = ("fcfs", "wfp")
 
     def base(self, options: StudyOptions) -> Experiment:
-        """The workload, the cap where the figure does not vary it, the seed."""
+        """The workload (by default the synthetic Mira-like months, the
+        paper's machine and job mix), the cap where the figure does not vary
+        it, the seed."""
         seeds = list(options.seeds or [0])
         if len(seeds) != 1:
             raise ValueError(f"the PuPPET figures' bars are single runs: give one seed, not "
                              f"{len(seeds)} ({', '.join(str(seed) for seed in seeds)})")
-        return Experiment(trace=options.trace or default_trace(),
+        return Experiment(trace=options.trace or SYNTHETIC,
                           procs_per_node=options.procs_per_node,
                           allocation_unit=options.allocation_unit or 1,
                           machine_nodes=options.machine_nodes,
@@ -154,27 +157,28 @@ def _subtitle(base: Experiment) -> str:
 PUPPET_STUDIES = (
     Study.of_design("fig10", "Fig. 10", "DVFS under frequency-to-power exponents alpha",
                     CappingDesign("alpha", (1.0, 2.0, 3.0), capping="dvfs"),
-                    findings.fig10_checks),
+                    findings.fig10_checks, CLAIMS["fig10"]),
     Study.of_design("fig11", "Fig. 11", "DVFS under power caps (fraction of the uncapped peak)",
                     CappingDesign("cap_fraction", (0.8, 0.7, 0.6, 0.5, 0.4), capping="dvfs",
                                   compare="wait"),
-                    findings.fig11_checks),
+                    findings.fig11_checks, CLAIMS["fig11"]),
     Study.of_design("fig12", "Fig. 12", "DVFS under frequency-to-time exponents beta",
                     CappingDesign("beta", (0.5, 1.0, 1.5, 2.0), capping="dvfs"),
-                    findings.fig12_checks),
+                    findings.fig12_checks, CLAIMS["fig12"]),
     Study.of_design("fig13", "Fig. 13", "power-aware allocation: BLOCK versus WAIT",
-                    CappingDesign("capping", ("block", "wait")), findings.fig13_checks),
+                    CappingDesign("capping", ("block", "wait")), findings.fig13_checks,
+                    CLAIMS["fig13"]),
     Study.of_design("fig14", "Fig. 14", "power-aware allocation (WAIT) under power caps",
                     CappingDesign("cap_fraction", (0.8, 0.7, 0.6, 0.5, 0.4), capping="wait",
                                   compare="dvfs"),
-                    findings.fig14_checks),
+                    findings.fig14_checks, CLAIMS["fig14"]),
     Study.of_design("fig15", "Fig. 15", "power-aware allocation (WAIT) under idle power rates",
                     CappingDesign("idle_fraction", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
                                   capping="wait", metrics=("edp_j_s",)),
-                    findings.fig15_checks),
+                    findings.fig15_checks, CLAIMS["fig15"]),
     Study.of_design("fig16", "Fig. 16",
                     "average daily power under each capping method (WFP-EASY)",
                     DailyPowerDesign("capping", ("none", "wait", "dvfs"), metrics=(),
                                      policies=("wfp",)),
-                    findings.fig16_checks),
+                    findings.fig16_checks, CLAIMS["fig16"]),
 )

@@ -11,8 +11,9 @@ differ, rather than being tuned until it passes.
 :func:`run_study` runs any study the same way: its runs go through
 :func:`~studies.sweep.run_sweep` (resumable, on local processes or a Dask
 cluster, and shared with every study that uses the same results
-directory), then it writes ``<name>.csv``, ``<name>.png`` and
-``<name>_checks.txt``.  A user chooses a study's workload and parameters
+directory), then it writes ``<name>.csv``, ``<name>.png``,
+``<name>_checks.txt`` and, for a study with claims (:mod:`studies.claims`),
+its rows of the findings table, ``<name>_findings.md``.  A user chooses a study's workload and parameters
 with :class:`StudyOptions`; an option the study does not use is refused
 (:func:`check_options`), never ignored.
 """
@@ -22,10 +23,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Protocol, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence
 
 import pandas as pd
 
+from .claims import Claim, table_rows, unlike_claims
 from .grids import Run
 from .results import load_results
 from .sweep import run_sweep
@@ -122,20 +124,29 @@ class Design(Protocol):
 
 @dataclass(frozen=True)
 class Study:
-    """One figure (or table) of a paper: its runs, table and plot (``design``)
-    and the paper's findings tested on them (``checks``)."""
+    """One figure (or table) of a paper: its runs, table and plot (``design``),
+    the paper's findings tested on them (``checks``), and the verdicts the
+    project claims on the default runs (``claims``, by finding)."""
 
     name: str
     figure: str
     title: str
     design: Design
     checks: Callable[[pd.DataFrame], list[Check]] = field(repr=False, compare=False)
+    claims: Mapping[str, Claim] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of_design(cls, name: str, figure: str, title: str, design: Design,
-                  checks: Callable[[Design, pd.DataFrame], list[Check]]) -> "Study":
+                  checks: Callable[[Design, pd.DataFrame], list[Check]],
+                  claims: Mapping[str, Claim] | None = None) -> "Study":
         """A study whose checks also read its design: ``checks(design, table)``."""
-        return cls(name, figure, title, design, functools.partial(checks, design))
+        return cls(name, figure, title, design, functools.partial(checks, design),
+                   claims or {})
+
+    def default_runs(self) -> Runs:
+        """The runs its claims are about: the study with no option given."""
+        options = StudyOptions()
+        return self.design.runs(self.design.base(options), options)
 
     @property
     def paper(self) -> str:
@@ -156,16 +167,27 @@ class StudyOutcome:
     table: pd.DataFrame
     checks: list[Check]
     files: list[Path]
+    unlike_claims: list[str] | None = None  # None: not the runs the claims are about
 
     def report(self) -> list[str]:
-        """The lines a user reads: the summary, the checks, the files."""
+        """The lines a user reads: the summary, the checks, how they compare
+        with the claims of docs/findings.md, the files."""
         study = self.study
         written = [str(path) for path in self.files]
         return [study.heading,
                 *study.design.summary(study, self.table, self.base, self.runs),
                 "checks against the paper's findings:",
                 *(f"  {check}" for check in self.checks),
+                *self._claims_lines(),
                 f"wrote {', '.join(written[:-1])} and {written[-1]}"]
+
+    def _claims_lines(self) -> list[str]:
+        if self.unlike_claims is None:
+            return []
+        if not self.unlike_claims:
+            return [f"every verdict as docs/findings.md claims ({len(self.checks)} findings)"]
+        return ["NOT as docs/findings.md claims:",
+                *(f"  {line}" for line in self.unlike_claims)]
 
 
 def check_options(study: Study, options: StudyOptions,
@@ -198,7 +220,9 @@ def run_study(study: Study, options: StudyOptions = StudyOptions(), *, out, resu
     table = design.table(runs, _stored_results(study, runs, results))
     checks = study.checks(table)
     files = _write(study, base, table, checks, Path(out))
-    return StudyOutcome(study, base, runs, table, checks, files)
+    claimed = bool(study.claims) and runs == study.default_runs()
+    return StudyOutcome(study, base, runs, table, checks, files,
+                        unlike_claims(checks, study.claims) if claimed else None)
 
 
 def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:
@@ -221,6 +245,10 @@ def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], ou
         files.append(out / f"{stem}.csv")
         frame.to_csv(files[-1], index=False)
     files.append(study.design.plot(study, table, base, out / f"{study.name}.png"))
+    if study.claims:
+        files.append(out / f"{study.name}_findings.md")
+        files[-1].write_text("".join(f"{row}\n" for row in
+                                     table_rows(study.name, checks, study.claims)))
     files.append(out / f"{study.name}_checks.txt")
     files[-1].write_text("".join(f"{check}\n" for check in checks))
     return files

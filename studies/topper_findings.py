@@ -92,6 +92,28 @@ def busier_months(finding: str, table: pd.DataFrame, column: str, variant: str,
     return verdict(finding, results, text.get, list_passing=True)
 
 
+def quiet_and_busy(finding: str, table: pd.DataFrame, column: str, variant: str,
+                   reference: str, quiet: Callable[[float], bool],
+                   busy: Callable[[float], bool]) -> Check:
+    """Per policy, ``quiet(value)`` of ``variant``'s ``column`` in the month
+    the ``reference`` variant used the machine least and ``busy(value)`` in
+    the one it used most: a finding that turns with the load."""
+    results, text = {}, {}
+    reference = table[table["variant"] == reference]
+    for policy, rows in table[table["variant"] == variant].groupby("policy"):
+        use = reference[reference["policy"] == policy].set_index("month")["utilization"]
+        value = rows.set_index("month")[column]
+        if len(use) < 2 or use.max() == use.min():
+            continue  # equally busy months cannot tell
+        low, high = use.idxmin(), use.idxmax()
+        results[policy] = None if value.isna().any() else \
+            bool(quiet(value[low]) and busy(value[high]))
+        text[policy] = (f"{policy.upper()}: quieter month {low} ({use[low]:.2f}) "
+                        f"{value[low]:.3g}, busier month {high} ({use[high]:.2f}) "
+                        f"{value[high]:.3g}")
+    return verdict(finding, results, text.get, list_passing=True)
+
+
 def _wait(table: pd.DataFrame) -> str:
     """Compare waits normalised when every reference made jobs wait, else in seconds."""
     return "wait_mean_s_norm" if table["wait_mean_s_norm"].notna().all() else "wait_mean_s"
@@ -194,7 +216,16 @@ def fig16_checks(design, table: pd.DataFrame) -> list[Check]:
 
 def fig17_checks(design, table: pd.DataFrame) -> list[Check]:
     ordered_labels = design.labels()  # by scale
+    small, large, one = ordered_labels[0], ordered_labels[2], design.reference
     return [
+        quiet_and_busy(f"smaller jobs ({small}) lower system efficiency in the quieter month, "
+                       "raise it slightly in the busier one", table,
+                       "system_efficiency_norm", small, one,
+                       quiet=lambda v: v < 1, busy=lambda v: 1 <= v <= 1 + NEAR),
+        quiet_and_busy(f"larger jobs ({large}) raise system efficiency in the quieter month, "
+                       "lower it slightly in the busier one", table,
+                       "system_efficiency_norm", large, one,
+                       quiet=lambda v: v > 1, busy=lambda v: 1 - NEAR <= v <= 1),
         monotone("smaller jobs wait less (wait grows with job size)", table, "wait_mean_s",
                  ordered_labels),
         monotone("smaller jobs give a shorter makespan", table, "makespan_s", ordered_labels),

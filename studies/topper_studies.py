@@ -29,6 +29,7 @@ from modules.resilience import default_unit_nodes, system_mttf_hours
 from . import topper_findings as findings
 from .experiment import Experiment, cap_reference_of
 from .experiment_fields import SYNTHETIC
+from .topper_claims import CLAIMS
 from .study import Runs, Study, StudyOptions
 from .topper_plots import plot_bars
 from .topper_tables import study_table, summary_lines
@@ -143,22 +144,22 @@ TOPPER_STUDIES = (
         "topper_fig11", "Fig. 11", "checkpoint/restart versus replication (r = 2, \u03b3 = 30 %)",
         VariantsDesign((("checkpoint", CHECKPOINT),
                         ("replication", {**REPLICATION, "redundancy": 2.0, "gamma": 0.3}))),
-        findings.fig11_checks),
+        findings.fig11_checks, CLAIMS["topper_fig11"]),
     Study.of_design(
         "topper_fig12", "Fig. 12", "checkpoint overhead O_c at 100, 50, 25 %",
         VariantsDesign(tuple((f"O_c {scale:.0%}", {"checkpoint_scale": scale})
                              for scale in (1.0, 0.5, 0.25)), common=CHECKPOINT),
-        findings.fig12_checks),
+        findings.fig12_checks, CLAIMS["topper_fig12"]),
     Study.of_design(
         "topper_fig13", "Fig. 13", "redundancy degree r (\u03b3 = 30 %)",
         VariantsDesign(tuple((f"r = {r:g}", {"redundancy": r}) for r in (1.5, 2.0, 2.5, 3.0)),
                        common=REPLICATION),
-        findings.fig13_checks),
+        findings.fig13_checks, CLAIMS["topper_fig13"]),
     Study.of_design(
         "topper_fig14", "Fig. 14", "communication/computation ratio \u03b3 (replication, r = 2)",
         VariantsDesign(tuple((f"\u03b3 = {g:.0%}", {**REPLICATION, "gamma": g})
                              for g in (0.1, 0.3, 0.5, 0.7)) + (("checkpoint", CHECKPOINT),)),
-        findings.fig14_checks),
+        findings.fig14_checks, CLAIMS["topper_fig14"]),
     Study.of_design(
         "topper_fig15", "Fig. 15", "power-aware scheduling (WAIT) versus DVFS failing 1, 2, 3 "
         "times as often (cap 70 %, \u03b2 = 1)",
@@ -167,15 +168,15 @@ TOPPER_STUDIES = (
                           for name, m in (("DVFS", 1.0), ("DVFS-double", 2.0),
                                           ("DVFS-triple", 3.0)))),
                        common={**CHECKPOINT, "beta": 1.0}),
-        findings.fig15_checks),
+        findings.fig15_checks, CLAIMS["topper_fig15"]),
     Study.of_design(
         "topper_fig16", "Fig. 16", "job wall time x0.5 to x4 (checkpoint)",
         VariantsDesign(_scales("walltime_scale", "wall time"), common=CHECKPOINT,
                        normalised_to="wall time x1"),
-        findings.fig16_checks),
+        findings.fig16_checks, CLAIMS["topper_fig16"]),
     Study.of_design(
         "topper_fig17", "Fig. 17", "job size x0.5 to x4 (checkpoint)",
         VariantsDesign(_scales("size_scale", "job size"), common=CHECKPOINT,
                        normalised_to="job size x1"),
-        findings.fig17_checks),
+        findings.fig17_checks, CLAIMS["topper_fig17"]),
 )

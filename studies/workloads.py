@@ -23,7 +23,7 @@ import numpy as np
 from modules.job import Job
 from modules.power_profile import assign_constant_power, assign_rack_power
 from modules.swf import read_swf
-from modules.synthetic import synthetic_month
+from modules.synthetic import SyntheticConfig, mira_load, synthetic_month
 
 from .experiment import Experiment
 from .experiment_fields import SYNTHETIC
@@ -31,14 +31,9 @@ from .experiment_fields import SYNTHETIC
 #: Length of a "month" of a trace: a window of submit times.
 MONTH_SECONDS = 30 * 86_400.0
 #: LLNL-Atlas in ``../shared/data`` beside the checkout: the trace of the
-#: PuPPET and DVFS thesis studies.
+#: DVFS thesis studies.
 ATLAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "swf" / \
     "LLNL-Atlas-2006-2.1-cln.swf"
-
-
-def default_trace() -> str:
-    """LLNL-Atlas when it is there, else the synthetic month."""
-    return str(ATLAS) if ATLAS.exists() else SYNTHETIC
 
 
 @dataclass(frozen=True)
@@ -124,7 +119,8 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
     """The jobs of ``exp``'s 30-day window (or whole trace), with power,
     shifted to start at 0, as the trace has them."""
     if exp.trace == SYNTHETIC:
-        workload = synthetic_month(_window_seed(exp.seed, exp.month))
+        workload = synthetic_month(_window_seed(exp.seed, exp.month),
+                                   SyntheticConfig(load=mira_load(exp.month)))
         jobs = workload.jobs
         if exp.power == "constant":
             jobs = assign_constant_power(jobs, exp.node_watts)
@@ -150,7 +146,7 @@ def study_months(exp: Experiment, months: Sequence[int | None] | str | None = No
     """The months a study runs on ``exp``'s workload: ``months`` as listed,
     every month of the trace (``"all"``), the whole trace as one run
     (``"none"``), or by default months 0-3 of a trace and 0-1 of the
-    synthetic workload (whose months are seeded draws)."""
+    synthetic workload (seeded draws at Mira's January and March loads)."""
     if months is None and exp.trace == SYNTHETIC:
         return [0, 1]
     if months is None or months == "all":

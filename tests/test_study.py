@@ -106,6 +106,19 @@ def test_study_months(trace):
         study_months(Experiment(trace=SYNTHETIC), "all")
 
 
+def test_puppet_and_topper_studies_run_the_synthetic_mira_months_by_default():
+    """The papers ran Mira's jobs on Mira: by default their studies run the
+    Mira-like months (January's load, then March's), whatever ../shared holds."""
+    papers = [study for study in STUDIES.values() if study.paper in ("PuPPET", "TOPPER")]
+    assert len(papers) == 14
+    for study in papers:
+        base = study.design.base(StudyOptions())
+        assert base.trace == SYNTHETIC, study.name
+        assert study_months(base) == [0, 1]
+        given = study.design.base(StudyOptions(trace="other.swf"))
+        assert given.trace.endswith("other.swf"), study.name
+
+
 def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     argv = ["study", "fig13", "--trace", str(trace), "--months", "all", "--cap", "60%",
             "--out", str(tmp_path / "cli"), "--results", str(tmp_path / "runs"),
@@ -119,9 +132,13 @@ def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     # the same verdicts as run_study gives on this trace (tests/test_sweep.py)
     assert [line.split()[0] for line in checks] == [
         "PASS", "DIFFERS", "DIFFERS", "PASS", "DIFFERS", "DIFFERS", "PASS"]
-    files = [tmp_path / "cli" / f"fig13{end}" for end in (".csv", ".png", "_checks.txt")]
-    assert printed[-1] == f"wrote {files[0]}, {files[1]} and {files[2]}"
-    assert files[2].read_text().splitlines() == [line[2:] for line in checks]
+    files = [tmp_path / "cli" / f"fig13{end}"
+             for end in (".csv", ".png", "_findings.md", "_checks.txt")]
+    assert printed[-1] == f"wrote {files[0]}, {files[1]}, {files[2]} and {files[3]}"
+    assert files[3].read_text().splitlines() == [line[2:] for line in checks]
+    # its rows of the findings table, with the measured verdicts
+    rows = files[2].read_text().splitlines()
+    assert [row.split(" | ")[4] for row in rows] == [line.split()[0] for line in checks]
     outcome = run_study(STUDIES["fig13"], StudyOptions(trace=str(trace), months="all", cap=0.6),
                         out=tmp_path / "api", results=tmp_path / "runs", progress=False)
     assert (tmp_path / "api" / "fig13.csv").read_text() == files[0].read_text()
