@@ -209,11 +209,9 @@ def _capped(console, args, workload, config, model, stop):
         return workload, config, {}
     peak = None
     if spec.fraction is not None:
-        uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
-                             model, args, stop=stop)
-        if uncapped.interrupted:
+        peak = _uncapped_peak(console, args, workload, config, model, stop)
+        if peak is None:
             return None
-        peak = uncapped.metrics["power_peak_w"]
     cap_watts = spec.resolve(peak)
     config = replace(config, cap=build_cap(args, cap_watts), over_cap=args.over_cap,
                      **({"alpha": args.alpha} if method == "dvfs" else {}))
@@ -227,6 +225,25 @@ def _capped(console, args, workload, config, model, stop):
         workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
         console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
     return workload, config, capping
+
+
+def _uncapped_peak(console, args, workload, config, model, stop) -> float | None:
+    """The peak of the uncapped run the options describe: remembered from an
+    earlier run (``cli/uncapped_peak.py``), else simulated and remembered;
+    None when Ctrl-C stopped it."""
+    from .uncapped_peak import cached_peak, peak_key, remember_peak
+
+    key = peak_key(args)
+    peak = cached_peak(key)
+    if peak is not None:
+        console.print(f"uncapped peak {format_power(peak)}: remembered from an earlier run")
+        return peak
+    uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
+                         model, args, stop=stop)
+    if uncapped.interrupted:
+        return None
+    remember_peak(key, uncapped.metrics["power_peak_w"])
+    return uncapped.metrics["power_peak_w"]
 
 
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
