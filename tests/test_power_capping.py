@@ -217,10 +217,10 @@ def test_choosing_a_dvfs_level_sums_the_running_jobs_power_once():
             reads.append(self)
             return self.watts
 
-    rules = ScalingRules(PowerModel(100.0, 0.5), CpuScaling(250.0))
+    rules = ScalingRules(PowerModel(100.0, 0.5), CpuScaling(150.0))
     progress = {i: (Counted(100.0), 50.0, 0.0) for i in range(3)}
     running = {i: (50.0, 1) for i in range(3)}
-    # idle 4 x 50 W + 3 jobs of 100 W: 500 W at full speed; no level gets under 250 W
+    # 350 W at full speed, 203.75 W at the lowest level: none gets under 150 W
     assert rules.level(progress, running, 350.0, 1.0) == 0.5
     assert len(reads) == 3
     assert rules.watts_at([progress[0]], 350.0, 1.0, 0.5) == 350.0 + 100.0 * (
