@@ -84,6 +84,8 @@ class Simulator(MarkingViews, Undoable):
             self._affected.append(sorted(woken))
             self._refreshed.append(tuple(sorted(refreshed - woken)))
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
+        self._inputs = [tuple(self._R[p] for p in dict.fromkeys(t.input_places))
+                        for t in self.transitions]
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
@@ -319,12 +321,12 @@ class Simulator(MarkingViews, Undoable):
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None,
               chosen: Binding | None = None) -> StopReason:
-        """The hot loop that searches and fires (for :meth:`run`, :meth:`fire`,
-        :meth:`enabled`): search the dirty transitions; under ``limit`` firings,
-        fire ``chosen`` once or the run's choice, else advance the clock; mark
-        what the firing may change.  Everything it touches per firing is a local."""
+        """The hot loop (for :meth:`run`, :meth:`fire`, :meth:`enabled`): search the dirty
+        transitions; under ``limit`` firings, fire ``chosen`` once or the run's choice,
+        else advance the clock; mark what the firing may change.  All locals."""
         found, dirty, search, fire = self._found, self._dirty, self._search, self._fire
-        affected, refreshed, hooks = self._affected, self._refreshed, self._hooks
+        affected, refreshed, hooks, inputs = (self._affected, self._refreshed, self._hooks,
+                                              self._inputs)
         advance, steps, last = self._advance, self.steps, self._last
         try:
             while True:
@@ -343,23 +345,23 @@ class Simulator(MarkingViews, Undoable):
                 if steps >= limit:
                     return StopReason.STEPS
                 if chosen is not None:
-                    t, picks, values = chosen.index, chosen.picks, chosen.raw
+                    (t, picks, values), chosen = (chosen.index, chosen.picks, chosen.raw), None
                     found.pop(t, None)
-                    chosen = None
                 elif found:
                     t = next(iter(found)) if len(found) == 1 else self._choose()
                     picks, values = found.pop(t)
+                elif (reason := advance(until_time)) is not None:
+                    return reason
                 else:
-                    reason = advance(until_time)
-                    if reason is not None:
-                        return reason
-                    continue
+                    continue  # the clock moved: search what it made available
                 try:
                     fire[t](picks, values, self.now)
                 except Exception as error:
                     dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
                 dirty.update(affected[t])
+                if not all(inputs[t]):  # it emptied an input place: no search can succeed
+                    dirty.discard(t)
                 for u in refreshed[t]:
                     if u in found:
                         dirty.add(u)
