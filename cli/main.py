@@ -170,8 +170,9 @@ def command_run(args) -> int:
                            stop=ctrl_c)
     _add_run_metrics(result, workload, config, capping)
     result.metrics["overrun_jobs"] = overran
-    written = _write_results(args, result, workload, capping.get("cap_w"))
+    written = _write_results(args, result, workload)
     print_metrics(console, result.metrics)
+    written += _write_plots(args, result, capping.get("cap_w"))  # after the table: slowest
     if result.interrupted:
         console.print(f"[yellow]{interruption_summary(result)}[/]")
     console.print(f"results in {args.out}/: {', '.join(sorted(p.name for p in written))}")
@@ -261,23 +262,29 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
 
 
-def _write_results(args, result, workload, cap_watts: float | None) -> list[Path]:
+def _write_results(args, result, workload) -> list[Path]:
     """jobs.csv, metrics.json, power.csv, unfinished.csv and rejected.csv in
-    ``--out``, and the plots unless ``--no-plots``; the paths written."""
-    from modules.metrics import daily_energy, write_results
+    ``--out``; the paths written."""
+    from modules.metrics import write_results
 
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end, unfinished=result.unfinished)
     written = [*paths.values(), args.out / "rejected.csv"]
     workload.rejected.to_csv(written[-1], index=False)
-    if not args.no_plots and len(result.jobs):
-        from modules.plots import plot_daily_energy, plot_power
-        written.append(plot_daily_energy(
-            daily_energy(result.power_times, result.power_watts, result.end),
-            args.out / "daily_energy.png"))
-        written.append(plot_power(result.power_times, result.power_watts,
-                                  args.out / "power.png", cap=cap_watts))
     return written
+
+
+def _write_plots(args, result, cap_watts: float | None) -> list[Path]:
+    """The plots of daily energy and system power, unless ``--no-plots``.
+    Drawing them costs more than a small run: the table is printed first."""
+    if args.no_plots or not len(result.jobs):
+        return []
+    from modules.metrics import daily_energy
+    from modules.plots import plot_daily_energy, plot_power
+    return [plot_daily_energy(daily_energy(result.power_times, result.power_watts, result.end),
+                              args.out / "daily_energy.png"),
+            plot_power(result.power_times, result.power_watts, args.out / "power.png",
+                       cap=cap_watts)]
 
 
 def _simulate(console, label: str, workload, config, model, args, steps=(), stop=None):
