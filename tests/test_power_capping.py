@@ -225,3 +225,10 @@ def test_choosing_a_dvfs_level_sums_the_running_jobs_power_once():
     assert len(reads) == 3
     assert rules.watts_at([progress[0]], 350.0, 1.0, 0.5) == 350.0 + 100.0 * (
         rules.power.scale(0.5) - 1.0)
+
+
+def test_held_jobs_go_back_by_arrival_then_id():
+    from modules.power_capping import requeue
+
+    queue = (Job(3, 5.0, 1, 1, 1), Job(1, 5.0, 1, 1, 1), Job(2, 1.0, 1, 1, 1))
+    assert [job.id for job in requeue(queue, [Job(0, 5.0, 1, 1, 1)])] == [2, 0, 1, 3]
