@@ -309,7 +309,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
         refused = {job.id for job in rejected}
         jobs = [job for job in jobs if job.id not in refused]
     sim = Simulator(net, seed=seed, marking={
-        "Scheduler/User": [timed(job, job.st) for job in jobs]})
+        "Scheduler/User": (timed(job, job.st) for job in jobs)})  # one at a time: no copy
     for monitor in monitors:
         sim.add_monitor(monitor)
     power = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))
