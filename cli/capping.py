@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from modules.cpu_scaling import ADMISSIONS, CpuScaling, even_levels
-from modules.power_capping import OVER_CAP, PowerCap
-from studies.experiment import OWN_MONTH
-
+from .choices import DVFS_ADMISSIONS, OVER_CAP, OWN_MONTH
 from .values import add_option, choice, comma_list, non_negative_float, non_negative_int, \
     positive_float
+
+if TYPE_CHECKING:  # the capping modules build nets: imported when a cap is built
+    from modules.cpu_scaling import CpuScaling
+    from modules.power_capping import PowerCap
 
 CAPPINGS = ("none", "block", "wait", "dvfs")
 #: What to do with a job whose power alone exceeds the cap, as typed
@@ -102,6 +104,8 @@ def _over_cap(text: str) -> str:
 
 def _levels(text: str) -> tuple[float, ...]:
     """``"6"`` -> six levels evenly from 100 % to 50 %; ``"1,0.8,0.6"`` as given."""
+    from modules.cpu_scaling import even_levels
+
     try:
         if "," not in text:
             return even_levels(int(text))
@@ -149,15 +153,15 @@ def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False
                help="a job whose power alone exceeds the cap: reject it (listed in "
                     "rejected.csv; default: the cap holds), or run it when nothing else "
                     "runs (run-alone: the cap breaks meanwhile)")
-    add_option(group, "--dvfs-admission", choice(ADMISSIONS), axis=axis, default="lowest",
-               metavar="{" + ",".join(ADMISSIONS) + "}",
+    add_option(group, "--dvfs-admission", choice(DVFS_ADMISSIONS), axis=axis, default="lowest",
+               metavar="{" + ",".join(DVFS_ADMISSIONS) + "}",
                help="DVFS: start a job when the cap would hold with every job at the "
                     "lowest level (lowest, default: the cap always holds), or as soon as "
                     "it has nodes, as the paper's net does (nodes: the cap holds only "
                     "while the lowest level suffices; docs/findings.md)")
     if axis:
         return group
-    group.add_argument("--levels", type=_levels, default=even_levels(),
+    group.add_argument("--levels", type=_levels, default="6",  # converted by _levels
                        help="DVFS frequency levels: a count (evenly 100%%..50%%, default 6) "
                             "or a comma list of fractions of nominal")
     group.add_argument("--dvfs-latency", type=non_negative_float, default=0.0,
@@ -193,6 +197,9 @@ def cap_spec(args) -> CapSpec | None:
 
 def build_cap(args, cap_watts: float | None) -> PowerCap | CpuScaling:
     """The capping module's configuration for ``cap_watts``."""
+    from modules.cpu_scaling import CpuScaling
+    from modules.power_capping import PowerCap
+
     method = capping_method(args)
     if method == "none":
         return PowerCap()

@@ -2,7 +2,7 @@
 
 ``cpn run`` simulates a workload on the PuPPET model and writes per-job
 records, metrics and plots; ``cpn step`` / ``cpn replay`` walk through any
-net interactively; ``cpn sweep`` runs a grid of experiments; ``cpn study``
+net interactively; ``cpn check`` checks properties on its state space; ``cpn sweep`` runs a grid of experiments; ``cpn study``
 runs one of the papers' studies.  Everything here is also reachable from
 Python (``nets.puppet.simulate``, ``studies.sweep.run_sweep``,
 ``studies.study.run_study``), which is what a notebook uses.
@@ -14,8 +14,6 @@ import argparse
 import re
 import sys
 from pathlib import Path
-
-from modules.power_capping import OVER_CAP_REASON
 
 from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
 from .quantities import format_power
@@ -107,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_study_parser(subparsers)
     from .validate import add_validate_parser
     add_validate_parser(subparsers)
+    from .check import add_check_parser
+    add_check_parser(subparsers)
     for command in subparsers.choices.values():
         command.set_defaults(command_parser=command)  # for in_flags
     return parser
@@ -205,6 +205,8 @@ def _capped(console, args, workload, config, model, stop):
     ``{}`` without a cap; None when Ctrl-C stopped the uncapped run."""
     from dataclasses import replace
 
+    from modules.power_capping import OVER_CAP_REASON
+
     method, spec = capping_method(args), cap_spec(args)
     if spec is None:
         return workload, config, {}
@@ -250,8 +252,8 @@ def _uncapped_peak(console, args, workload, config, model, stop) -> float | None
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
     """What the command line knows of the run beyond the model: the cap
     (and how long power was above it), the rejected jobs, the trace."""
-    from modules.metrics import time_above
     from modules.power import CAP_ROUNDING
+    from modules.power_steps import time_above
 
     if capping and len(result.jobs):
         capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
@@ -265,7 +267,7 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
 def _write_results(args, result, workload) -> list[Path]:
     """jobs.csv, metrics.json, power.csv, unfinished.csv and rejected.csv in
     ``--out``; the paths written."""
-    from modules.metrics import write_results
+    from modules.run_files import write_results
 
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end, unfinished=result.unfinished)
@@ -279,7 +281,7 @@ def _write_plots(args, result, cap_watts: float | None) -> list[Path]:
     Drawing them costs more than a small run: the table is printed first."""
     if args.no_plots or not len(result.jobs):
         return []
-    from modules.metrics import daily_energy
+    from modules.power_steps import daily_energy
     from modules.plots import plot_daily_energy, plot_power
     return [plot_daily_energy(daily_energy(result.power_times, result.power_watts, result.end),
                               args.out / "daily_energy.png"),

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from modules.failure_logs import FAILURE_FORMATS
-from modules.resilience import (ON_FAILURE, RACK_NODES, FaultTolerance,
-                                default_unit_nodes)
+from modules.resilience import ON_FAILURE, RACK_NODES, FaultTolerance, default_unit_nodes
 
-from .choices import MIRA_SYSTEM_MTTF_HOURS
+from .choices import FAILURE_FORMATS, MIRA_SYSTEM_MTTF_HOURS
 from .values import add_option, at_least, choice, non_negative_float, positive_float, \
     positive_int
 
@@ -95,11 +93,16 @@ def add_resilience_arguments(parser: argparse.ArgumentParser, *, axis: bool = Fa
                             f"(default {defaults.recovery:g})")
 
 
-def check_failure_options(args) -> None:
-    """Refuse failure options without failures, and two failure rates."""
+def check_one_failure_rate(args) -> None:
+    """Refuse a unit's MTTF and the machine's together: they say one thing."""
     if args.mttf_days is not None and args.system_mttf_hours is not None:
         raise ValueError("give --mttf-days (a unit's) or --system-mttf-hours (the "
                          "machine's), not both")
+
+
+def check_failure_options(args) -> None:
+    """Refuse failure options without failures, and two failure rates."""
+    check_one_failure_rate(args)
     if args.resilience is None:
         given = [name for name in FAILURE_OPTIONS if getattr(args, name, None) is not None]
         if given:
@@ -115,13 +118,6 @@ def unit_nodes(args, machine_nodes: int) -> int:
         raise ValueError(f"the machine's {machine_nodes:,} nodes are not a whole number of "
                          f"{unit:,}-node units: pass --unit-nodes (1 for node failures)")
     return unit
-
-
-def system_mttf_hours(unit_mttf_days: float, units: int) -> float:
-    """The machine's MTTF when each of its ``units`` fails every
-    ``unit_mttf_days``; to 12 digits, so that Mira's 92.9 days over 48
-    racks is the 46.45 h of :class:`studies.experiment.Experiment`'s default."""
-    return float(f"{unit_mttf_days * 24 / units:.12g}")
 
 
 def describe_failures(args, machine_nodes: int, unit: int,

@@ -12,9 +12,14 @@ give the results they gave.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from modules.batch_scheduling import OVERRUNS, SchedulingConfig
 from modules.easy import ESTIMATES, POLICIES
+
+from .choices import OVERRUNS
+
+if TYPE_CHECKING:  # the scheduling module builds nets: imported when a run is configured
+    from modules.batch_scheduling import SchedulingConfig
 
 #: How ``cpn`` tells what became of the jobs that overran, by ``--overrun``.
 OVERRUN_OUTCOMES = {"clamp": "killed at their limit", "keep": "kept running to their end"}
@@ -41,6 +46,8 @@ def add_scheduling_arguments(parser: argparse.ArgumentParser) -> None:
 
 def scheduling_config(args) -> SchedulingConfig:
     """The ``SchedulingConfig`` the options ask for."""
+    from modules.batch_scheduling import SchedulingConfig
+
     return SchedulingConfig(args.policy, args.estimate, args.trigger, not args.no_backfill,
                             args.overrun)
 

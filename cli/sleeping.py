@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from modules.energy_saving.policy import EnergySavingPolicy
-from modules.node_power import POWER_ON_ORDERS
-
+from .choices import POWER_ON_ORDERS
 from .values import non_negative_float
 
 
@@ -34,6 +32,7 @@ def sleeping_nodes(args):
     """The SleepingNodes the options ask for, or None when nodes never sleep."""
     if args.sleep_after is None:
         return None
+    from modules.energy_saving.policy import EnergySavingPolicy
     from nets.energy_saving import SleepingNodes
 
     order = {} if args.power_on_order is None else {"power_on_order": args.power_on_order}

@@ -1,4 +1,5 @@
-"""``cpn step NET`` and ``cpn replay NET TRACE``: the stepper in a terminal.
+"""``cpn step NET`` and ``cpn replay NET TRACE``: the stepper in a terminal
+(or, with ``--web``, in a browser: :mod:`cpn.web`).
 
 NET is a Python file (``examples/producer_consumer.py``) or a dotted module
 name (``nets.puppet``) that exposes a ``net`` attribute or a
@@ -51,34 +52,64 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     what its ``build_net()`` returns), a built-in one (``puppet``), or a
     data file read with the registry ``functions`` names (a module with a
     ``FUNCTIONS`` dict)."""
+    return load_net_and_module(spec, functions)[0]
+
+
+#: What a net file's ``BREAKPOINTS`` holds, for the browser's breakpoint form.
+BREAKPOINTS_HELP = "a dict of name -> (place path, function of the place's token values)"
+
+
+def load_net_and_module(spec: str, functions: str | None = None) -> tuple[Net | FlatNet, object]:
+    """The net, and the Python module it came from (None for a data file),
+    for commands that read more of the module (``cpn check``: its QUERIES)."""
     spec = BUILT_IN.get(spec, spec)
     path = Path(spec)
     if path.suffix in DATA_SUFFIXES:
-        from cpn.netfile import NetFileError, load
-
-        registry = _registry(functions) if functions else {}
-        try:
-            return load(path, functions=registry)
-        except NetFileError as error:
-            hint = ("" if functions else " (a net naming functions needs --functions "
-                                         "MODULE, e.g. --functions nets.puppet)")
-            raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+        return _load_data_file(path, functions), None
     if functions:
         raise LoadError(f"--functions {functions}: only a data file ({', '.join(DATA_SUFFIXES)})"
                         f" takes a registry; {spec} is Python and imports what it needs")
+    module = _load_module(spec, path)
+    return _net_of(module, spec), module
+
+
+def load_net_and_breakpoints(spec: str, functions: str | None = None
+                             ) -> tuple[Net | FlatNet, dict[str, tuple]]:
+    """:func:`load_net`, and the place predicates a Python net file offers
+    as breakpoints: its ``BREAKPOINTS`` dict (none for a data file)."""
+    net, module = load_net_and_module(spec, functions)
+    return net, {} if module is None else _breakpoints_of(module, BUILT_IN.get(spec, spec))
+
+
+def _load_data_file(path: Path, functions: str | None) -> Net:
+    from cpn.netfile import NetFileError, load
+
+    registry = _registry(functions) if functions else {}
+    try:
+        return load(path, functions=registry)
+    except NetFileError as error:
+        hint = ("" if functions else " (a net naming functions needs --functions "
+                                     "MODULE, e.g. --functions nets.puppet)")
+        raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+
+
+def _load_module(spec: str, path: Path):
+    """The module of a Python file or a dotted module name, imported (run)."""
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
         if not path.is_file():
             raise LoadError(f"no such file: {spec}")
-        module = _import_file(path)
-    else:
-        try:
-            module = importlib.import_module(spec)
-        except ModuleNotFoundError as error:
-            raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
-                            "or a dotted module name on the Python path)") from None
-        except Exception as error:  # noqa: BLE001 - the user's module failed
-            raise LoadError(f"importing {spec!r} failed: "
-                            f"{type(error).__name__}: {error}") from None
+        return _import_file(path)
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as error:
+        raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
+                        "or a dotted module name on the Python path)") from None
+    except Exception as error:  # noqa: BLE001 - the user's module failed
+        raise LoadError(f"importing {spec!r} failed: "
+                        f"{type(error).__name__}: {error}") from None
+
+
+def _net_of(module, spec: str) -> Net | FlatNet:
     net = getattr(module, "net", None)
     if net is None and callable(getattr(module, "build_net", None)):
         try:
@@ -94,6 +125,19 @@ def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
     if not isinstance(net, (Net, FlatNet)):
         raise LoadError(f"{spec}: 'net' is a {type(net).__name__}, not a cpn.Net")
     return net
+
+
+def _breakpoints_of(module, spec: str) -> dict[str, tuple]:
+    found = getattr(module, "BREAKPOINTS", {})
+    if not isinstance(found, dict):
+        raise LoadError(f"{spec}: BREAKPOINTS is a {type(found).__name__}, not "
+                        f"{BREAKPOINTS_HELP}")
+    for name, entry in found.items():
+        if not (isinstance(name, str) and isinstance(entry, tuple) and len(entry) == 2
+                and isinstance(entry[0], str) and callable(entry[1])):
+            raise LoadError(f"{spec}: BREAKPOINTS[{name!r}] is {entry!r}; expected "
+                            f"{BREAKPOINTS_HELP}")
+    return dict(found)
 
 
 def _registry(functions: str) -> dict:
@@ -144,24 +188,87 @@ def _lines(file):
 
 
 def run_step(args: argparse.Namespace) -> int:
-    """``cpn step``: a stepping session, interactive or from ``--script``."""
+    """``cpn step``: a stepping session, interactive or from ``--script``,
+    in the terminal or (``--web``) in a browser, from the initial marking
+    or from where ``--trace`` leads."""
     from rich.text import Text
 
     from cpn.stepper import Stepper
+    from cpn.trace import ReplayError, replay_on
 
     from .terminal import make_console, show_on
 
     console = make_console()
+    refused = _web_flags_refused(args)
+    if refused:
+        console.print(Text(f"cpn step: {refused}", style="red"))
+        return 2
     try:
+        if args.web:
+            return _serve(*load_net_and_breakpoints(args.net, args.functions), args, console)
         net = load_net(args.net, args.functions)
         stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
+        if args.trace is not None:
+            replay_on(stepper.simulator, args.trace)
     except LoadError as error:
         console.print(Text(f"cpn step: {error}", style="red"))
         return 2
     except (NetError, ColourError) as error:
         console.print(Text(f"cpn step: the net is invalid: {error}", style="red"))
         return 2
+    except OSError as error:
+        console.print(Text(f"cpn step: --trace {args.trace}: cannot read it: "
+                           f"{error.strerror or error}", style="red"))
+        return 2
+    except ReplayError as error:
+        console.print(Text(f"cpn step: --trace {args.trace}: {error}", style="red"))
+        return 1
     return _session(stepper, args.script, console)
+
+
+def _web_flags_refused(args: argparse.Namespace) -> str | None:
+    """Why the flags typed cannot go together, or None."""
+    if args.port is not None and not args.web:
+        return "--port is the port of the browser front end: give --web too"
+    if args.web and args.script is not None:
+        return "--web steps in a browser, --script from a file: give one of them"
+    if args.port is not None and not 0 < args.port < 65536:
+        return f"--port {args.port}: expected a port number from 1 to 65535"
+    return None
+
+
+def _serve(net: Net | FlatNet, breakpoints: dict[str, tuple], args: argparse.Namespace,
+           console: Console) -> int:
+    """Serve the stepper to a browser on 127.0.0.1 until Ctrl-C, offering
+    the net file's ``breakpoints``, from where ``--trace`` leads if given."""
+    from rich.text import Text
+
+    try:
+        from cpn.web import SessionError, WebSession, serve
+        from cpn.web.server import PortInUse
+    except ImportError as error:
+        console.print(Text(f"cpn step --web: {error}", style="red"))
+        return 2
+
+    def announce(url: str) -> None:
+        console.print(Text(f"stepping {net.name} in the browser at {url} "
+                           "(Ctrl-C stops the server)", style="bold"))
+
+    try:
+        session = WebSession(net, seed=args.seed, named=breakpoints)
+    except SessionError as error:
+        console.print(Text(f"cpn step: {args.net}: {error}", style="red"))
+        return 2
+    if args.trace is not None:  # its errors are run_step's, as in the terminal
+        from cpn.trace import replay_on
+
+        replay_on(session.stepper.simulator, args.trace)
+    try:
+        serve(session, port=args.port, announce=announce)
+    except PortInUse as error:
+        console.print(Text(f"cpn step --port: {error}", style="red"))
+        return 2
+    return 0
 
 
 def _session(stepper: Stepper, script: str | None, console: Console) -> int:
@@ -246,6 +353,14 @@ def add_step_parsers(subparsers) -> None:
                            "of the terminal, echoing them")
     step.add_argument("--diff", action="store_true",
                       help="show the marking diff after each command from the start")
+    step.add_argument("--trace", metavar="FILE",
+                      help="start where a saved trace leads (the stepper's 'save FILE', or "
+                           "a counterexample of cpn check --save)")
+    step.add_argument("--web", action="store_true",
+                      help="step in a browser: serve a page on 127.0.0.1 showing the net "
+                           "drawn with its marking, and print its address")
+    step.add_argument("--port", type=int, metavar="N",
+                      help="with --web: the port to serve on (default: a free one)")
     step.set_defaults(func=run_step)
 
     again = subparsers.add_parser(

@@ -17,6 +17,8 @@ from pathlib import Path
 from modules.resilience import ON_FAILURE
 
 from .capping import CAP_MONTH_HELP, cap_month, parse_cap
+from .choices import MIRA_SYSTEM_MTTF_HOURS
+from .resilience import check_one_failure_rate
 from .values import job_numbers, non_negative_int, positive_float, positive_int
 
 
@@ -108,9 +110,12 @@ def _add_run_options(runs) -> None:
     runs.add_argument("--unit-nodes", type=positive_int, metavar="NODES",
                       help="TOPPER: nodes per compute unit (default: 1,024-node racks on a "
                            "machine made of them, else single nodes)")
-    runs.add_argument("--system-mttf-hours", type=positive_float,
-                      help="TOPPER: the whole machine's mean time to failure (default: "
-                           "Mira's, 46.45 h)")
+    runs.add_argument("--mttf-days", type=positive_float, metavar="DAYS",
+                      help="TOPPER: a unit's mean time to failure, in days, as in cpn run "
+                           "and cpn sweep (default: the machine fails every "
+                           f"{MIRA_SYSTEM_MTTF_HOURS:g} h, as Mira)")
+    # The former spelling of the failure rate, for the whole machine.
+    runs.add_argument("--system-mttf-hours", type=positive_float, help=argparse.SUPPRESS)
     runs.add_argument("--on-failure", choices=ON_FAILURE,
                       help="TOPPER: a failed job keeps its units (default) or is requeued")
 
@@ -140,6 +145,7 @@ def command_study(args) -> int:
     if args.name is None:
         raise ValueError("name a study (cpn study --list shows them)")
     study = find_study(args.name)
+    check_one_failure_rate(args)
     options = StudyOptions(**{f.name: getattr(args, f.name) for f in fields(StudyOptions)})
     check_options(study, options, spell=flag)
     client = dask_client(args.scheduler) if args.scheduler else None

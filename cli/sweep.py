@@ -17,12 +17,13 @@ from pathlib import Path
 
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
+from modules.resilience import system_mttf_hours
 
 from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
                       capping_methods, parse_cap)
-from .choices import MODELS, POWER_OPTIONS, THESIS_POLICIES
+from .choices import MODELS, OVERRUNS, POWER_OPTIONS, THESIS_POLICIES
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
-                         system_mttf_hours, unit_nodes)
+                         unit_nodes)
 from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
                      positive_float, positive_int)
 
@@ -32,7 +33,7 @@ PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes",
                   "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
                   "resilience", "on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
                   "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
-                  "over_cap", "dvfs_admission")
+                  "over_cap", "dvfs_admission", "overrun")
 #: Options of DVFS thesis runs only (``--model thesis``); None when not given.
 THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
 #: Experiment fields that TOPPER's options set, when given.
@@ -149,6 +150,11 @@ def _add_model_options(model) -> None:
     add_option(model, "--estimate", choice(ESTIMATES), axis=True, default="requested",
                metavar="{" + ",".join(ESTIMATES) + "}",
                help="runtime the scheduler plans with (default requested)")
+    add_option(model, "--overrun", choice(OVERRUNS), axis=True, default="clamp",
+               metavar="{" + ",".join(OVERRUNS) + "}",
+               help="a job past its requested walltime: clamp (killed at its limit, as "
+                    "cpn run does; default) or keep (runs to its logged end, as the "
+                    "studies' Python API does)")
     add_option(model, "--idle-fraction", fraction, axis=True, default=0.3,
                help="an idle node's share of its full power (default 0.3)")
     add_option(model, "--walltime-scale", positive_float, axis=True,
@@ -224,7 +230,7 @@ def experiments_from_args(args, console=None):
             "capping": methods, "l": args.wait_queue, "w_minutes": args.max_wait,
             "alpha": args.alpha, "beta": args.beta, "idle_fraction": args.idle_fraction,
             "power": args.power, "seed": args.seed, "over_cap": args.over_cap,
-            "dvfs_admission": args.dvfs_admission}
+            "dvfs_admission": args.dvfs_admission, "overrun": args.overrun}
     for name in ("walltime_scale", "size_scale"):
         if getattr(args, name) is not None:
             axes[name] = getattr(args, name)

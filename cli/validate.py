@@ -56,7 +56,7 @@ def command_validate(args) -> int:
 
     from rich.console import Console
 
-    from modules.metrics import json_safe
+    from modules.run_files import json_safe
     from nets.puppet import PuppetConfig, simulate
 
     console = Console()

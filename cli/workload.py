@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from .values import positive_int
 
 if TYPE_CHECKING:  # the commands import them: the parsers alone need no pandas
-    from modules.swf import Workload
+    from modules.workload import Workload
 
-#: What a job's size counts (``modules.swf.SIZE_UNITS``, not imported here:
+#: What a job's size counts (``modules.workload.SIZE_UNITS``, not imported here:
 #: the parsers must not load pandas).
 SIZE_UNITS = ("nodes", "procs")
 

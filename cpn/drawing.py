@@ -12,6 +12,10 @@ token count (in green) and the first tokens; transitions are boxes with
 their guard, ``@+`` delay and priority when not the default, highlighted
 when a binding of theirs is enabled (given a :class:`~cpn.Simulator`).
 Arcs carry their inscriptions, wrapped.  The layout runs left to right.
+In SVG, each node's element has an ``id`` naming what it is
+(``place:Scheduler/Queue``, ``transition:Scheduler/Start`` by flat path,
+``module:Scheduler`` for a substitution transition), so a page can make
+the drawing clickable, and a marked place's tooltip lists its tokens.
 
 >>> from cpn import Net
 >>> net = Net("loop")
@@ -45,6 +49,7 @@ from .simulator import Simulator
 
 FONT = "Helvetica"
 WRAP = 30  # characters per line of an inscription, guard or delay
+TOOLTIP = 20  # distinct tokens listed in a place's tooltip
 
 _PORT_TAGS = {"in": "In", "out": "Out", "inout": "I/O"}
 _PRIORITY_NAMES = {P_HIGH: "P_HIGH", P_LOW: "P_LOW"}
@@ -56,11 +61,12 @@ class DrawingError(RuntimeError):
 
 # -- the marking ---------------------------------------------------------------
 class _Tokens:
-    """Token counts (and a short preview) by flat place path."""
+    """Token counts, a short preview and a longer tooltip, by flat place path."""
 
     def __init__(self, marking: Simulator | Marking | Mapping | None):
         self.counts: dict[str, int] = {}
         self.previews: dict[str, str] = {}
+        self.tooltips: dict[str, str] = {}
         self.enabled: set[str] = set()
         self.time: float | None = None
         if marking is None:
@@ -74,6 +80,7 @@ class _Tokens:
                 tokens = marking.timed(path)
                 self.counts[path] = len(tokens)
                 self.previews[path] = Marking.format_tokens(tokens, limit=3)
+                self.tooltips[path] = Marking.format_tokens(tokens, limit=TOOLTIP)
             return
         for path, tokens in marking.items():
             if isinstance(tokens, int):
@@ -81,12 +88,21 @@ class _Tokens:
             else:
                 tokens = list(tokens)
                 self.counts[path] = len(tokens)
-                self.previews[path] = Marking.format_tokens([(t, None) for t in tokens],
-                                                            limit=3)
+                untimed = [(t, None) for t in tokens]
+                self.previews[path] = Marking.format_tokens(untimed, limit=3)
+                self.tooltips[path] = Marking.format_tokens(untimed, limit=TOOLTIP)
 
     @property
     def given(self) -> bool:
         return bool(self.counts)
+
+    def place_attributes(self, path: str) -> dict[str, str]:
+        """The SVG id of the place at flat ``path`` and, when it holds
+        tokens, a tooltip listing them."""
+        attributes = {"id": f"place:{path}"}
+        if self.tooltips.get(path):
+            attributes["tooltip"] = f"{path}: {self.tooltips[path]}"
+        return attributes
 
 
 # -- labels --------------------------------------------------------------------
@@ -181,11 +197,12 @@ def _flat_graph(flat: FlatNet, tokens: _Tokens, wrap: int) -> graphviz.Digraph:
         graph.node(f"p{place.index}",
                    _place_label(place.path, place.place, place.path, tokens, wrap,
                                 tags=False),
-                   **_place_style(tokens.given, tokens.counts.get(place.path, 0), False))
+                   **_place_style(tokens.given, tokens.counts.get(place.path, 0), False),
+                   **tokens.place_attributes(place.path))
     for t in flat.transitions:
         graph.node(f"t{t.index}",
                    _transition_label(t.path, t.guard, t.delay, t.priority, t.code, wrap),
-                   **_transition_style(t.path in tokens.enabled))
+                   id=f"transition:{t.path}", **_transition_style(t.path in tokens.enabled))
         for place, text in t.inputs:
             graph.edge(f"p{place}", f"t{t.index}", label=_arc_label(text, wrap))
         for place, text in t.outputs:
@@ -247,11 +264,13 @@ def _module_graph(net: Net, module: str | None, tokens: _Tokens,
         path = paths.get(prefix + name, prefix + name)
         count = tokens.counts.get(path, 0)
         graph.node(ids[name], _place_label(name, place, path, tokens, wrap, tags=True),
-                   **_place_style(tokens.given, count, place.port is not None))
+                   **_place_style(tokens.given, count, place.port is not None),
+                   **tokens.place_attributes(path))
     for k, (name, t) in enumerate(shown.transitions.items()):
         ids[name] = f"t{k}"
         graph.node(ids[name],
                    _transition_label(name, t.guard, t.delay, t.priority, t.code, wrap),
+                   id=f"transition:{prefix}{name}",
                    **_transition_style(prefix + name in tokens.enabled))
     for k, (name, sub) in enumerate(shown.substitutions.items()):
         ids[name] = f"s{k}"
@@ -259,7 +278,8 @@ def _module_graph(net: Net, module: str | None, tokens: _Tokens,
         active = any(path.startswith(inside) for path in tokens.enabled)
         label = f"<<B>{_lines(name, wrap)}</B><BR/>" \
                 f"{_small('module ' + html.escape(sub.module.name))}>"
-        graph.node(ids[name], label, **_transition_style(active, substitution=True))
+        graph.node(ids[name], label, id=f"module:{prefix}{name}",
+                   **_transition_style(active, substitution=True))
         pairs = sub.sockets.items() if isinstance(sub.sockets, dict) else sub.sockets
         for port, socket in pairs:
             port_place = sub.module.places.get(port)

@@ -7,10 +7,12 @@ Mixed into ``Simulator``.
 
 from __future__ import annotations
 
+import collections
 import html
 from functools import partial
 from typing import Any
 
+from .errors import BindingError
 from .marking import Marking, TokenView
 
 
@@ -23,6 +25,25 @@ class MarkingViews:
         return Marking(self.now, {p.path: self._timed_tokens(p.index)
                                   for p in self.net.places},
                        {p.path: p.timed for p in self.net.places})
+
+    def freeze(self, with_time: bool = False) -> tuple:
+        """The marking in hashable form, place by place in the net's order:
+        each place's multiset of values or, with ``with_time``, of
+        ``(value, timestamp relative to the clock)`` for timed places
+        (0 once available), after the clock itself.  State spaces call it
+        for every state, so it reads the simulator's lists directly."""
+        now, future = self.now, {}
+        for stamp, _, place, token in self._heap:
+            future.setdefault(place, []).append((token, stamp - now) if with_time else token)
+        frozen = []
+        for place, available in enumerate(self._R):
+            if with_time and self._S[place] is not None:
+                held = [(token, 0.0) for token in available] + future.get(place, [])
+            else:
+                held = available + future.get(place, [])
+            frozen.append(frozenset({(held[0], 1)} if len(held) == 1 else
+                                    collections.Counter(held).items()))
+        return (now, *frozen) if with_time else tuple(frozen)
 
     def tokens(self, path: str) -> list:
         """A copy of the tokens of a place (available or not), oldest first."""
@@ -65,5 +86,15 @@ class MarkingViews:
         return f"{self._headline()}\n{self._occupied()}"
 
     def _repr_html_(self) -> str:
-        """The same table as the text, for Jupyter."""
-        return f"<p>{html.escape(self._headline())}</p>{self._occupied()._repr_html_()}"
+        """For Jupyter: the net drawn with its marking (the top level, the
+        transitions with an enabled binding highlighted) when Graphviz is
+        installed, then the same table as the text."""
+        from .drawing import DrawingError, render, to_graphviz  # drawing imports this
+
+        try:
+            svg = render(to_graphviz(self.hierarchy or self.net, self)).decode("utf-8")
+            drawing = svg[svg.index("<svg"):]
+        except (DrawingError, BindingError):  # no dot; a guard that fails is shown by enabled()
+            drawing = ""
+        return (f"<p>{html.escape(self._headline())}</p>{drawing}"
+                f"{self._occupied()._repr_html_()}")

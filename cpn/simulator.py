@@ -16,17 +16,19 @@ runs take the first binding a transition's compiled search finds.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import random
 import sys
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
 from .compiler import CompiledTransition, compile_net
 from .errors import BindingError, ColourError, NetError
 from .flatten import IMMUTABLE, FlatNet
+from .interactive import Interactive
 from .marking_views import MarkingViews
 from .net import Delayed, Net
 from .results import Binding, RunResult, StopReason
@@ -35,7 +37,7 @@ from .undo import Undoable
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
 
-class Simulator(MarkingViews, Undoable):
+class Simulator(MarkingViews, Interactive, Undoable):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
     a separate stream, the model's ``rng`` that inscriptions may use."""
@@ -46,6 +48,9 @@ class Simulator(MarkingViews, Undoable):
         if order not in ("random", "declared"):
             raise ValueError(f"order must be 'random' or 'declared', not {order!r}")
         self.net = net.flatten() if isinstance(net, Net) else net
+        # The net as declared, modules and all (None when given flat): a
+        # notebook draws its top level with the marking.
+        self.hierarchy = net if isinstance(net, Net) else None
         self.transitions: list[CompiledTransition] = _compiled(self.net)
         self.order = order
         self.seed = seed
@@ -163,6 +168,22 @@ class Simulator(MarkingViews, Undoable):
             self._hooks[t].append(monitor)
         return monitor
 
+    @contextlib.contextmanager
+    def drawing_from(self, rng: Any) -> Iterator[Any]:
+        """Inscriptions draw from ``rng`` instead of the model's stream
+        while the context lasts: a state space explores every outcome of a
+        draw, a replay repeats the outcomes its trace recorded."""
+        scopes = {id(f.__globals__): f.__globals__ for f in self._fire}.values()
+        saved, self.rng = self.rng, rng
+        for scope in scopes:
+            scope["rng"] = rng
+        try:
+            yield rng
+        finally:
+            self.rng = saved
+            for scope in scopes:
+                scope["rng"] = saved
+
     def place_index(self, path: str) -> int:
         return self.net.place_index(path)
 
@@ -188,62 +209,6 @@ class Simulator(MarkingViews, Undoable):
                                f"failed: {error!r}")
         failure.__cause__ = error
         return failure
-
-    def enabled(self, all_priorities: bool = False,
-                transition: str | None = None) -> list[Binding]:
-        """Every binding that may fire now (only the highest priority, as in
-        CPN Tools, unless ``all_priorities``), equal bindings listed once;
-        with ``transition``, only that transition's."""
-        self._refresh()
-        if not self._found:
-            return []
-        best = min(self._priority[t] for t in self._found)
-        only = None if transition is None else self.transition_index(transition)
-        result: list[Binding] = []
-        for t in sorted(self._found):
-            if not all_priorities and self._priority[t] != best or only not in (None, t):
-                continue
-            raw: list = []
-            try:
-                self._search[t](self.now, raw)
-            except Exception as error:  # noqa: BLE001 - reported with context
-                raise self._search_failed(t, error) from error
-            seen: list = []
-            for picks, values in raw:
-                if values in seen:
-                    continue
-                seen.append(values)
-                result.append(self._binding(t, picks, values))
-        return result
-
-    def _binding(self, t: int, picks: tuple, values: tuple) -> Binding:
-        names = self.transitions[t].variables
-        return Binding(self.transitions[t].path, dict(zip(names, values)), t, picks,
-                       values, self._version)
-
-    def fire(self, binding: Binding | None = None, undoable: bool = True) -> Binding:
-        """Fire one binding from :meth:`enabled` (or the one the automatic
-        run would choose; a binding pre-empted by a higher priority is
-        refused, as in CPN Tools); it can be undone with :meth:`undo` unless
-        ``undoable`` is False (long replays need no undo history)."""
-        self._refresh()
-        if binding is None:
-            if not self._found:
-                raise BindingError(f"nothing is enabled at time {self.now}")
-            t = self._choose()
-            binding = self._binding(t, *self._found[t])
-        elif binding.version != self._version:
-            raise BindingError(f"binding {binding} is stale: the marking changed since "
-                               "it was listed; call enabled() again")
-        elif self._priority[binding.index] > min(self._priority[t] for t in self._found):
-            # Listed by enabled(all_priorities=True), but CPN Tools semantics
-            # let only the highest priority fire.
-            raise BindingError(f"binding {binding} is not enabled: a transition of higher "
-                               "priority is enabled now")
-        if undoable:
-            self._snapshot()
-        self._loop(limit=self.steps + 1, chosen=binding)
-        return binding
 
     def _choose(self) -> int:
         found = self._found

@@ -6,6 +6,10 @@ A trace is a header line then one JSON object per firing::
     {"format": "cpn-trace/1", "net": "buffer", "seed": 0, "end_time": 7.0}
     {"step": 1, "time": 0.0, "transition": "Produce", "values": {"x": "1"}}
 
+A firing whose inscriptions drew from the model's ``rng`` in a state space
+also records the outcomes its draws took (``"draws": [1, 0]``, see
+:mod:`cpn.draws`), and :func:`replay` repeats them.
+
 Variable values are written with ``repr`` (JSON cannot hold arbitrary
 Python values such as a job record); :func:`replay` compares the ``repr``
 of each candidate binding's values, so values must have a faithful,
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from .draws import Choices
 from .errors import BindingError, ColourError
 from .flatten import FlatNet
 from .net import Net
@@ -41,12 +46,16 @@ class FiringRecord:
     time: float
     transition: str
     values: dict[str, Any]
+    draws: tuple[int, ...] = ()  # outcomes of the draws, in a state space's path
 
     def to_json(self) -> dict:
         """Values are encoded with ``repr`` (JSON cannot hold arbitrary
         Python values); :func:`replay` compares them the same way."""
-        return {"step": self.step, "time": self.time, "transition": self.transition,
-                "values": {name: repr(value) for name, value in self.values.items()}}
+        record = {"step": self.step, "time": self.time, "transition": self.transition,
+                  "values": {name: repr(value) for name, value in self.values.items()}}
+        if self.draws:
+            record["draws"] = list(self.draws)
+        return record
 
 
 def save_trace(trace: Iterable[FiringRecord], path: str | Path, net: str = "",
@@ -132,9 +141,7 @@ def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
         for binding in enabled:
             if binding.transition == path and _encoded(binding.values) == wanted:
                 try:
-                    # Not fire(): it keeps an undo state per firing, which a
-                    # long trace cannot afford; a replay is not undone.
-                    sim.fire(binding, undoable=False)
+                    _fire(sim, binding, record.get("draws"))
                 except (BindingError, ColourError) as error:
                     raise ReplayError(f"step {step}: firing {described} failed: "
                                       f"{error}") from error
@@ -147,6 +154,16 @@ def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
     if header.get("end_time") is not None:
         _advance_to(sim, float(header["end_time"]))
     return sim
+
+
+def _fire(sim: Simulator, binding, draws: list | None) -> None:
+    """Fire without an undo state (a long trace cannot afford one per
+    firing; a replay is not undone), repeating the recorded draws."""
+    if not draws:
+        sim.fire(binding, undoable=False)
+        return
+    with sim.drawing_from(Choices(draws)):
+        sim.fire(binding, undoable=False)
 
 
 def _advance_to(sim: Simulator, when: float) -> None:

@@ -159,7 +159,7 @@ def plot(results, setup, path: Path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from modules.metrics import binned_power
+    from modules.power_steps import binned_power
     path.parent.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(10, 4))
     for method, colour in (("uncapped", "lightgray"), ("naive", "tab:blue"),

@@ -12,7 +12,7 @@ Power place between events) comes with every run; the fixed-step estimate is
 a monitor that samples Power at every multiple of the step.  For each step
 this script runs ``nets.puppet.simulate(..., energy_steps=[step])``, times
 it, and compares each day's estimated energy with the exact one
-(``modules.metrics.max_daily_energy_error``).  Two honest differences from
+(``modules.power_steps.max_daily_energy_error``).  Two honest differences from
 the paper:
 
 * the error here is the fixed-step estimate against the exact integral of
@@ -47,8 +47,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from modules.batch_scheduling import SchedulingConfig  # noqa: E402
-from modules.metrics import (daily_energy, daily_energy_errors, energy_exact,  # noqa: E402
-                             energy_fixed_step)
+from modules.power_steps import (daily_energy, daily_energy_errors, energy_exact,  # noqa: E402
+                                 energy_fixed_step)
 from modules.power_profile import assign_rack_power  # noqa: E402
 from nets.puppet import PuppetConfig, simulate  # noqa: E402
 

@@ -1,8 +1,8 @@
 """Figures of a run's energy and power, drawn with matplotlib off screen.
 
-Plain functions over the flat data of :mod:`modules.metrics`; each writes
-one image file (format from the suffix: ``.png``, ``.pdf``, ``.svg``) and
-returns its path.  The Agg backend is used so that they work on a server or
+Plain functions over the flat data of :mod:`modules.metrics` and
+:mod:`modules.power_steps`; each writes one image file (format from the
+suffix: ``.png``, ``.pdf``, ``.svg``) and returns its path.  The Agg backend is used so that they work on a server or
 in CI without a display.
 """
 
@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from modules.metrics import SECONDS_PER_DAY, binned_power, collapse_step_series  # noqa: E402
+from modules.power_steps import SECONDS_PER_DAY, binned_power, collapse_step_series  # noqa: E402
 
 #: Above this many steps, :func:`plot_power` draws per-bin envelopes instead of every step.
 MAX_DRAWN_STEPS = 4000
@@ -60,7 +60,7 @@ def plot_daily_energy(
 ) -> Path:
     """Daily energy (kWh) against the day, as in Fig. 9 of the PuPPET paper.
 
-    ``daily_df`` has columns ``day`` and ``kwh`` (:func:`modules.metrics.daily_energy`).
+    ``daily_df`` has columns ``day`` and ``kwh`` (:func:`modules.power_steps.daily_energy`).
     With ``reference_df`` (for instance the measured series, or the exact
     integral when ``daily_df`` is a fixed-step estimate) both are drawn and
     the largest relative difference is given in the title.

@@ -53,11 +53,9 @@ from __future__ import annotations
 
 import gc
 import gzip
-import math
 import os
 import re
 import zlib
-from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import Iterable
@@ -67,16 +65,13 @@ import pandas as pd
 
 from modules.job import Job
 
+from .swf_header import HeaderLines, resolve_machine
 from .trace_file import SWFError, check_text_and_skip_bom, damaged_gzip, open_trace
+from .workload import (CANCELLED_BEFORE_START, DUPLICATE_JOB_ID, LARGER_THAN_MACHINE, LOG_COLUMNS,
+                       NON_POSITIVE_RUNTIME, NON_POSITIVE_SIZE, SIZE_UNITS, UNKNOWN_WALLTIME,
+                       Workload)
 
-__all__ = [
-    "SWF_FIELDS",
-    "REJECT_REASONS",
-    "SWFError",
-    "Workload",
-    "read_swf",
-    "parse_header_line",
-]
+__all__ = ["SWF_FIELDS", "SWFError", "read_swf"]
 
 #: Names of the 18 SWF fields, in order (field ``n`` is ``SWF_FIELDS[n - 1]``).
 SWF_FIELDS = (
@@ -100,31 +95,6 @@ SWF_FIELDS = (
     "think time",
 )
 
-DUPLICATE_JOB_ID = "duplicate job id"
-CANCELLED_BEFORE_START = "cancelled before start"
-NON_POSITIVE_RUNTIME = "non-positive runtime"
-NON_POSITIVE_SIZE = "non-positive size"
-LARGER_THAN_MACHINE = "size larger than the machine"
-UNKNOWN_WALLTIME = "unknown requested time"
-#: Why a job line may be rejected, in the order the checks are made.  A
-#: rejected row's reason may add a detail after a comma ("duplicate job id,
-#: first at line 12"); :meth:`Workload.rejection_counts` counts by the part
-#: before it.
-REJECT_REASONS = (
-    DUPLICATE_JOB_ID,
-    CANCELLED_BEFORE_START,
-    NON_POSITIVE_RUNTIME,
-    NON_POSITIVE_SIZE,
-    LARGER_THAN_MACHINE,
-    UNKNOWN_WALLTIME,
-)
-#: What a job's size counts: nodes (processors grouped ``procs_per_node``
-#: to a node) or processors, for machines whose processors are not a whole
-#: number of nodes.
-SIZE_UNITS = ("nodes", "procs")
-#: Columns of :attr:`Workload.log`, the schedule the trace records.
-LOG_COLUMNS = ("job_id", "line", "submit", "wait", "runtime", "nodes")
-
 _STATUS_CANCELLED = 5
 # Fields converted with int() (0-based); the times (submit, run, requested) may
 # carry decimals and are converted with float().
@@ -134,129 +104,7 @@ _INTEGER = re.compile(rb"-?\d+")
 # Every byte a job line may hold; translate() deleting them leaves b"" on a
 # well-formed line.
 _NUMERIC_BYTES = b"0123456789-. \t\r\n"
-_HEADER = re.compile(r" ?([A-Za-z][A-Za-z0-9_]*)\s*:(.*)")
 _new_tuple = tuple.__new__
-
-
-@dataclass(frozen=True, eq=False)
-class Workload:
-    """A list of jobs ready for a net, with what was left out and why.
-
-    ``jobs`` are in order of submit time (file order among equal times).
-    ``rejected`` has one row per job line that cannot run (columns
-    ``job_id, line, reason``).  ``header`` maps each ``; Key: value`` of the
-    trace to its text (repeated keys such as ``Note`` are joined by newlines).
-    ``time_offset`` is what was subtracted from every submit time, so
-    ``job.st + time_offset`` is the time in the trace.  ``log`` is the
-    schedule the trace records (:data:`LOG_COLUMNS`): one row per job line
-    with an id of its own, times on the trace's clock, ``wait`` -1 where
-    unknown, ``nodes`` the size in the workload's ``size_unit`` before any
-    cut to the machine (``sizes_clipped`` counts the cut ones).
-    """
-
-    jobs: list[Job]
-    rejected: pd.DataFrame
-    header: dict[str, str]
-    machine_nodes: int
-    path: Path | None = None
-    time_offset: float = 0.0
-    walltimes_substituted: int = 0
-    procs_per_node: int = 1
-    allocation_unit: int = 1
-    size_unit: str = "nodes"
-    sizes_clipped: int = 0
-    log: pd.DataFrame = field(
-        default_factory=lambda: pd.DataFrame(columns=list(LOG_COLUMNS)), repr=False)
-
-    @property
-    def unit_name(self) -> str:
-        """What sizes count, in words: ``nodes`` or ``processors``."""
-        return "processors" if self.size_unit == "procs" else "nodes"
-
-    @property
-    def jobs_read(self) -> int:
-        """Job lines seen: accepted plus rejected."""
-        return len(self.jobs) + len(self.rejected)
-
-    def rejection_counts(self) -> dict[str, int]:
-        """Rejected jobs per reason (its part before any comma), in the
-        order of :data:`REJECT_REASONS`, then reasons added by a run."""
-        counts = self.rejected["reason"].str.split(",", n=1).str[0].value_counts()
-        later = [reason for reason in counts.index if reason not in REJECT_REASONS]
-        return {reason: int(counts[reason]) for reason in (*REJECT_REASONS, *later)
-                if counts.get(reason, 0)}
-
-    def reject(self, ids, reason: str) -> "Workload":
-        """This workload without the jobs ``ids``, which join the rejected
-        table with ``reason`` (and line -1: refused by a setting of the run,
-        such as a power cap, not by the file)."""
-        ids = set(ids)
-        if not ids:
-            return self
-        added = pd.DataFrame({"job_id": pd.Series(sorted(ids), dtype="int64"),
-                              "line": pd.Series([-1] * len(ids), dtype="int64"),
-                              "reason": pd.Series([reason] * len(ids), dtype="object")})
-        return replace(self, jobs=[job for job in self.jobs if job.id not in ids],
-                       rejected=pd.concat([self.rejected, added], ignore_index=True))
-
-    def frame(self) -> pd.DataFrame:
-        """The accepted jobs as a DataFrame, one column per ``Job`` field."""
-        return pd.DataFrame(self.jobs, columns=list(Job._fields))
-
-    def offered_load(self, span: float | None = None) -> float:
-        """Node-seconds of work asked for over node-seconds available.
-
-        ``sum(js * rt) / (machine_nodes * span)``; ``span`` defaults to the
-        time from the first to the last submit.  Above 1 the machine cannot
-        keep up whatever the scheduler does.
-        """
-        if span is None:
-            if not self.jobs:
-                return 0.0
-            span = max(j.st for j in self.jobs) - min(j.st for j in self.jobs)
-        if span <= 0:
-            raise ValueError(f"span must be positive, got {span}")
-        work = math.fsum(j.js * j.rt for j in self.jobs)
-        return work / (self.machine_nodes * span)
-
-    def summary(self) -> str:
-        """A few lines saying what was read, kept and substituted."""
-        name = self.path.name if self.path is not None else self.header.get("Computer", "workload")
-        lines = [
-            f"{name}: {self.jobs_read:,} jobs read, {len(self.jobs):,} accepted, "
-            f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} "
-            f"{self.unit_name}"
-        ]
-        for reason, count in self.rejection_counts().items():
-            lines.append(f"  rejected, {reason}: {count:,}")
-        if self.walltimes_substituted:
-            lines.append(
-                f"  requested walltime unknown for {self.walltimes_substituted:,} "
-                "accepted jobs: the run time was used instead"
-            )
-        if self.sizes_clipped:
-            lines.append(f"  {self.sizes_clipped:,} jobs larger than the machine run on all "
-                         f"of its {self.machine_nodes:,} {self.unit_name}")
-        if self.time_offset:
-            lines.append(f"  submit times shifted by {-self.time_offset:+,.0f} s: the first, "
-                         f"at {self.time_offset:,.0f} s in the trace, is time 0")
-        return "\n".join(lines)
-
-
-def parse_header_line(text: str) -> tuple[str, str] | None:
-    """``"; MaxNodes: 1152"`` -> ``("MaxNodes", "1152")``; ``None`` if no key.
-
-    A key is one word and a colon right after the ``;`` (one space allowed):
-    an indented line such as ``";\tsee: http://..."`` continues the previous
-    key's text instead.
-    """
-    body = text.lstrip()[1:].rstrip("\r\n")
-    if body.startswith(("  ", "\t", " \t")):
-        return None
-    match = _HEADER.fullmatch(body)
-    if match is None:
-        return None
-    return match.group(1), match.group(2).strip()
 
 
 def read_swf(
@@ -297,22 +145,11 @@ def read_swf(
     amount is kept in :attr:`Workload.time_offset`.
     """
     path = Path(path)
-    for name, value, allowed in (("size_unit", size_unit, SIZE_UNITS),
-                                 ("unknown_walltime", unknown_walltime, ("runtime", "reject")),
-                                 ("oversized", oversized, ("reject", "clip"))):
-        if value not in allowed:
-            raise ValueError(f"{name} must be one of {allowed}, not {value!r}")
+    _check_choices(size_unit=size_unit, unknown_walltime=unknown_walltime, oversized=oversized,
+                   procs_per_node=procs_per_node, allocation_unit=allocation_unit,
+                   machine_nodes=machine_nodes)
     if size_unit == "procs":
-        if procs_per_node not in (None, 1):
-            raise ValueError(f"procs_per_node={procs_per_node} means nothing with "
-                             'size_unit="procs": sizes count processors')
         procs_per_node = 1
-    if allocation_unit < 1:
-        raise ValueError(f"allocation_unit must be at least 1, got {allocation_unit}")
-    if procs_per_node is not None and procs_per_node < 1:
-        raise ValueError(f"procs_per_node must be at least 1, got {procs_per_node}")
-    if machine_nodes is not None and machine_nodes < 1:
-        raise ValueError(f"machine_nodes must be at least 1, got {machine_nodes}")
     # Hundreds of thousands of new tuples would trigger the cyclic garbage
     # collector again and again over the growing list (a third of the time on
     # CEA-Curie); tuples of numbers hold no cycles, so pause it meanwhile.
@@ -331,6 +168,110 @@ def read_swf(
             gc.enable()
 
 
+def _check_choices(*, size_unit: str, unknown_walltime: str, oversized: str,
+                   procs_per_node: int | None, allocation_unit: int,
+                   machine_nodes: int | None) -> None:
+    """Refuse arguments of :func:`read_swf` that mean nothing."""
+    for name, value, allowed in (("size_unit", size_unit, SIZE_UNITS),
+                                 ("unknown_walltime", unknown_walltime, ("runtime", "reject")),
+                                 ("oversized", oversized, ("reject", "clip"))):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, not {value!r}")
+    if size_unit == "procs" and procs_per_node not in (None, 1):
+        raise ValueError(f"procs_per_node={procs_per_node} means nothing with "
+                         'size_unit="procs": sizes count processors')
+    if allocation_unit < 1:
+        raise ValueError(f"allocation_unit must be at least 1, got {allocation_unit}")
+    if procs_per_node is not None and procs_per_node < 1:
+        raise ValueError(f"procs_per_node must be at least 1, got {procs_per_node}")
+    if machine_nodes is not None and machine_nodes < 1:
+        raise ValueError(f"machine_nodes must be at least 1, got {machine_nodes}")
+
+
+class _JobLines:
+    """The job lines of a trace, taken one at a time: the accepted jobs, the
+    rejected ones with their reasons, and the schedule the trace records."""
+
+    def __init__(self, path: Path, ppn: int, machine: int, unit: int,
+                 reject_unknown_walltime: bool, clip_oversized: bool) -> None:
+        self.path, self.ppn, self.machine, self.unit = path, ppn, machine, unit
+        self.reject_unknown_walltime = reject_unknown_walltime
+        self.clip_oversized = clip_oversized
+        self.rows: list[tuple] = []  # accepted: id, submit, run, size, requested, user, group, exe
+        self.rejected: tuple[list, list, list] = ([], [], [])  # job ids, lines, reasons
+        self.first_lines: dict[int, int] = {}  # job id -> the line that owns it
+        self.log: list[tuple] = []  # one LOG_COLUMNS row per job id
+        self.substituted = self.clipped = 0
+
+    def add(self, lineno: int, raw: bytes) -> None:
+        """Accept or reject one job line (and log it if its id is new); only
+        the ten fields used are converted, the others only checked."""
+        fields = raw.split()
+        try:
+            if len(fields) != 18 or raw.translate(None, _NUMERIC_BYTES):
+                raise ValueError
+            job_id, submit, wait, runtime = (int(fields[0]), float(fields[1]),
+                                             float(fields[2]), float(fields[3]))
+            allocated, requested, requested_time = int(fields[4]), int(fields[7]), float(fields[8])
+            status, user, group, executable = (int(fields[10]), int(fields[11]),
+                                               int(fields[12]), int(fields[13]))
+        except ValueError:
+            raise _malformed(self.path, lineno, fields) from None
+        nodes = -(-(requested if requested > 0 else allocated) // self.ppn)
+        if self.unit > 1:
+            nodes = -(-nodes // self.unit) * self.unit
+        first_line = self.first_lines.setdefault(job_id, lineno)
+        if first_line == lineno:
+            self.log.append((job_id, lineno, submit, wait, runtime, nodes))
+        reason = self._rejection(first_line, lineno, runtime, status, nodes, requested_time)
+        if reason is not None:
+            for column, value in zip(self.rejected, (job_id, lineno, reason)):
+                column.append(value)
+            return
+        if nodes > self.machine:
+            nodes = self.machine
+            self.clipped += 1
+        if requested_time <= 0:
+            requested_time = runtime
+            self.substituted += 1
+        self.rows.append((job_id, submit, runtime, nodes, requested_time, user, group, executable))
+
+    def _rejection(self, first_line: int, lineno: int, runtime: float, status: int,
+                   nodes: int, requested_time: float) -> str | None:
+        """Why a job cannot run (the first of :data:`REJECT_REASONS` that
+        holds), or ``None``."""
+        if first_line != lineno:
+            return f"{DUPLICATE_JOB_ID}, first at line {first_line}"
+        if runtime <= 0:
+            return CANCELLED_BEFORE_START if status == _STATUS_CANCELLED else NON_POSITIVE_RUNTIME
+        if nodes <= 0:
+            return NON_POSITIVE_SIZE
+        if nodes > self.machine and not self.clip_oversized:
+            return LARGER_THAN_MACHINE
+        if requested_time <= 0 and self.reject_unknown_walltime:
+            return UNKNOWN_WALLTIME
+        return None
+
+    def workload(self, header: dict[str, str], shift_to_zero: bool, size_unit: str) -> Workload:
+        """The :class:`Workload` of the lines taken, jobs in order of submit."""
+        rows = self.rows
+        if any(rows[k][1] > rows[k + 1][1] for k in range(len(rows) - 1)):
+            rows.sort(key=itemgetter(1))  # stable: file order among equal submits
+        offset = rows[0][1] if rows and shift_to_zero else 0.0
+        # tuple.__new__ skips the NamedTuple's Python-level __new__: same Job, faster
+        jobs = [_new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x, 0))
+                for i, s, r, n, w, u, g, x in rows]
+        ids, lines, reasons = self.rejected
+        rejected = pd.DataFrame({"job_id": pd.Series(ids, dtype="int64"),
+                                 "line": pd.Series(lines, dtype="int64"),
+                                 "reason": pd.Series(reasons, dtype="object")})
+        return Workload(
+            jobs=jobs, rejected=rejected, header=header, machine_nodes=self.machine,
+            path=self.path, time_offset=float(offset), walltimes_substituted=self.substituted,
+            procs_per_node=self.ppn, allocation_unit=self.unit, size_unit=size_unit,
+            sizes_clipped=self.clipped, log=_log_frame(self.log))
+
+
 def _read(
     stream: Iterable[bytes],
     path: Path,
@@ -342,117 +283,29 @@ def _read(
     reject_unknown_walltime: bool,
     clip_oversized: bool,
 ) -> Workload:
-    header: dict[str, str] = {}
-    last_key: str | None = None
-    rows: list[tuple] = []
-    rejected_ids: list[int] = []
-    rejected_lines: list[int] = []
-    rejected_reasons: list[str] = []
-    first_lines: dict[int, int] = {}  # job id -> the line that owns it
-    log: list[tuple] = []  # one LOG_COLUMNS row per job id
-    substituted = clipped = 0
-    ppn = machine = 0  # resolved at the first job line, once the header is read
+    """One pass over the lines: ``;`` lines build the header, which sizes the
+    machine by the first job line; job lines go to :class:`_JobLines`."""
+    header = HeaderLines()
+    job_lines = None  # made at the first job line, once the header has sized the machine
+
+    def start_jobs() -> _JobLines:
+        ppn, machine = resolve_machine(path, header.values, procs_per_node, machine_nodes,
+                                       size_unit)
+        return _JobLines(path, ppn, machine, unit, reject_unknown_walltime, clip_oversized)
 
     for lineno, raw in enumerate(stream, 1):
         stripped = raw.lstrip()
         if not stripped:
             continue
         if stripped[0] == 59:  # b";": a header or comment line
-            text = raw.decode("utf-8", errors="replace")
-            parsed = parse_header_line(text)
-            if parsed is not None:
-                key, value = parsed
-                header[key] = f"{header[key]}\n{value}" if key in header else value
-                last_key = key
-            else:
-                body = text.lstrip()[1:].strip()
-                if not body:
-                    last_key = None  # a bare ";" ends the previous key's text
-                elif last_key is not None:
-                    header[last_key] += "\n" + body  # an indented continuation
+            header.add(raw.decode("utf-8", errors="replace"))
             continue
-        if not ppn:
-            ppn, machine = _machine(path, header, procs_per_node, machine_nodes, size_unit)
-
-        fields = raw.split()
-        try:
-            if len(fields) != 18 or raw.translate(None, _NUMERIC_BYTES):
-                raise ValueError
-            job_id = int(fields[0])
-            submit = float(fields[1])
-            wait = float(fields[2])
-            runtime = float(fields[3])
-            allocated = int(fields[4])
-            requested = int(fields[7])
-            requested_time = float(fields[8])
-            status = int(fields[10])
-            user = int(fields[11])
-            group = int(fields[12])
-            executable = int(fields[13])
-        except ValueError:
-            raise _malformed(path, lineno, fields) from None
-
-        procs = requested if requested > 0 else allocated
-        nodes = -(-procs // ppn)
-        if unit > 1:
-            nodes = -(-nodes // unit) * unit
-        first_line = first_lines.setdefault(job_id, lineno)
-        if first_line == lineno:
-            log.append((job_id, lineno, submit, wait, runtime, nodes))
-        if first_line != lineno:
-            reason = f"{DUPLICATE_JOB_ID}, first at line {first_line}"
-        elif runtime <= 0:
-            reason = CANCELLED_BEFORE_START if status == _STATUS_CANCELLED else NON_POSITIVE_RUNTIME
-        elif nodes <= 0:
-            reason = NON_POSITIVE_SIZE
-        elif nodes > machine and not clip_oversized:
-            reason = LARGER_THAN_MACHINE
-        elif requested_time <= 0 and reject_unknown_walltime:
-            reason = UNKNOWN_WALLTIME
-        else:
-            if nodes > machine:
-                nodes = machine
-                clipped += 1
-            if requested_time <= 0:
-                requested_time = runtime
-                substituted += 1
-            rows.append((job_id, submit, runtime, nodes, requested_time, user, group, executable))
-            continue
-        rejected_ids.append(job_id)
-        rejected_lines.append(lineno)
-        rejected_reasons.append(reason)
-
-    if not ppn:  # a trace with no job lines still reports its machine
-        ppn, machine = _machine(path, header, procs_per_node, machine_nodes, size_unit)
-    if any(rows[k][1] > rows[k + 1][1] for k in range(len(rows) - 1)):
-        rows.sort(key=itemgetter(1))  # stable: file order among equal submits
-    offset = rows[0][1] if rows and shift_to_zero else 0.0
-    # tuple.__new__ skips the NamedTuple's Python-level __new__: same Job, faster
-    jobs = [
-        _new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x, 0))
-        for i, s, r, n, w, u, g, x in rows
-    ]
-    rejected = pd.DataFrame(
-        {
-            "job_id": pd.Series(rejected_ids, dtype="int64"),
-            "line": pd.Series(rejected_lines, dtype="int64"),
-            "reason": pd.Series(rejected_reasons, dtype="object"),
-        }
-    )
-    return Workload(
-        jobs=jobs,
-        rejected=rejected,
-        header=header,
-        machine_nodes=machine,
-        path=path,
-        time_offset=float(offset),
-        walltimes_substituted=substituted,
-        procs_per_node=ppn,
-        allocation_unit=unit,
-        size_unit=size_unit,
-        sizes_clipped=clipped,
-        log=_log_frame(log),
-    )
+        if job_lines is None:
+            job_lines = start_jobs()
+        job_lines.add(lineno, raw)
+    if job_lines is None:  # a trace with no job lines still reports its machine
+        job_lines = start_jobs()
+    return job_lines.workload(header.values, shift_to_zero, size_unit)
 
 
 def _log_frame(rows: list[tuple]) -> pd.DataFrame:
@@ -461,53 +314,6 @@ def _log_frame(rows: list[tuple]) -> pd.DataFrame:
     table = np.array(rows, dtype=float).reshape(-1, len(LOG_COLUMNS))
     frame = pd.DataFrame(table, columns=list(LOG_COLUMNS))
     return frame.astype({"job_id": "int64", "line": "int64", "nodes": "int64"})
-
-
-def _header_int(header: dict[str, str], key: str) -> int | None:
-    """A positive integer header value, or ``None`` when absent or unknown."""
-    text = header.get(key, "").split("\n")[0].strip()
-    try:
-        value = int(text)
-    except ValueError:
-        return None
-    return value if value > 0 else None
-
-
-def _machine(
-    path: Path, header: dict[str, str], procs_per_node: int | None, machine_nodes: int | None,
-    size_unit: str,
-) -> tuple[int, int]:
-    """Resolve (procs per node, machine size) from the arguments and header."""
-    max_nodes = _header_int(header, "MaxNodes")
-    max_procs = _header_int(header, "MaxProcs")
-    if size_unit == "procs":
-        machine = machine_nodes or max_procs
-        if not machine:
-            raise SWFError(f"{path}: machine size in processors unknown: the header gives "
-                           "no MaxProcs; pass machine_nodes")
-        return 1, machine
-    if procs_per_node is None:
-        if max_nodes and max_procs:
-            if max_procs % max_nodes:
-                raise SWFError(
-                    f"{path}: MaxProcs/MaxNodes = {max_procs}/{max_nodes} is not a whole "
-                    "number of processors per node (mixed nodes?): pass procs_per_node, "
-                    'or size_unit="procs" to schedule processors instead of nodes'
-                )
-            procs_per_node = max_procs // max_nodes
-        else:
-            procs_per_node = 1
-    if machine_nodes is None:
-        if max_nodes:
-            machine_nodes = max_nodes
-        elif max_procs:
-            machine_nodes = max_procs // procs_per_node
-        if not machine_nodes:
-            raise SWFError(
-                f"{path}: machine size unknown: the header gives neither MaxNodes nor "
-                "MaxProcs; pass machine_nodes"
-            )
-    return procs_per_node, machine_nodes
 
 
 def _malformed(path: Path, lineno: int, fields: list[bytes]) -> SWFError:

@@ -53,7 +53,7 @@ import pandas as pd
 
 from modules.job import Job
 from modules.power_profile import MIRA_2014, RackPowerDistribution, assign_rack_power
-from modules.swf import Workload
+from modules.workload import Workload
 
 __all__ = ["SyntheticConfig", "synthetic_month"]
 

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .metrics import SECONDS_PER_DAY, binned_power, bounded_slowdown
+from .metrics import bounded_slowdown
+from .power_steps import SECONDS_PER_DAY, binned_power
 
 #: Lengths of the periods utilization is compared over.
 PERIODS = {"day": SECONDS_PER_DAY, "week": 7 * SECONDS_PER_DAY}
@@ -80,7 +81,7 @@ class Validation:
 
 def ran_in_log(log: pd.DataFrame) -> pd.DataFrame:
     """The jobs the log ran, with a known start: ``job_id, submit, start,
-    end, nodes`` (``log`` as :attr:`modules.swf.Workload.log`)."""
+    end, nodes`` (``log`` as :attr:`modules.workload.Workload.log`)."""
     ran = log[(log["runtime"] > 0) & (log["wait"] >= 0) & (log["nodes"] > 0)]
     start = ran["submit"] + ran["wait"]
     return pd.DataFrame({"job_id": ran["job_id"], "submit": ran["submit"], "start": start,
@@ -180,7 +181,7 @@ def validate(simulated: pd.DataFrame, log: pd.DataFrame, rejected: pd.DataFrame,
              machine: int, period: str = "day", bsld_threshold: float = 10.0) -> Validation:
     """Measure ``simulated`` (job records on the trace's clock: ``job_id,
     submit, start, end, nodes``) against the schedule of ``log``
-    (:attr:`modules.swf.Workload.log`) on a machine of ``machine`` nodes.
+    (:attr:`modules.workload.Workload.log`) on a machine of ``machine`` nodes.
     ``rejected`` (the workload's) says why the model refused the jobs the
     log ran but the simulation did not.  Both schedules are counted with
     the job sizes the model gave the jobs."""

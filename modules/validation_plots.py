@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .metrics import SECONDS_PER_DAY
+from .power_steps import SECONDS_PER_DAY
 from .plots import save_figure  # first: it sets matplotlib's off-screen backend
 
 import matplotlib.pyplot as plt  # noqa: E402  isort: skip

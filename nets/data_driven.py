@@ -68,7 +68,7 @@ import pandas as pd
 
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
-from modules.metrics import binned_power, collapse_step_series, power_at
+from modules.power_steps import binned_power, collapse_step_series, power_at
 from modules.power_learning import LearnerConfig, PowerLearner, learning_rate
 from modules.power_samples import NoisyProfile, SampleTable
 from modules.data_driven_allocation import (NAIVE_RULES, Sampler, measured_allocation,
@@ -251,7 +251,7 @@ def capping_success_rate(times, watts, end: float, cap: PowerCapSchedule, interv
                          details: bool = False):
     """Section VII-C: the share of scheduling intervals ``[start + k
     interval, ...)`` from the series' start up to ``end`` in which the system power (a step series,
-    see ``modules/metrics.py``) never exceeds ``Pcap(t)``.  With
+    see ``modules/power_steps.py``) never exceeds ``Pcap(t)``.  With
     ``details``, a dict that also gives the intervals, the time spent over
     the cap (``cap_exceeded_s``) and the worst excess (``max_excess_w``)."""
     t, w = collapse_step_series(times, watts, end)

@@ -70,7 +70,7 @@ from modules.energy_saving.module import attach
 from modules.energy_saving.policy import EnergySavingPolicy
 from modules.energy_saving.scheduling import FifoQueues, scheduling_module, with_booting_nodes
 from modules.job import Job
-from modules.metrics import energy_exact
+from modules.power_steps import energy_exact
 from modules.node_ledger import NodeLedger
 from modules.node_power import WH, NodePower, format_dhms
 from modules.power_capping import PowerCap

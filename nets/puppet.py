@@ -39,8 +39,9 @@ from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig
                                       batch_scheduling)
 from modules.easy import easy_pass_on_nodes
 from modules.job import Job
-from modules.metrics import (UNFINISHED_COLUMNS, collapse_step_series, energy_fixed_step,
-                             summary_metrics)
+from modules.metrics import summary_metrics
+from modules.power_steps import collapse_step_series, energy_fixed_step
+from modules.run_files import UNFINISHED_COLUMNS
 from modules.power import PowerModel
 from modules.power_capping import (OVER_CAP, OVER_CAP_REASON, AllocationRules, PowerCap,
                                    over_cap_alone, requeue)
@@ -211,7 +212,7 @@ def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0)
 def unfinished_records(sim: Simulator, jobs: Sequence[Job],
                        time_offset: float = 0.0) -> pd.DataFrame:
     """The jobs a stopped run had not finished, one row each
-    (``modules.metrics.UNFINISHED_COLUMNS``), times on the trace's clock:
+    (``modules.run_files.UNFINISHED_COLUMNS``), times on the trace's clock:
     ``running`` (in *Runtime Info*: it holds its nodes; ``start`` from its
     token, the job itself or an execution carrying it as ``job``, whose
     ``et`` is when it started), ``queued`` (submitted, waiting) or

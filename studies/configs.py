@@ -39,7 +39,8 @@ def power_config(exp: Experiment, machine_nodes: int, cap_watts: float | None):
     return PuppetConfig(
         machine_nodes=machine_nodes, node_watts=exp.node_watts,
         idle_fraction=exp.idle_fraction, cap=cap,
-        scheduling=SchedulingConfig(exp.policy, exp.estimate, exp.trigger, exp.backfill),
+        scheduling=SchedulingConfig(exp.policy, exp.estimate, exp.trigger, exp.backfill,
+                                    exp.overrun or "keep"),
         **options)
 
 

@@ -58,19 +58,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from modules.batch_scheduling import P_SCHEDULE
-from modules.cpu_scaling import ADMISSIONS, CpuScaling
-from modules.easy import ESTIMATES, POLICIES
-from modules.power_capping import OVER_CAP
-from modules.resilience import METHODS, ON_FAILURE
-
+from .experiment_fields import SYNTHETIC, check_choices, check_values
 from .run_keys import absolute_path, run_key
 
-#: Capping methods: none, power-aware allocation (BLOCK, WAIT; section 3.2),
-#: CPU scaling (DVFS; section 3.3).
-CAPPINGS = ("none", "block", "wait", "dvfs")
-POWER_OPTIONS = ("drawn", "constant")
-SYNTHETIC = "synthetic"
 #: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
 #: beta 0.5, idle power 30 %; WAIT with l = 10 and w = 500 minutes.
 DEFAULT_CAP_FRACTION = 0.7
@@ -95,7 +85,7 @@ TOPPER_DEFAULTS = {
 #: Fields left out of the canonical JSON when None, so that experiments
 #: declared before they existed keep their keys.
 _OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale",
-             "over_cap", "dvfs_admission")
+             "over_cap", "dvfs_admission", "overrun")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
@@ -128,6 +118,9 @@ class Experiment:
     first submit (jobs of the window run to completion), or ``None`` for
     the whole trace.  ``procs_per_node``, ``allocation_unit`` and
     ``machine_nodes`` are passed to :func:`modules.swf.read_swf`.
+    ``policy``, ``estimate``, ``trigger``, ``backfill`` and ``overrun`` (a
+    job past its requested walltime: ``None`` or ``"keep"``, it runs on;
+    ``"clamp"``, it is killed at it) are ``SchedulingConfig``'s.
 
     ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
     ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
@@ -168,6 +161,7 @@ class Experiment:
     estimate: str = "requested"
     trigger: str = "event"
     backfill: bool = True
+    overrun: str | None = None  # None: "keep" (SchedulingConfig's default)
     capping: str = "none"
     cap_fraction: float | None = None
     cap_watts: float | None = None
@@ -215,7 +209,9 @@ class Experiment:
                     raise ValueError(f"{name} must be a whole number, not {value}")
                 put(name, int(value))
         put("backfill", bool(self.backfill))
-        self._check_choices()
+        if self.overrun == "keep" or trace == SYNTHETIC:
+            put("overrun", None)  # one spelling of the default (synthetic jobs never overrun)
+        check_choices(self)
         defaults = {f.name: f.default for f in fields(self)}
 
         def relevant(name: str, applies: bool) -> None:
@@ -252,7 +248,7 @@ class Experiment:
         for name in ("walltime_scale", "size_scale"):
             if getattr(self, name) == 1.0:
                 put(name, None)
-        self._check_values()
+        check_values(self)
 
     def _settle_resilience(self, put) -> None:
         """TOPPER fields: cleared without failures or where they cannot act,
@@ -273,71 +269,6 @@ class Experiment:
                 put(name, default)
         if method is None:
             put("unit_nodes", None)
-
-    def _check_choices(self) -> None:
-        for name, allowed in (("policy", POLICIES), ("estimate", ESTIMATES),
-                              ("trigger", tuple(P_SCHEDULE)), ("capping", CAPPINGS),
-                              ("power", POWER_OPTIONS)):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
-        for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE),
-                              ("over_cap", OVER_CAP), ("dvfs_admission", ADMISSIONS)):
-            value = getattr(self, name)
-            if value is not None and value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
-
-    def _check_values(self) -> None:
-        if self.trace == SYNTHETIC and (self.procs_per_node is not None
-                                        or self.machine_nodes is not None
-                                        or self.allocation_unit != 1):
-            raise ValueError("the synthetic workload has its own machine: procs_per_node, "
-                             "machine_nodes and allocation_unit apply to SWF traces only")
-        for name in ("month", "cap_month"):
-            value = getattr(self, name)
-            if isinstance(value, int) and value < 0:
-                raise ValueError(f"{name} must be >= 0, not {value}")
-        for name in ("procs_per_node", "allocation_unit", "machine_nodes"):
-            if getattr(self, name) is not None and getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        if self.cap_fraction is not None and not 0 < self.cap_fraction <= 1:
-            raise ValueError(f"cap_fraction must lie in (0, 1], not {self.cap_fraction}")
-        if self.cap_watts is not None and not (self.cap_watts > 0 and math.isfinite(self.cap_watts)):
-            raise ValueError(f"cap_watts must be positive and finite, not {self.cap_watts}")
-        if not 0 <= self.idle_fraction <= 1:
-            raise ValueError(f"idle_fraction must lie in [0, 1], not {self.idle_fraction}")
-        if self.node_watts <= 0:
-            raise ValueError(f"node_watts must be positive, not {self.node_watts}")
-        if self.l is not None and self.l < 0:
-            raise ValueError(f"the wait queue length l must be >= 0, not {self.l}")
-        if self.w_minutes is not None and self.w_minutes < 0:
-            raise ValueError(f"the maximum wait w must be >= 0 minutes, not {self.w_minutes}")
-        if self.alpha is not None and self.alpha <= 0:
-            raise ValueError(f"alpha must be positive, not {self.alpha}")
-        if self.capping == "dvfs":
-            CpuScaling(1.0, **({"levels": self.levels} if self.levels else {}),
-                       beta=self.beta, latency=self.latency)  # validates
-        self._check_resilience()
-
-    def _check_resilience(self) -> None:
-        if self.redundancy is not None and not self.redundancy >= 1:
-            raise ValueError(f"the redundancy degree r must be >= 1, not {self.redundancy}")
-        if self.gamma is not None and not self.gamma >= 0:
-            raise ValueError(f"gamma (communication/computation) must be >= 0, not {self.gamma}")
-        if self.checkpoint_scale is not None and not self.checkpoint_scale >= 0:
-            raise ValueError(f"checkpoint_scale must be >= 0, not {self.checkpoint_scale}")
-        if self.system_mttf_hours is not None and not (
-                self.system_mttf_hours > 0 and math.isfinite(self.system_mttf_hours)):
-            raise ValueError(f"system_mttf_hours must be positive and finite (no failures: "
-                             f"resilience=None), not {self.system_mttf_hours}")
-        if self.dvfs_failure_multiplier is not None and not self.dvfs_failure_multiplier > 0:
-            raise ValueError(f"dvfs_failure_multiplier must be positive, not "
-                             f"{self.dvfs_failure_multiplier}")
-        if self.unit_nodes is not None and self.unit_nodes < 1:
-            raise ValueError(f"unit_nodes must be at least 1, not {self.unit_nodes}")
-        for name in ("walltime_scale", "size_scale"):
-            value = getattr(self, name)
-            if value is not None and not (value > 0 and math.isfinite(value)):
-                raise ValueError(f"{name} must be positive and finite, not {value}")
 
     # -- identity -----------------------------------------------------------
 
@@ -432,6 +363,8 @@ class Experiment:
         if self.month is not None:
             parts.append(f"month {self.month}")
         parts.append(self.policy)
+        if self.overrun == "clamp":
+            parts.append("overruns killed")
         if self.capping != "none":
             cap = (f"{self.cap_watts:,.0f} W" if self.cap_watts is not None
                    else f"{self.cap_fraction:.0%}")

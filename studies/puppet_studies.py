@@ -24,7 +24,8 @@ from typing import Any, ClassVar, Sequence
 import pandas as pd
 
 from . import puppet_findings as findings
-from .experiment import SYNTHETIC, Experiment
+from .experiment import Experiment
+from .experiment_fields import SYNTHETIC
 from .findings import month_label
 from .grids import grid
 from .puppet_plots import plot_bars, plot_profiles

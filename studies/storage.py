@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, TextIO
 
-from modules.metrics import json_safe
+from modules.run_files import json_safe
 
 
 def result_path(results_dir, key: str) -> Path:

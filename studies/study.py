@@ -61,7 +61,9 @@ class StudyOptions:
     ``profile_seed`` and ``profiles``.  The runs: ``policies``, ``values``
     (of the parameter a figure varies), ``seeds``, ``cap`` (a fraction of the
     uncapped peak) and ``cap_month`` (whose uncapped peak); for TOPPER,
-    ``unit_nodes``, ``system_mttf_hours`` and ``on_failure``.
+    ``unit_nodes``, ``mttf_days`` (a unit's mean time to failure, as ``cpn
+    run --mttf-days``) or ``system_mttf_hours`` (the whole machine's), and
+    ``on_failure``.
     """
 
     trace: str | None = None
@@ -75,6 +77,7 @@ class StudyOptions:
     cap: float | None = None
     cap_month: int | str | None = None
     unit_nodes: int | None = None
+    mttf_days: float | None = None
     system_mttf_hours: float | None = None
     on_failure: str | None = None
     cpus: int | None = None

@@ -24,15 +24,26 @@ from typing import ClassVar, Mapping
 
 import pandas as pd
 
+from modules.resilience import default_unit_nodes, system_mttf_hours
+
 from . import topper_findings as findings
-from .experiment import SYNTHETIC, Experiment, cap_reference_of
+from .experiment import Experiment, cap_reference_of
+from .experiment_fields import SYNTHETIC
 from .study import Runs, Study, StudyOptions
 from .topper_plots import plot_bars
 from .topper_tables import study_table, summary_lines
-from .workloads import study_months
+from .workloads import study_months, trace_window
 
 #: The cap of capped variants where the user gives none: 70 % of the uncapped peak.
 CAP_FRACTION = 0.7
+
+
+def _machine_mttf_hours(base: Experiment, mttf_days: float) -> float:
+    """The machine's MTTF when each unit of ``base``'s machine fails every
+    ``mttf_days`` (as ``cpn sweep --mttf-days`` counts them)."""
+    machine = base.machine_nodes or trace_window(base).machine_nodes
+    unit = base.unit_nodes or default_unit_nodes(machine)
+    return system_mttf_hours(mttf_days, machine // unit)
 
 
 @dataclass(frozen=True)
@@ -46,7 +57,8 @@ class VariantsDesign:
     results: ClassVar[str] = "out/topper_runs"
     options: ClassVar[frozenset[str]] = frozenset({
         "trace", "months", "procs_per_node", "allocation_unit", "machine_nodes", "policies",
-        "seeds", "cap", "cap_month", "unit_nodes", "system_mttf_hours", "on_failure"})
+        "seeds", "cap", "cap_month", "unit_nodes", "mttf_days", "system_mttf_hours",
+        "on_failure"})
     baselines: ClassVar[bool] = False  # normalised to a variant, not to an uncapped twin
 
     variants: tuple[tuple[str, Mapping], ...]
@@ -63,7 +75,7 @@ class VariantsDesign:
 
     def base(self, options: StudyOptions) -> Experiment:
         """The workload, and how failures come and are handled."""
-        return Experiment(trace=options.trace or SYNTHETIC,
+        base = Experiment(trace=options.trace or SYNTHETIC,
                           procs_per_node=options.procs_per_node,
                           allocation_unit=options.allocation_unit or 1,
                           machine_nodes=options.machine_nodes,
@@ -71,6 +83,12 @@ class VariantsDesign:
                           resilience="checkpoint", unit_nodes=options.unit_nodes,
                           system_mttf_hours=options.system_mttf_hours,
                           on_failure=options.on_failure or "keep")
+        if options.mttf_days is None:
+            return base
+        if options.system_mttf_hours is not None:
+            raise ValueError("give mttf_days (a unit's) or system_mttf_hours (the "
+                             "machine's), not both")
+        return replace(base, system_mttf_hours=_machine_mttf_hours(base, options.mttf_days))
 
     def runs(self, base: Experiment, options: StudyOptions) -> Runs:
         """Every variant under every policy, month and seed (default:

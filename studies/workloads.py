@@ -25,7 +25,8 @@ from modules.power_profile import assign_constant_power, assign_rack_power
 from modules.swf import read_swf
 from modules.synthetic import synthetic_month
 
-from .experiment import SYNTHETIC, Experiment
+from .experiment import Experiment
+from .experiment_fields import SYNTHETIC
 
 #: Length of a "month" of a trace: a window of submit times.
 MONTH_SECONDS = 30 * 86_400.0

@@ -189,6 +189,32 @@ def test_sweep_takes_a_units_mttf_in_days(trace):
     assert mira.key() == Experiment(resilience="checkpoint").key()
 
 
+def test_study_takes_a_units_mttf_in_days_as_sweep_does(trace, capsys):
+    from studies.registry import STUDIES
+    from studies.study import StudyOptions
+
+    args = build_parser().parse_args(["study", "topper_fig12", "--mttf-days", "10"])
+    assert args.mttf_days == 10.0
+    design = STUDIES["topper_fig12"].design
+    for unit in (None, 32):
+        options = StudyOptions(trace=str(trace), mttf_days=10, unit_nodes=unit)
+        unit_flags = () if unit is None else ("--unit-nodes", unit)
+        (swept,) = sweep_runs("--trace", trace, "--resilience", "checkpoint", "--mttf-days",
+                              10, *unit_flags)
+        assert design.base(options).system_mttf_hours == swept.system_mttf_hours == (
+            10 * 24 / (128 // (unit or 1)))
+    # Mira's racks at 92.9 days are the default failure rate
+    assert design.base(StudyOptions(mttf_days=92.9)).key() == design.base(StudyOptions()).key()
+    shown = set(re.findall(r"--[\w-]+", commands()["study"].format_help()))
+    assert "--mttf-days" in shown and "--system-mttf-hours" not in shown
+    assert failed(capsys, "study", "topper_fig12", "--trace", trace, "--mttf-days", 10,
+                  "--system-mttf-hours", 3) == (
+        "cpn study: error: give --mttf-days (a unit's) or --system-mttf-hours (the "
+        "machine's), not both")
+    assert "fig13 (PuPPET) does not use --mttf-days;" in failed(
+        capsys, "study", "fig13", "--mttf-days", 10)
+
+
 def test_sweep_refuses_units_that_do_not_divide_the_machine(trace, capsys):
     assert failed(capsys, "sweep", "--trace", trace, "--resilience", "checkpoint",
                   "--unit-nodes", 3) == (

@@ -12,7 +12,7 @@ import pytest
 
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
-from modules.metrics import power_at
+from modules.power_steps import power_at
 from modules.power_learning import LearnerConfig, PowerLearner
 from modules.power_cap_schedule import PowerCapSchedule
 from modules.window_scheduling import WindowConfig, fill_window

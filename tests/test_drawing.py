@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from cpn import P_HIGH, Net, NetError, Simulator
-from cpn.drawing import draw, place_paths, to_graphviz
+from cpn.drawing import draw, place_paths, render, to_graphviz
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's dot program is not installed "
@@ -179,3 +179,35 @@ def test_simulator_shows_clock_and_non_empty_places():
         "  Archive      3  1`10 ++ 1`20 ++ 1`30",
         "  Many        20  1`0 ++ 1`1 ++ 1`2 ++ 1`3 ++ 1`4 ++ 1`5 ++ … (14 more)",
     ]
+
+
+@needs_dot
+def test_svg_nodes_are_named_by_path_for_a_page_to_click():
+    sim = Simulator(shop())
+    svg = render(to_graphviz(shop(), sim)).decode()
+    ids = re.findall(r'<g id="([a-z]+:[^"]+)" class="node"', svg)
+    assert sorted(ids) == ["module:Counter", "place:Archive", "place:Done", "place:Queue",
+                           "transition:Store"]
+    assert 'xlink:title="Queue: 1`1 ++ 1`2 ++ 1`3"' in svg
+    inside = render(to_graphviz(shop(), sim, module="Counter")).decode()
+    ids = re.findall(r'<g id="([a-z]+:[^"]+)" class="node"', inside)
+    # A port place is its socket: Counter/In is the flat place Queue.
+    assert sorted(ids) == ["place:Counter/Busy", "place:Done", "place:Queue",
+                           "transition:Counter/Finish", "transition:Counter/Start"]
+
+
+@needs_dot
+def test_simulator_in_a_notebook_draws_its_top_level_with_the_marking():
+    sim = Simulator(shop())
+    shown = sim._repr_html_()
+    svg = shown[shown.index("<svg"):shown.index("</svg>")]
+    assert 'id="module:Counter"' in svg and "Shop &#160;(marking at time 0)" in texts(svg)
+    assert "3 tokens" in texts(svg)
+    assert shown.endswith(sim._occupied()._repr_html_())
+
+
+def test_simulator_in_a_notebook_without_graphviz_is_its_table(monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    sim = Simulator(shop())
+    assert sim._repr_html_() == ("<p>Simulator of net &#x27;Shop&#x27;: 0 firings</p>"
+                                 + sim._occupied()._repr_html_())

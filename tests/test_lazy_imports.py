@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "pandas", "matplotlib", "rich", "nets")
 
 
-def loaded_after(code: str) -> list[str]:
-    """The packages of :data:`HEAVY` that running ``code`` in a fresh
+def loaded_after(code: str, watched: tuple[str, ...] = HEAVY) -> list[str]:
+    """The modules of ``watched`` that running ``code`` in a fresh
     interpreter loaded."""
     probe = (f"{code}\nimport json, sys\n"
-             f"print(json.dumps(sorted(name for name in {HEAVY!r} if name in sys.modules)))")
+             f"print(json.dumps(sorted(name for name in {watched!r} if name in sys.modules)))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -52,6 +52,23 @@ def test_building_the_parser_loads_no_model_nor_heavy_library():
     assert loaded_after("import cli.main\ncli.main.build_parser()") == []
 
 
+def test_importing_the_command_loads_not_even_the_engine():
+    """The models that build nets, the engine under them and the studies are
+    imported by the commands that run them, not by ``import cli.main``."""
+    watched = (*HEAVY, "cpn", "studies", "modules.cpu_scaling", "modules.batch_scheduling",
+               "modules.power_capping", "modules.failure_logs", "modules.energy_saving")
+    assert loaded_after("import cli.main", watched) == []
+
+
+def test_the_default_dvfs_levels_are_the_models():
+    from cli.main import build_parser
+    from modules.cpu_scaling import even_levels
+
+    args = build_parser().parse_args(["run", "--trace", "synthetic"])
+    assert args.levels == even_levels() == (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+    assert build_parser().parse_args(["run", "--levels", "3"]).levels == (1.0, 0.75, 0.5)
+
+
 def test_the_engine_loads_numpy_only_for_the_simulator():
     assert loaded_after("import cpn\nfrom cpn import Net, Delayed, P_LOW") == []
     assert loaded_after("from cpn import Simulator") == ["numpy"]
@@ -70,7 +87,13 @@ def test_the_simulator_is_still_a_name_of_the_package():
 def test_the_parsers_choices_are_the_models_own():
     """cli/choices.py repeats what the parsers show so as not to import the
     models; here they are compared with the models' values."""
-    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS, POWER_OPTIONS
+    from modules.batch_scheduling import OVERRUNS
+    from modules.cpu_scaling import ADMISSIONS
+    from modules.failure_logs import FAILURE_FORMATS
+    from modules.node_power import POWER_ON_ORDERS
+    from modules.power_capping import OVER_CAP
+    from studies.experiment import MIRA_SYSTEM_MTTF_HOURS, OWN_MONTH
+    from studies.experiment_fields import POWER_OPTIONS
     from studies.grids import MODELS
     from studies.thesis_run import POLICIES
 
@@ -78,9 +101,14 @@ def test_the_parsers_choices_are_the_models_own():
     assert cli.choices.POWER_OPTIONS == POWER_OPTIONS
     assert cli.choices.THESIS_POLICIES == POLICIES
     assert cli.choices.MIRA_SYSTEM_MTTF_HOURS == MIRA_SYSTEM_MTTF_HOURS
+    assert (cli.choices.OWN_MONTH, cli.choices.OVER_CAP, cli.choices.OVERRUNS) == (
+        OWN_MONTH, OVER_CAP, OVERRUNS)
+    assert cli.choices.DVFS_ADMISSIONS == ADMISSIONS
+    assert (cli.choices.FAILURE_FORMATS, cli.choices.POWER_ON_ORDERS) == (
+        FAILURE_FORMATS, tuple(POWER_ON_ORDERS))
     from cli.validate import PERIODS as PERIODS_SHOWN
     from cli.workload import SIZE_UNITS as SIZE_UNITS_SHOWN
-    from modules.swf import SIZE_UNITS
+    from modules.workload import SIZE_UNITS
     from modules.validation import PERIODS
     assert SIZE_UNITS_SHOWN == tuple(SIZE_UNITS)
     assert PERIODS_SHOWN == tuple(PERIODS)

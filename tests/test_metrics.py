@@ -12,21 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modules import metrics
-from modules.metrics import (
-    JOULES_PER_KWH,
-    binned_power,
-    collapse_step_series,
-    daily_energy,
-    daily_energy_errors,
-    energy_exact,
-    energy_fixed_step,
-    max_daily_energy_error,
-    power_at,
-    power_series_frame,
-    summary_metrics,
-    write_results,
-)
+from modules.metrics import summary_metrics
+from modules.power_steps import (JOULES_PER_KWH, binned_power, collapse_step_series, daily_energy,
+                                 daily_energy_errors, energy_exact, energy_fixed_step,
+                                 max_daily_energy_error, power_at)
+from modules.run_files import power_series_frame, write_results
 
 DAY = 86400.0
 
@@ -254,7 +244,7 @@ def test_write_results_files(tmp_path):
     # The overridden 0 W at t=50 is collapsed away.
     assert power["time"].tolist() == [0, 50, 100, 105]
     assert power["watts"].tolist() == [400, 1000, 800, 600]
-    assert metrics.energy_exact(power["time"], power["watts"], loaded["series_end_s"]) == pytest.approx(161000.0)
+    assert energy_exact(power["time"], power["watts"], loaded["series_end_s"]) == pytest.approx(161000.0)
 
     if "jobs.parquet" in paths:
         assert pd.read_parquet(paths["jobs.parquet"])["nodes"].tolist() == [4, 6, 2]

@@ -11,7 +11,7 @@ import reference_easy
 from cpn import NetError
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
-from modules.metrics import energy_exact
+from modules.power_steps import energy_exact
 from modules.power_capping import PowerCap
 from nets.puppet import PuppetConfig, build_net, simulate
 

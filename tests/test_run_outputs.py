@@ -20,7 +20,8 @@ import pytest
 from cli.main import main
 from modules.cpu_scaling import CpuScaling
 from modules.job import Job
-from modules.metrics import UNFINISHED_COLUMNS, energy_exact, energy_fixed_step
+from modules.power_steps import energy_exact, energy_fixed_step
+from modules.run_files import UNFINISHED_COLUMNS
 from modules.resilience import FaultTolerance
 from nets.energy_saving import SleepingNodes, simulate_puppet
 from nets.puppet import PuppetConfig, build_net, ctrl_c_requests, run_model, simulate

@@ -12,6 +12,7 @@ import pytest
 from cli.step import load_net, main_step
 from cpn import Net, Simulator, timed
 from cpn.stepper import Message, ReplayError, Stepper, replay
+from cpn.stepper.breakpoints import Recorder
 
 
 def buffer_net() -> Net:
@@ -152,7 +153,7 @@ def test_bad_input_gives_one_line_hint(command, hint):
 def test_help_documents_every_command():
     stepper, text = session(buffer_net(), ["help"])
     for command in ["  3 ", "  r ", "n N", "t T", "  a ", "  l ", "m [PLACE]", "diff",
-                    "b place NAME CONDITION", "b transition NAME", "  u ", "save FILE",
+                    "b place NAME CONDITION", "b transition NAME", "  u ", "redo", "save FILE",
                     "  q "]:
         assert command in stepper.help() and command in text
 
@@ -341,3 +342,37 @@ def test_help_examples_name_nodes_of_the_net_being_stepped(net, place, transitio
     for number, example in enumerate(examples, 1):
         (message,) = shown_by(stepper, example)
         assert message.kind == "info" and message.text.startswith(f"breakpoint {number}: ")
+
+
+def test_redo_goes_forward_again_until_a_new_command():
+    net = buffer_net()
+    stepper, _ = session(net, ["1", "n 3"])
+    sim = stepper.simulator
+    reached, trace, time = sim.marking.freeze(), stepper.trace, sim.now
+    stepper.execute("u")
+    stepper.execute("u")
+    assert sim.steps == 0 and stepper.trace == []
+    stepper.execute("redo")
+    assert sim.steps == 1 and sim.tokens("Buffer") == [1]
+    assert shown_by(stepper, "redo")[0] == Message(f"redone; forward to time {time:g}, "
+                                                   "step 4")
+    assert sim.marking.freeze() == reached and stepper.trace == trace
+    stepper.execute("u")
+    stepper.execute("2")  # a new command: what was undone cannot come back
+    assert shown_by(stepper, "redo") == [Message("? nothing to redo", "hint")]
+
+
+def test_stop_ends_a_run_after_the_firing_in_progress():
+    stepper, _ = session(buffer_net(), [])
+    stepper.recorder.fired = lambda sim, t, values, fired=stepper.recorder.fired: (
+        fired(sim, t, values) or (stepper.stop() if sim.steps == 2 else False))
+    shown = shown_by(stepper, "n 100")
+    assert shown[0] == Message("fired 2 steps; stopped on request; time 0")
+    assert stepper.simulator.steps == 2
+    stepper.execute("n 100")  # the request was for that run only
+    assert stepper.simulator.steps == 6
+    stepper.execute("u")
+    stepper.stop()  # while no run goes on: ignored
+    stepper.recorder.fired = Recorder.fired.__get__(stepper.recorder)
+    stepper.execute("n 100")
+    assert stepper.simulator.steps == 6

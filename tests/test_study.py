@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from cli.main import main as cpn
-from studies.experiment import SYNTHETIC, Experiment
+from studies.experiment import Experiment
+from studies.experiment_fields import SYNTHETIC
 from studies.registry import STUDIES, find_study
 from studies.study import Check, Study, StudyOptions, check_options, run_study
 from studies.workloads import study_months

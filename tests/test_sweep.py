@@ -312,13 +312,46 @@ def test_a_baseline_without_waits_gives_ratios_where_defined_and_differences(tmp
     assert "utilization_diff" not in table
 
 
+OVERRUN_SWF = """\
+; MaxNodes: 2
+; MaxProcs: 2
+1 0 -1 300 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1
+2 10 -1 50 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1
+"""
+
+
+def test_sweep_kills_an_overrun_at_its_limit_as_cpn_run_does_unless_told(tmp_path):
+    """Job 1 asks for 100 s and runs 300: by default a sweep, like ``cpn
+    run``, kills it at 100 s and job 2 (50 s) ends at 150; ``--overrun
+    keep`` (the Python API's default) lets job 1 run on, job 2 ends at 350."""
+    trace = tmp_path / "overrun.swf"
+    trace.write_text(OVERRUN_SWF)
+    out = tmp_path / "runs"
+    sweep = ["sweep", "--trace", str(trace), "--power", "constant", "--out", str(out),
+             "--workers", "1", "--no-progress"]
+    assert cpn([*sweep, "--overrun", "clamp,keep"]) == 0
+    assert cpn(sweep) == 0  # the default: the clamped run, already there
+    table = pd.read_csv(out / "results.csv")
+    assert len(table) == 2 and table.overrun.isna().sum() == 1  # keep is the default's spelling
+    clamp = Experiment(trace=trace, power="constant", overrun="clamp")
+    assert read_result(out, clamp.key())["makespan_s"] == 150.0
+    assert "overruns killed" in clamp.label()
+    keep = Experiment(trace=trace, power="constant", overrun="keep")
+    assert keep == Experiment(trace=trace, power="constant")
+    assert read_result(out, keep.key())["makespan_s"] == 350.0
+    assert cpn(["run", "--trace", str(trace), "--power", "constant", "--out",
+                str(tmp_path / "run"), "--no-plots"]) == 0
+    run = pd.read_csv(tmp_path / "run" / "jobs.csv")
+    assert dict(zip(run.job_id, run.start)) == {1: 0.0, 2: 100.0}
+
+
 def test_cpn_sweep_collect_orders_rows_by_the_grid_given(trace, tmp_path):
     out, spec = tmp_path / "runs", tmp_path / "grid.json"
     options = ["--trace", str(trace), "--month", "0", "--policy", "wfp,fcfs", "--capping",
                "none"]
-    spec.write_text(json.dumps({"base": {"trace": str(trace), "month": 0},
+    spec.write_text(json.dumps({"base": {"trace": str(trace), "month": 0, "overrun": "clamp"},
                                 "grid": {"policy": ["wfp", "fcfs"]}}))
-    wfp, fcfs = (Experiment(trace=trace, month=0, policy=policy).key()
+    wfp, fcfs = (Experiment(trace=trace, month=0, policy=policy, overrun="clamp").key()
                  for policy in ("wfp", "fcfs"))
 
     def rows(*argv):

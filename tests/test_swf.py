@@ -14,8 +14,9 @@ import pytest
 
 from cli.main import main
 from modules.job import Job
-from modules.swf import (REJECT_REASONS, UNKNOWN_WALLTIME, SWFError, Workload, parse_header_line,
-                         read_swf)
+from modules.swf import SWFError, read_swf
+from modules.swf_header import parse_header_line
+from modules.workload import REJECT_REASONS, UNKNOWN_WALLTIME, Workload
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SWF_DIR = DATA / "swf"

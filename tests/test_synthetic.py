@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from modules.synthetic import SyntheticConfig, synthetic_month
-from modules.swf import Workload
+from modules.workload import Workload
 
 MONTH = 30 * 86_400.0
 MIRA_NODES = 49_152

@@ -83,11 +83,11 @@ def new_breakpoint(sim: Simulator, kind: str, rest: str) -> SessionBreakpoint:
                        f"e.g. b place {name} len(tokens) > 3")
         holds = _condition(condition, path)
         monitor = Breakpoint(place=path,
-                             when=_guarded(entry, lambda t: holds({"tokens": t})))
+                             when=guarded(entry, lambda t: holds({"tokens": t})))
     else:
         holds = _condition(condition, path) if condition else None
         monitor = Breakpoint(transition=path,
-                             when=None if holds is None else _guarded(entry, holds))
+                             when=None if holds is None else guarded(entry, holds))
     entry.text = f"{kind} {path}" + (f" when {condition}" if condition else "")
     entry.monitor = monitor
     entry.watched = frozenset(monitor.watched_transitions(sim))
@@ -108,7 +108,7 @@ def _condition(text: str, where: str) -> Callable[[dict], bool]:
     return holds
 
 
-def _guarded(entry: SessionBreakpoint, holds: Callable[[Any], bool]) -> Callable[[Any], bool]:
+def guarded(entry: SessionBreakpoint, holds: Callable[[Any], bool]) -> Callable[[Any], bool]:
     """``holds``, stopping the run (True) and keeping the error for the
     user when the condition itself fails."""
     def when(argument) -> bool:

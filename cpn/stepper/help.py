@@ -21,6 +21,7 @@ Commands (one per line):
   m [PLACE]   the tokens with their timestamps (value@time); PLACE's in full
   diff        toggle showing what each command changed in the marking
   u           undo the last command (one firing, a whole n or t run, an a)
+  redo        do again the last command undone (until a new command)
   save FILE   write the firings so far as JSON lines (cpn replay NET FILE)
   b                         list the breakpoints (n and t stop at them)
   b place NAME CONDITION    stop when CONDITION on `tokens` (the place's

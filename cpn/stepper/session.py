@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 import shlex
+import threading
 from typing import Callable, Iterable
 
 from ..errors import BindingError, ColourError, NetError
@@ -49,6 +50,10 @@ class Stepper:
         # One entry per command that can be undone: the simulator's state and
         # the trace length before it.
         self._undo: list[tuple[tuple, int]] = []
+        # One entry per undone command, until a new command: the state it
+        # reached and the firings it recorded.
+        self._redo: list[tuple[tuple, list[FiringRecord]]] = []
+        self._stop = threading.Event()
         self._help = help_text(self.simulator)
 
     # -- driving -------------------------------------------------------------
@@ -74,6 +79,14 @@ class Stepper:
     @property
     def trace(self) -> list[FiringRecord]:
         return list(self.recorder.trace)
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
 
     def execute(self, line: str) -> bool:
         """Run one command; False once the user quits.  Bad input and
@@ -119,6 +132,9 @@ class Stepper:
         elif command == "u":
             self._no_argument(command, rest)
             self._undo_last()
+        elif command == "redo":
+            self._no_argument(command, rest)
+            self._redo_last()
         elif command == "l":
             self._show_bindings(limit=None)
         elif command == "m":
@@ -155,6 +171,7 @@ class Stepper:
             del self.recorder.trace[trace_length:]
             raise
         self._undo.append((state, trace_length))
+        self._redo.clear()
         if message:
             self._say(message)
         for bp in self.recorder.hit:
@@ -213,12 +230,18 @@ class Stepper:
     def _run(self, until_time: float | None = None, max_steps: int | None = None) -> str:
         sim = self.simulator
         start = sim.steps
-        result = sim.run(until_time=until_time, max_steps=max_steps)
+        self._stop.clear()  # a stop asked for before this run was for none
+        try:
+            result = sim.run(until_time=until_time, max_steps=max_steps,
+                             stop_when=lambda _: self._stop.is_set())
+        finally:
+            self._stop.clear()
         fired = result.steps - start
         reason = {
             StopReason.STEPS: (f"; stopped at the limit of {max_steps} steps before "
                                f"time {until_time:g}" if until_time is not None else ""),
             StopReason.BREAKPOINT: "; stopped at a breakpoint",
+            StopReason.PREDICATE: "; stopped on request",
             StopReason.DEAD: "; the marking is dead: nothing enabled now or later",
         }.get(result.reason, "")
         return (f"fired {fired} step{'s' if fired != 1 else ''}{reason}; "
@@ -238,14 +261,32 @@ class Stepper:
 
         self._change(advance)
 
+    def stop(self) -> None:
+        """Ask the run in progress (``n``, ``t``) to stop after its current
+        firing; it keeps what it fired.  Safe to call from another thread
+        (a browser's or a notebook's Stop button)."""
+        self._stop.set()
+
     def _undo_last(self) -> None:
         if not self._undo:
             raise Hint("nothing to undo")
+        sim, trace = self.simulator, self.recorder.trace
         state, trace_length = self._undo.pop()
-        self.simulator.restore(state)
-        del self.recorder.trace[trace_length:]
-        self._say(f"undone; back at time {self.simulator.now:g}, "
-                  f"step {self.simulator.steps}")
+        self._redo.append((sim.checkpoint(), trace[trace_length:]))
+        sim.restore(state)
+        del trace[trace_length:]
+        self._say(f"undone; back at time {sim.now:g}, step {sim.steps}")
+        self.show_status()
+
+    def _redo_last(self) -> None:
+        if not self._redo:
+            raise Hint("nothing to redo")
+        sim, trace = self.simulator, self.recorder.trace
+        state, firings = self._redo.pop()
+        self._undo.append((sim.checkpoint(), len(trace)))
+        sim.restore(state)
+        trace.extend(firings)
+        self._say(f"redone; forward to time {sim.now:g}, step {sim.steps}")
         self.show_status()
 
     # -- breakpoints ---------------------------------------------------------

@@ -1,0 +1,133 @@
+"""``cpn check NET``: build a net's state space, print its report, check
+queries, and show (and save) their counterexamples.
+
+Queries are typed (``--query "always Power <= 350"``, the language of
+:mod:`cpn.query.text`) or named: a Python NET may define ``QUERIES``, a
+dict of name -> :class:`cpn.query.Query`, and ``--query NAME`` picks one
+(all of them without ``--query``).  A failing query's counterexample is
+printed as a timeline and, with ``--save DIR``, written as a trace that
+``cpn replay NET DIR/NAME.jsonl`` fires again.  Exit status: 0 when every
+query holds, 1 when one fails or is unknown (the graph is incomplete), 2
+on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from .values import integer, positive_float
+
+
+def add_check_parser(subparsers) -> None:
+    from .step import FUNCTIONS_HELP, NET_HELP
+
+    check = subparsers.add_parser(
+        "check", help="check properties of a net on its state space",
+        description="Build the state space of a net with finitely many tokens, print "
+                    "its statistics, and check queries, each with a counterexample "
+                    "when it fails.")
+    check.add_argument("net", metavar="NET", help=NET_HELP)
+    check.add_argument("--functions", metavar="MODULE", help=FUNCTIONS_HELP)
+    check.add_argument("--query", metavar="QUERY", action="append", default=[],
+                       help="a query, e.g. 'always Power <= 350', 'eventually dead', "
+                            "'count(User) == 0 leads to count(Finished) == 4', or the name "
+                            "of one of NET's QUERIES (repeatable; default: all QUERIES)")
+    check.add_argument("--max-states", type=integer, default=100_000,
+                       help="stop exploring after this many states (default 100,000)")
+    check.add_argument("--time-limit", type=positive_float, default=60.0,
+                       help="stop exploring after this many seconds (default 60)")
+    check.add_argument("--merge-shifts", action="store_true",
+                       help="merge timed states equal up to a shift of the clock (nets "
+                            "that never read 'now')")
+    check.add_argument("--report", action="store_true",
+                       help="also print boundedness, dead transitions and home markings")
+    check.add_argument("--save", metavar="DIR", type=Path,
+                       help="write each counterexample as a trace DIR/NAME.jsonl for "
+                            "cpn replay")
+    check.add_argument("--timeline", metavar="LINES", type=integer, default=40,
+                       help="show at most this many lines of each counterexample "
+                            "(default 40; 0 for none)")
+    check.set_defaults(func=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from cpn.errors import BindingError, ColourError, NetError
+    from cpn.statespace import StateSpaceError, state_space
+    from cpn.statespace.report import report
+
+    from .step import LoadError, load_net_and_module
+
+    try:
+        net, module = load_net_and_module(args.net, args.functions)
+        queries = chosen_queries(args.query, getattr(module, "QUERIES", None) or {})
+        space = state_space(net, max_states=args.max_states, time_limit=args.time_limit,
+                            merge_shifts=args.merge_shifts)
+        verdicts = [(name, checked(name, query, space)) for name, query in queries.items()]
+    except (LoadError, StateSpaceError, NetError, ColourError, BindingError,
+            ValueError) as error:
+        print(f"cpn check: {error}")
+        return 2
+    summary = report(space)
+    print(f"state space of {args.net}")
+    for name, value in summary.summary_rows():
+        print(f"  {name:<14} {value}")
+    if args.report:
+        print("\n".join(str(summary).splitlines()[len(summary.summary_rows()) + 1:]))
+    if not verdicts:
+        print("no queries: give --query, or define QUERIES in NET")
+        return 0
+    show_verdicts(verdicts, args)
+    return 0 if all(verdict.holds for _, verdict in verdicts) else 1
+
+
+def chosen_queries(asked: list[str], named: dict) -> dict:
+    """The queries to check, by the name to show: ``asked`` (names of
+    ``named`` or query text), or all of ``named``."""
+    from cpn.query.text import parse_query
+
+    if not asked:
+        return dict(named)
+    chosen = {}
+    for text in asked:
+        chosen[text] = named[text] if text in named else parse_query(text)
+    return chosen
+
+
+def checked(name: str, query, space):
+    """The query's verdict; a query that cannot be evaluated (a place the
+    net lacks...) is reported as the one the user asked for."""
+    try:
+        return query.check(space)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"--query {name}: {error}") from None
+
+
+def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:
+    print("queries")
+    for name, verdict in verdicts:
+        word = {True: "holds", False: "FAILS", None: "unknown"}[verdict.holds]
+        label = name if name == str(verdict.query) else f"{name}: {verdict.query}"
+        print(f"  {word:<8} {label}")
+        print(f"  {'':<8} {verdict.reason}")
+    for name, verdict in verdicts:
+        path = verdict.counterexample
+        if path is None:
+            continue
+        print(f"\ncounterexample of {name} ({len(path.records())} firings):")
+        lines = path.timeline().splitlines()
+        shown = lines[-args.timeline:] if args.timeline else []
+        if len(shown) < len(lines):
+            print(f"  … {len(lines) - len(shown)} earlier lines")
+        print("\n".join(shown))
+        if args.save is not None:
+            args.save.mkdir(parents=True, exist_ok=True)
+            file = args.save / f"{file_name(name)}.jsonl"
+            path.save(file, net=str(args.net))
+            print(f"saved as {file}: replay it with cpn replay {args.net} {file}")
+
+
+def file_name(name: str) -> str:
+    """A file name for a query's counterexample (query text made safe)."""
+    return re.sub(r"[^\w.-]+", "_", name).strip("_")[:80] or "query"

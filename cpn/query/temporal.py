@@ -1,0 +1,249 @@
+"""Temporal operators over the paths of a state space, and their verdicts.
+
+=====================  ====================================================
+``always(p)``          p holds in every reachable state (an invariant); p
+                       may be a :class:`Step`: it holds of every arc
+``never(p)``           no reachable state satisfies p
+``reachable(p)``       some path leads to a state where p holds
+``eventually(p)``      every path from the initial marking reaches p
+                       (a run that stops, or goes round for ever, without
+                       p is a counterexample)
+``leads_to(p, q)``     from every reachable state where p holds, every path
+                       reaches q
+=====================  ====================================================
+
+:func:`check` returns a :class:`Verdict`: whether the query holds (None
+when the graph is incomplete and nothing found settles it), and a path:
+the counterexample of a failing query (shortest to a bad state or arc), or
+the witness of ``reachable``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..statespace import Path, StateSpace
+from .predicates import Predicate, State, Step
+
+
+@dataclass
+class Verdict:
+    query: "Query"
+    holds: bool | None  # None: unknown (the graph is incomplete)
+    path: Path | None  # the counterexample (failing) or witness (reachable)
+    reason: str
+
+    @property
+    def counterexample(self) -> Path | None:
+        return self.path if self.holds is False else None
+
+    def __str__(self) -> str:
+        word = {True: "holds", False: "FAILS", None: "unknown"}[self.holds]
+        return f"{self.query}: {word}: {self.reason}"
+
+
+class Query:
+    """A temporal property; :meth:`check` (or :func:`check`) decides it."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def check(self, space: StateSpace) -> Verdict:
+        raise NotImplementedError
+
+
+def check(space: StateSpace, query: Query) -> Verdict:
+    return query.check(space)
+
+
+def _holds(space: StateSpace, predicate: Predicate, node: int) -> bool:
+    data = space.graph.nodes[node]
+    stable = data["expanded"] and all(
+        firing.transition is None for _, _, firing in space.graph.out_edges(node, data="firing"))
+    return bool(predicate.test(State(data["marking"], data["dead"], stable)))
+
+
+def _nothing_found(query: Query, space: StateSpace, found: str) -> Verdict:
+    """It holds, unless the graph is incomplete: then it is unknown."""
+    if space.complete:
+        return Verdict(query, True, None, found)
+    return Verdict(query, None, None, f"{found} among the {space.states:,} states "
+                                      f"explored, but the graph is incomplete ({space.stopped})")
+
+
+def _firings(count: int) -> str:
+    return f"{count} firing{'' if count == 1 else 's'}"
+
+
+class _Always(Query):
+    def __init__(self, prop: Predicate | Step, text: str):
+        self.prop, self.text = prop, text
+
+    def check(self, space: StateSpace) -> Verdict:
+        if isinstance(self.prop, Step):
+            return self._check_steps(space)
+        for node in sorted(space.graph):
+            if not _holds(space, self.prop, node):
+                path = space.path(space.path_to(node))
+                return Verdict(self, False, path, f"state {node}, after "
+                               f"{_firings(len(path.records()))}, at time {path.end_time:g}")
+        return _nothing_found(self, space, "no state breaks it")
+
+    def _check_steps(self, space: StateSpace) -> Verdict:
+        for source in sorted(space.graph):
+            before = space.marking(source)
+            for target, key in space.successors(source):
+                firing = space.graph.edges[source, target, key]["firing"]
+                if not self.prop.test(before, firing, space.marking(target)):
+                    path = space.path(space.path_to(source) + [(source, target, key)])
+                    return Verdict(self, False, path, f"the step {firing} from state "
+                                   f"{source} to {target}, at time {path.end_time:g}")
+        return _nothing_found(self, space, "no step breaks it")
+
+
+def always(prop: Predicate | Step) -> Query:
+    """``prop`` holds in every reachable state (or of every arc)."""
+    return _Always(prop, f"always {prop}")
+
+
+def never(prop: Predicate | Step) -> Query:
+    """No reachable state satisfies ``prop`` (no arc, for a step)."""
+    return _Always(~prop, f"never {prop}")
+
+
+class _Reachable(Query):
+    def __init__(self, predicate: Predicate):
+        self.predicate, self.text = predicate, f"reachable {predicate}"
+
+    def check(self, space: StateSpace) -> Verdict:
+        for node in sorted(space.graph):
+            if _holds(space, self.predicate, node):
+                path = space.path(space.path_to(node))
+                return Verdict(self, True, path, f"state {node}, after "
+                               f"{_firings(len(path.records()))}, at time {path.end_time:g}")
+        if space.complete:
+            return Verdict(self, False, None, f"none of the {space.states:,} states")
+        return Verdict(self, None, None, f"none of the {space.states:,} states explored, "
+                                         f"but the graph is incomplete ({space.stopped})")
+
+
+def reachable(predicate: Predicate) -> Query:
+    """Some path from the initial marking leads to a state where
+    ``predicate`` holds (CTL's EF; the witness is a shortest path)."""
+    return _Reachable(predicate)
+
+
+def inevitable(space: StateSpace, predicate: Predicate) -> set[int]:
+    """The states from which every path reaches ``predicate`` (least fixed
+    point), counting states left unexpanded as such (optimistically: what
+    is outside the set surely fails)."""
+    graph = space.graph
+    good = {n for n in graph if not space.expanded(n) or _holds(space, predicate, n)}
+    waiting = {n: len(set(graph.successors(n))) for n in graph
+               if n not in good and not graph.nodes[n]["dead"]}
+    queue = deque(good)
+    while queue:
+        node = queue.popleft()
+        for parent in set(graph.predecessors(node)):
+            if parent in waiting:
+                waiting[parent] -= 1
+                if waiting[parent] == 0:
+                    del waiting[parent]
+                    good.add(parent)
+                    queue.append(parent)
+    return good
+
+
+def _avoiding(space: StateSpace, start: int, good: set[int]) -> tuple[list, bool]:
+    """Arcs of a run from ``start`` (outside ``good``) that never enters
+    it: a shortest one to a dead state, else one that closes a cycle;
+    and whether it ends in a cycle."""
+    parents: dict[int, tuple] = {start: None}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        if space.graph.nodes[node]["dead"]:
+            return _back(parents, node), False
+        for target, key in space.successors(node):
+            if target not in good and target not in parents:
+                parents[target] = (node, target, key)
+                queue.append(target)
+    arcs, seen, node = [], {start}, start
+    while True:  # every state outside good has a successor outside good
+        target, key = next((t, k) for t, k in space.successors(node) if t not in good)
+        arcs.append((node, target, key))
+        if target in seen:
+            return arcs, True
+        seen.add(target)
+        node = target
+
+
+def _back(parents: dict, node: int) -> list:
+    arcs = []
+    while parents[node] is not None:
+        arcs.append(parents[node])
+        node = parents[node][0]
+    return arcs[::-1]
+
+
+def _run_without(space: StateSpace, start: int, good: set[int]) -> Path:
+    arcs, loop = _avoiding(space, start, good)
+    return space.path(space.path_to(start) + arcs, loop=loop)
+
+
+def _describe(path: Path) -> str:
+    if path.loop_from is not None:
+        return (f"a run that goes round a cycle for ever (back to the state after "
+                f"{_firings(path.cycle_start)})")
+    return f"a run that stops at time {path.end_time:g}"
+
+
+class _Eventually(Query):
+    def __init__(self, predicate: Predicate):
+        self.predicate, self.text = predicate, f"eventually {predicate}"
+
+    def check(self, space: StateSpace) -> Verdict:
+        good = inevitable(space, self.predicate)
+        if 0 not in good:
+            path = _run_without(space, 0, good)
+            return Verdict(self, False, path, f"{_describe(path)} without it")
+        return _nothing_found(self, space, "every path reaches it")
+
+
+def eventually(predicate: Predicate) -> Query:
+    """Every path from the initial marking reaches a state where
+    ``predicate`` holds (CTL's AF)."""
+    return _Eventually(predicate)
+
+
+class _LeadsTo(Query):
+    def __init__(self, cause: Predicate, effect: Predicate):
+        self.cause, self.effect = cause, effect
+        self.text = f"{_part(cause)} leads to {_part(effect)}"
+
+    def check(self, space: StateSpace) -> Verdict:
+        good = inevitable(space, self.effect)
+        for node in self._causes(space):
+            if node not in good:
+                path = _run_without(space, node, good)
+                return Verdict(self, False, path, f"from state {node}, {_describe(path)} "
+                                                  f"without {self.effect}")
+        return _nothing_found(self, space, "every such state reaches it")
+
+    def _causes(self, space: StateSpace) -> Iterator[int]:
+        return (n for n in sorted(space.graph) if _holds(space, self.cause, n))
+
+
+def _part(predicate: Predicate) -> str:
+    text = str(predicate)
+    return f"({text})" if " and " in text or " implies " in text else text
+
+
+def leads_to(cause: Predicate, effect: Predicate) -> Query:
+    """From every reachable state where ``cause`` holds, every path reaches
+    ``effect`` (CTL's AG(cause -> AF effect))."""
+    return _LeadsTo(cause, effect)

@@ -1,0 +1,155 @@
+"""Queries written as text, for the command line (``cpn check --query``).
+
+The language is the query API's own printing, so what a verdict prints
+can be typed back::
+
+    always Power <= 350
+    never count(Allocation/WaitQueue) > 1 and not dead
+    reachable count(Finished) == 4
+    eventually dead
+    count(Scheduler/User) == 0 leads to count(Finished) == 4
+
+A value is a number, a quoted string, ``now``, ``count(PLACE)`` (its
+number of tokens) or a place's path alone (its one token); values compare
+with ``< <= == != >= >``; predicates combine with ``and``, ``or``, ``not``,
+``implies`` and parentheses; ``dead`` holds in dead markings, ``stable`` in states
+where nothing fires before the clock moves on.  Nothing is evaluated as
+Python: a richer property is a Python query (:mod:`cpn.query`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .predicates import Predicate, Value, clock, count, dead, stable, token
+from .temporal import Query, always, eventually, leads_to, never, reachable
+
+OPERATORS = {"always": always, "never": never, "reachable": reachable,
+             "eventually": eventually}
+_TOKEN = re.compile(r"""\s*(?:(?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
+                       |(?P<string>'[^']*'|"[^"]*")
+                       |(?P<compare><=|>=|==|!=|<|>)
+                       |(?P<paren>[()])
+                       |(?P<name>[A-Za-z_][\w/.]*))""", re.VERBOSE)
+_COMPARE = {"<": Value.__lt__, "<=": Value.__le__, "==": Value.__eq__,
+            "!=": Value.__ne__, ">=": Value.__ge__, ">": Value.__gt__}
+_WORDS = {"and", "or", "not", "implies", "dead", "stable", "leads", "to", "count", "now"}
+
+
+class QuerySyntaxError(ValueError):
+    """A query's text cannot be read; the message shows where."""
+
+
+def parse_query(text: str) -> Query:
+    """The query ``text`` says (see the module's docstring)."""
+    parser = _Parser(text)
+    first = parser.peek()
+    if len(parser.tokens) > 1 and parser.tokens[1][0] == "name" and first not in OPERATORS \
+            and first not in _WORDS:
+        raise QuerySyntaxError(f"query {text!r}: unknown operator {first!r}: use always, "
+                               "never, reachable, eventually, or 'P leads to Q'")
+    if first in OPERATORS:
+        parser.take()
+        query = OPERATORS[first](parser.predicate())
+    else:
+        cause = parser.predicate()
+        parser.expect("leads", "a temporal operator (always, never, reachable, eventually) "
+                               "or 'leads to'")
+        parser.expect("to", "'to' after 'leads'")
+        query = leads_to(cause, parser.predicate())
+    if parser.peek() is not None:
+        raise parser.error("nothing more")
+    return query
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text, self.tokens, position = text, [], 0
+        text = text.rstrip()
+        while position < len(text):
+            match = _TOKEN.match(text, position)
+            if match is None or match.end() == position:
+                raise QuerySyntaxError(f"query {self.text!r}: cannot read "
+                                       f"{text[position:].strip()!r}")
+            self.tokens.append((match.lastgroup, match.group(match.lastgroup)))
+            position = match.end()
+        self.position = 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.position][1] if self.position < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str]:
+        if self.position >= len(self.tokens):
+            raise self.error("more")
+        self.position += 1
+        return self.tokens[self.position - 1]
+
+    def expect(self, word: str, wanted: str) -> None:
+        if self.peek() != word:
+            raise self.error(wanted)
+        self.take()
+
+    def error(self, wanted: str) -> QuerySyntaxError:
+        found = self.peek()
+        where = "the end" if found is None else repr(found)
+        return QuerySyntaxError(f"query {self.text!r}: expected {wanted} at {where}")
+
+    def predicate(self) -> Predicate:
+        result = self.disjunction()
+        if self.peek() == "implies":
+            self.take()
+            result = result.implies(self.disjunction())
+        return result
+
+    def disjunction(self) -> Predicate:
+        result = self.conjunction()
+        while self.peek() == "or":
+            self.take()
+            result = result | self.conjunction()
+        return result
+
+    def conjunction(self) -> Predicate:
+        result = self.unary()
+        while self.peek() == "and":
+            self.take()
+            result = result & self.unary()
+        return result
+
+    def unary(self) -> Predicate:
+        word = self.peek()
+        if word == "not":
+            self.take()
+            return ~self.unary()
+        if word in ("dead", "stable"):
+            self.take()
+            return dead if word == "dead" else stable
+        if word == "(":
+            self.take()
+            inner = self.predicate()
+            self.expect(")", "')'")
+            return inner
+        left = self.value()
+        if self.peek() not in _COMPARE:
+            raise self.error("a comparison (< <= == != >= >)")
+        symbol = self.take()[1]
+        return _COMPARE[symbol](left, self.value())
+
+    def value(self) -> Value | float | str:
+        if self.peek() is None:
+            raise self.error("a value (a number, a place, count(PLACE), now)")
+        kind, text = self.take()
+        if kind == "number":
+            return float(text) if any(c in text for c in ".eE") else int(text)
+        if kind == "string":
+            return text[1:-1]
+        if text == "now":
+            return clock
+        if text == "count":
+            self.expect("(", "'(' after count")
+            place = self.take()[1]
+            self.expect(")", "')' after the place")
+            return count(place)
+        if kind == "name" and text not in _WORDS:
+            return token(text)
+        self.position -= 1
+        raise self.error("a value (a number, a place, count(PLACE), now)")

@@ -1,0 +1,93 @@
+"""Serving a stepping session on this machine: :func:`serve` until
+Ctrl-C (``cpn step NET --web``), :func:`running` for a while (tests, a
+notebook).
+
+The server listens on 127.0.0.1 only, on the port asked for or a free
+one, and says where.  uvicorn does the HTTP; the socket is bound here
+first, so a port in use is reported before anything starts and the
+port of a free one is known.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from typing import Callable, Iterator
+
+import uvicorn
+
+from ..flatten import FlatNet
+from ..net import Net
+from .app import create_app
+from .session import WebSession
+
+HOST = "127.0.0.1"
+
+
+class PortInUse(OSError):
+    """The port asked for cannot be listened on."""
+
+
+def listen(port: int | None = None) -> socket.socket:
+    """A socket listening on ``HOST``: on ``port``, or a free one."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind((HOST, port or 0))
+    except OSError as error:
+        sock.close()
+        raise PortInUse(f"cannot listen on {HOST}:{port}: {error.strerror or error} "
+                        "(choose another --port, or leave it out for a free one)") from None
+    sock.listen()
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    return f"http://{HOST}:{sock.getsockname()[1]}/"
+
+
+def _server(session: WebSession) -> uvicorn.Server:
+    return uvicorn.Server(uvicorn.Config(create_app(session), log_level="warning",
+                                         access_log=False))
+
+
+def _session(net: Net | FlatNet | WebSession, seed: int | None) -> WebSession:
+    return net if isinstance(net, WebSession) else WebSession(net, seed=seed)
+
+
+def serve(net: Net | FlatNet | WebSession, port: int | None = None, seed: int | None = 0,
+          announce: Callable[[str], None] = print) -> None:
+    """Serve a session stepping ``net`` until interrupted (Ctrl-C);
+    ``announce`` is told the address to open."""
+    session = _session(net, seed)
+    sock = listen(port)
+    announce(url_of(sock))
+    with sock:
+        _server(session).run(sockets=[sock])
+
+
+@contextlib.contextmanager
+def running(net: Net | FlatNet | WebSession, port: int | None = None,
+            seed: int | None = 0, timeout: float = 10.0) -> Iterator[str]:
+    """Serve a session in a background thread while the block runs;
+    gives the address.  The server stops at the end of the block."""
+    session = _session(net, seed)
+    sock = listen(port)
+    server = _server(session)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                              name="cpn-web-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.02)
+    try:
+        yield url_of(sock)
+    finally:
+        session.stop()
+        server.should_exit = True
+        thread.join(timeout)
+        sock.close()

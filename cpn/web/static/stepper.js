@@ -1,0 +1,358 @@
+// The stepping page: draws what the session's "state" reading says and sends
+// commands.  mount(root, transport) builds it inside root; the transport
+// carries the requests of cpn/web/api.py: over HTTP for the served page
+// (httpTransport), over a Jupyter comm for the notebook widget (widget.py).
+// Text from the session is put in the page as text (textContent), never as
+// markup, except the drawing, which Graphviz made from the net file.
+
+const MARKUP = `
+<header>
+  <h1 class="net">cpn step</h1>
+  <span class="clock"></span>
+  <span class="busy" hidden>running…</span>
+</header>
+<main>
+  <section class="drawing-pane">
+    <nav>
+      <span class="crumbs"></span>
+      <label>module <select class="module"></select></label>
+    </nav>
+    <div class="drawing"></div>
+  </section>
+  <aside>
+    <section class="controls">
+      <div class="row">
+        <button class="step" title="fire the binding a run would choose (advancing the clock if needed)">Step</button>
+        <button class="advance" title="move the clock to the next event">Advance clock</button>
+        <button class="undo">Undo</button>
+        <button class="redo">Redo</button>
+      </div>
+      <div class="row">
+        <label>run <input class="run-steps" type="number" min="1" step="1" value="10"> steps</label>
+        <button class="run-steps-go">Run</button>
+      </div>
+      <div class="row">
+        <label>run to time <input class="run-until" type="number" step="any" value="100"></label>
+        <button class="run-until-go">Run</button>
+      </div>
+      <div class="row">
+        <button class="run-breakpoint">Run to a breakpoint</button>
+        <button class="stop" disabled>Stop</button>
+      </div>
+      <div class="row progress-row" hidden>
+        <progress class="progress" max="1"></progress> <span class="progress-text"></span>
+      </div>
+    </section>
+    <section class="bindings">
+      <h2>Enabled bindings <span class="enabled-count"></span></h2>
+      <p class="waiting note"></p>
+      <table><tbody class="binding-rows"></tbody></table>
+    </section>
+    <section class="tokens" hidden>
+      <h2>Tokens of <span class="tokens-place"></span></h2>
+      <p class="tokens-note note"></p>
+      <div class="scroll"><table class="tokens-table"></table></div>
+    </section>
+    <section>
+      <h2>Places</h2>
+      <div class="scroll"><table><tbody class="place-rows"></tbody></table></div>
+    </section>
+    <section>
+      <h2>Breakpoints</h2>
+      <form class="bp-transition-form row">
+        <label>after <select class="bp-transition"></select> fires</label>
+        <button>Add</button>
+      </form>
+      <form class="bp-place-form row">
+        <label>when <select class="bp-place"></select></label>
+        <label>holds <select class="bp-op">
+          <option>&gt;=</option><option>&gt;</option><option>==</option>
+          <option>!=</option><option>&lt;=</option><option>&lt;</option>
+        </select></label>
+        <input class="bp-count" type="number" min="0" step="1" value="1"> tokens
+        <button>Add</button>
+      </form>
+      <form class="bp-named-form row" hidden>
+        <label>when <select class="bp-named"></select> holds (from the net file)</label>
+        <button>Add</button>
+      </form>
+      <ol class="bp-list"></ol>
+    </section>
+    <section>
+      <h2>Trace</h2>
+      <div class="row">
+        <button class="save-trace">Save trace</button>
+        <label>load <input class="load-trace" type="file" accept=".jsonl,.json,.txt"></label>
+      </div>
+    </section>
+    <section>
+      <h2>Log</h2>
+      <ol class="log"></ol>
+    </section>
+  </aside>
+</main>`;
+
+// Requests over HTTP to the server that served the page.
+export function httpTransport() {
+  const answered = async (response) => ({ status: response.status, data: await response.json() });
+  return {
+    read: async (name, query) =>
+      answered(await fetch(`/api/${name}?` + new URLSearchParams(query || {}))),
+    command: async (name, body) => answered(await fetch(`/api/${name}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body || {}),
+    })),
+  };
+}
+
+function format(time) {
+  return Number.isInteger(time) ? String(time) : String(+time.toPrecision(6));
+}
+
+function element(tag, text, className) {
+  const made = document.createElement(tag);
+  if (text !== undefined) made.textContent = text;
+  if (className) made.className = className;
+  return made;
+}
+
+export function mount(root, transport) {
+  root.classList.add("cpn-stepper");
+  root.innerHTML = MARKUP;
+  const $ = (name) => root.querySelector("." + name);
+  const view = { module: "", version: 0, place: null };
+
+  function log(text, kind) {
+    const lines = $("log");
+    lines.appendChild(element("li", text, kind));
+    lines.scrollTop = lines.scrollHeight;
+  }
+
+  // A command, then what it changed (or, for a run, its progress until it ends).
+  async function command(name, body) {
+    const { status, data } = await transport.command(name, body);
+    if (status !== 200) log(data.error, "error");
+    if (data.running) await follow();
+    else await refresh();
+  }
+
+  async function refresh() {
+    const { status, data } = await transport.read("state", { module: view.module });
+    if (status === 409 && data.running) return follow();
+    if (status !== 200) {
+      log(data.error, "error");
+      if (view.module) { view.module = ""; return refresh(); }
+      return;
+    }
+    render(data);
+    if (view.place) await showTokens(view.place);
+    root.dataset.ready = `${data.step}@${data.time}#${data.version}`;
+  }
+
+  function setBusy(busy) {
+    $("busy").hidden = !busy;
+    $("stop").disabled = !busy;
+    $("progress-row").hidden = !busy;
+    for (const button of root.querySelectorAll(".controls button, .bindings button")) {
+      if (!button.classList.contains("stop")) button.disabled = busy;
+    }
+    if (busy) delete root.dataset.ready;
+  }
+
+  // Poll a run's progress until it ends, then draw where it got to.
+  async function follow() {
+    setBusy(true);
+    for (;;) {
+      const progress = (await transport.read("progress")).data;
+      const fired = progress.steps - progress.from_steps;
+      let fraction = null;
+      if (progress.goal_steps) fraction = fired / progress.goal_steps;
+      if (progress.goal_time > progress.from_time) {
+        fraction = (progress.time - progress.from_time) / (progress.goal_time - progress.from_time);
+      }
+      const bar = $("progress");
+      if (fraction === null) bar.removeAttribute("value"); else bar.value = fraction;
+      $("progress-text").textContent = `${fired} fired, time ${format(progress.time)}`;
+      $("clock").textContent = `time ${format(progress.time)}   step ${progress.steps}`;
+      if (!progress.running) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    setBusy(false);
+    await refresh();
+  }
+
+  function render(state) {
+    view.version = state.version;
+    $("net").textContent = state.net;
+    $("clock").textContent = `time ${format(state.time)}   step ${state.step}`;
+    $("undo").disabled = !state.can_undo;
+    $("redo").disabled = !state.can_redo;
+    $("advance").disabled = state.enabled > 0 || state.waiting.includes("dead");
+    renderModules(state);
+    renderDrawing(state);
+    renderBindings(state);
+    renderPlaces(state);
+    renderBreakpoints(state);
+    for (const line of state.log) log(line.text, line.kind);
+  }
+
+  function renderModules(state) {
+    const select = $("module");
+    select.replaceChildren(...["", ...state.modules].map((path) => {
+      const option = element("option", path || `${state.net} (top)`);
+      option.value = path;
+      return option;
+    }));
+    select.value = view.module;
+    const crumbs = $("crumbs");
+    crumbs.replaceChildren();
+    const parts = view.module ? view.module.split("/") : [];
+    const top = element("a", state.net);
+    top.onclick = () => open("");
+    crumbs.appendChild(top);
+    parts.forEach((part, k) => {
+      crumbs.appendChild(document.createTextNode(" › "));
+      const crumb = element("a", part);
+      crumb.onclick = () => open(parts.slice(0, k + 1).join("/"));
+      crumbs.appendChild(crumb);
+    });
+  }
+
+  function open(module) {
+    view.module = module;
+    refresh();
+  }
+
+  function renderDrawing(state) {
+    const drawing = $("drawing");
+    if (state.svg === null) {
+      drawing.replaceChildren(element("p", "Graphviz's dot program is not installed: " +
+        "no drawing (apt-get install graphviz); the places are listed on the right.", "note"));
+      return;
+    }
+    drawing.innerHTML = state.svg;
+    for (const node of drawing.querySelectorAll("g.node")) {
+      const [kind, ...rest] = node.id.split(":");
+      const path = rest.join(":");
+      if (kind === "module") node.addEventListener("click", () => open(path));
+      if (kind === "place") {
+        node.addEventListener("click", () => showTokens(path));
+        if (path === view.place) node.classList.add("chosen");
+      }
+    }
+  }
+
+  function renderBindings(state) {
+    $("enabled-count").textContent = `(${state.enabled})`;
+    $("waiting").textContent = state.waiting +
+      (state.enabled > state.bindings.length ? `; the first ${state.bindings.length} shown` : "");
+    $("binding-rows").replaceChildren(...state.bindings.map((binding) => {
+      const row = element("tr");
+      row.dataset.number = binding.number;
+      const fire = element("button", "Fire", "fire");
+      fire.onclick = () => command("fire", { number: binding.number, version: view.version });
+      const cell = element("td");
+      cell.appendChild(fire);
+      row.append(element("td", String(binding.number), "number"), cell,
+                 element("td", binding.transition), element("td", binding.values, "values"));
+      return row;
+    }));
+  }
+
+  function renderPlaces(state) {
+    $("place-rows").replaceChildren(...state.places.map((place) => {
+      const row = element("tr", undefined, place.count ? "" : "empty");
+      row.dataset.place = place.path;
+      if (place.path === view.place) row.classList.add("chosen");
+      row.append(element("td", place.path), element("td", String(place.count), "number"),
+                 element("td", place.colour + (place.timed ? " timed" : "")));
+      row.onclick = () => showTokens(place.path);
+      return row;
+    }));
+    fillSelect($("bp-place"), state.places.map((place) => place.path));
+    fillSelect($("bp-transition"), state.transitions);
+  }
+
+  function fillSelect(select, values) {
+    const chosen = select.value;
+    select.replaceChildren(...values.map((value) => element("option", value)));
+    if (values.includes(chosen)) select.value = chosen;
+  }
+
+  function renderBreakpoints(state) {
+    $("bp-named-form").hidden = state.named.length === 0;
+    fillSelect($("bp-named"), state.named);
+    $("bp-list").replaceChildren(...state.breakpoints.map((text, k) => {
+      const item = element("li", text);
+      const remove = element("button", "remove");
+      remove.onclick = () => command("unbreak", { number: k + 1 });
+      item.appendChild(remove);
+      return item;
+    }));
+  }
+
+  async function showTokens(place) {
+    view.place = place;
+    for (const row of $("place-rows").children) {
+      row.classList.toggle("chosen", row.dataset.place === place);
+    }
+    for (const node of $("drawing").querySelectorAll('g.node[id^="place:"]')) {
+      node.classList.toggle("chosen", node.id === "place:" + place);
+    }
+    const { status, data: table } = await transport.read("tokens", { place });
+    if (status !== 200) return;
+    $("tokens").hidden = false;
+    $("tokens-place").textContent = `${place} (${table.count})`;
+    $("tokens-note").textContent = table.note +
+      (table.rows.length < table.distinct ? ` the first ${table.rows.length} of ${table.distinct} shown` : "");
+    const head = element("tr");
+    head.append(...table.columns.map((column) => element("th", column)));
+    $("tokens-table").replaceChildren(head, ...table.rows.map((cells) => {
+      const row = element("tr");
+      row.append(...cells.map((cell) => element("td", cell, "values")));
+      return row;
+    }));
+  }
+
+  async function saveTrace() {
+    const { status, data } = await transport.read("trace");
+    if (status !== 200) return log(data.error, "error");
+    const link = element("a");
+    link.href = URL.createObjectURL(new Blob([data.text], { type: "application/jsonl" }));
+    link.download = data.name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  }
+
+  $("step").onclick = () => command("step");
+  $("advance").onclick = () => command("advance");
+  $("undo").onclick = () => command("undo");
+  $("redo").onclick = () => command("redo");
+  $("run-steps-go").onclick = () => command("run", { steps: Number($("run-steps").value) });
+  $("run-until-go").onclick = () => command("run", { until: Number($("run-until").value) });
+  $("run-breakpoint").onclick = () => command("run", {});
+  $("stop").onclick = () => transport.command("stop");
+  $("save-trace").onclick = saveTrace;
+  $("module").onchange = (event) => open(event.target.value);
+  $("bp-transition-form").onsubmit = (event) => {
+    event.preventDefault();
+    command("breakpoint", { kind: "transition", transition: $("bp-transition").value });
+  };
+  $("bp-place-form").onsubmit = (event) => {
+    event.preventDefault();
+    command("breakpoint", { kind: "place", place: $("bp-place").value,
+                            op: $("bp-op").value, count: Number($("bp-count").value) });
+  };
+  $("bp-named-form").onsubmit = (event) => {
+    event.preventDefault();
+    command("breakpoint", { kind: "named", name: $("bp-named").value });
+  };
+  $("load-trace").onchange = async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    await command("load", { text: await file.text(), name: file.name });
+    event.target.value = "";
+  };
+  refresh();
+}

@@ -1,0 +1,73 @@
+"""The stepping page in a Jupyter notebook, as a widget::
+
+    from cpn.web.widget import StepperWidget
+    StepperWidget(net)          # the last line of a cell shows it
+
+It is the served page itself (``static/stepper.js``), its requests carried
+by the widget's comm instead of HTTP and answered by the same
+:func:`cpn.web.api.answer`; so nothing listens on a port.  anywidget
+(``pip install 'cpn[notebook]'``) loads it in Jupyter, JupyterLab and VS
+Code.  ``widget.session`` is the :class:`WebSession` it drives, for the
+cells around it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anywidget
+
+from ..flatten import FlatNet
+from ..net import Net
+from .api import answer
+from .session import WebSession
+
+STATIC = Path(__file__).parent / "static"
+
+#: Mounts the page in the widget's element, with the comm as its transport:
+#: each request carries an id that its answer repeats.
+COMM_TRANSPORT = """
+function commTransport(model) {
+  let last = 0;
+  const waiting = new Map();
+  model.on("msg:custom", (message) => {
+    const settle = waiting.get(message.id);
+    if (!settle) return;
+    waiting.delete(message.id);
+    settle({ status: message.status, data: message.data });
+  });
+  const request = (kind, name, args) => new Promise((resolve) => {
+    last += 1;
+    waiting.set(last, resolve);
+    model.send({ id: last, kind, name, args: args || {} });
+  });
+  return {
+    read: (name, query) => request("reading", name, query),
+    command: (name, body) => request("command", name, body),
+  };
+}
+
+export default { render({ model, el }) { mount(el, commTransport(model)); } };
+"""
+
+
+class StepperWidget(anywidget.AnyWidget):
+    """Step ``net`` (or drive an existing :class:`WebSession`) in a
+    notebook cell, with the controls of ``cpn step --web``."""
+
+    _esm = (STATIC / "stepper.js").read_text(encoding="utf-8") + COMM_TRANSPORT
+    _css = (STATIC / "style.css").read_text(encoding="utf-8")
+
+    def __init__(self, net: Net | FlatNet | WebSession, seed: int | None = 0, **kwargs):
+        super().__init__(**kwargs)
+        self.session = net if isinstance(net, WebSession) else WebSession(net, seed=seed)
+        self.on_msg(self._answer)
+
+    def _answer(self, widget, request: Any, buffers) -> None:
+        """Answer one request of the page, repeating its id."""
+        if not isinstance(request, dict):
+            return
+        status, data = answer(self.session, request.get("kind"), request.get("name"),
+                              request.get("args", {}))
+        self.send({"id": request.get("id"), "status": status, "data": data})

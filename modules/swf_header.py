@@ -1,0 +1,103 @@
+"""The header of an SWF trace: its ``; Key: value`` lines, and the machine
+they describe.
+
+A key is one word and a colon right after the ``;``; a repeated key (such as
+``Note``) gathers its values, one per line; an indented ``;`` line carries on
+the previous key's text and a bare ``;`` ends it.  ``MaxNodes`` and
+``MaxProcs`` size the machine unless the caller says otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .trace_file import SWFError
+
+_HEADER = re.compile(r" ?([A-Za-z][A-Za-z0-9_]*)\s*:(.*)")
+
+
+def parse_header_line(text: str) -> tuple[str, str] | None:
+    """``"; MaxNodes: 1152"`` -> ``("MaxNodes", "1152")``; ``None`` if no key.
+
+    A key is one word and a colon right after the ``;`` (one space allowed):
+    an indented line such as ``";\tsee: http://..."`` continues the previous
+    key's text instead.
+    """
+    body = text.lstrip()[1:].rstrip("\r\n")
+    if body.startswith(("  ", "\t", " \t")):
+        return None
+    match = _HEADER.fullmatch(body)
+    if match is None:
+        return None
+    return match.group(1), match.group(2).strip()
+
+
+class HeaderLines:
+    """The header read so far: :attr:`values` maps each key to its text."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self._last_key: str | None = None
+
+    def add(self, text: str) -> None:
+        """Take one ``;`` line of the trace."""
+        parsed = parse_header_line(text)
+        if parsed is not None:
+            key, value = parsed
+            self.values[key] = f"{self.values[key]}\n{value}" if key in self.values else value
+            self._last_key = key
+            return
+        body = text.lstrip()[1:].strip()
+        if not body:
+            self._last_key = None  # a bare ";" ends the previous key's text
+        elif self._last_key is not None:
+            self.values[self._last_key] += "\n" + body  # an indented continuation
+
+
+def _header_int(header: dict[str, str], key: str) -> int | None:
+    """A positive integer header value, or ``None`` when absent or unknown."""
+    text = header.get(key, "").split("\n")[0].strip()
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def resolve_machine(
+    path: Path, header: dict[str, str], procs_per_node: int | None, machine_nodes: int | None,
+    size_unit: str,
+) -> tuple[int, int]:
+    """(procs per node, machine size) from the caller's choices and the header
+    (the arguments of :func:`modules.swf.read_swf`)."""
+    max_nodes = _header_int(header, "MaxNodes")
+    max_procs = _header_int(header, "MaxProcs")
+    if size_unit == "procs":
+        machine = machine_nodes or max_procs
+        if not machine:
+            raise SWFError(f"{path}: machine size in processors unknown: the header gives "
+                           "no MaxProcs; pass machine_nodes")
+        return 1, machine
+    if procs_per_node is None:
+        if max_nodes and max_procs:
+            if max_procs % max_nodes:
+                raise SWFError(
+                    f"{path}: MaxProcs/MaxNodes = {max_procs}/{max_nodes} is not a whole "
+                    "number of processors per node (mixed nodes?): pass procs_per_node, "
+                    'or size_unit="procs" to schedule processors instead of nodes'
+                )
+            procs_per_node = max_procs // max_nodes
+        else:
+            procs_per_node = 1
+    if machine_nodes is None:
+        if max_nodes:
+            machine_nodes = max_nodes
+        elif max_procs:
+            machine_nodes = max_procs // procs_per_node
+        if not machine_nodes:
+            raise SWFError(
+                f"{path}: machine size unknown: the header gives neither MaxNodes nor "
+                "MaxProcs; pass machine_nodes"
+            )
+    return procs_per_node, machine_nodes

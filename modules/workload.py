@@ -1,0 +1,150 @@
+"""A trace's jobs ready for a net, with the jobs left out and why.
+
+:func:`modules.swf.read_swf` returns a :class:`Workload`;
+:func:`modules.synthetic.synthetic_month` builds one too.  Jobs that cannot
+run in a simulation are never dropped silently: they come back in
+:attr:`Workload.rejected` with the reason, so that ``accepted + rejected``
+always equals the job lines of the file.  The trace's own schedule comes
+along in :attr:`Workload.log`, so that a simulated schedule can be measured
+against the one that happened (``modules/validation.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+
+from modules.job import Job
+
+DUPLICATE_JOB_ID = "duplicate job id"
+CANCELLED_BEFORE_START = "cancelled before start"
+NON_POSITIVE_RUNTIME = "non-positive runtime"
+NON_POSITIVE_SIZE = "non-positive size"
+LARGER_THAN_MACHINE = "size larger than the machine"
+UNKNOWN_WALLTIME = "unknown requested time"
+#: Why a job line may be rejected, in the order the checks are made.  A
+#: rejected row's reason may add a detail after a comma ("duplicate job id,
+#: first at line 12"); :meth:`Workload.rejection_counts` counts by the part
+#: before it.
+REJECT_REASONS = (
+    DUPLICATE_JOB_ID,
+    CANCELLED_BEFORE_START,
+    NON_POSITIVE_RUNTIME,
+    NON_POSITIVE_SIZE,
+    LARGER_THAN_MACHINE,
+    UNKNOWN_WALLTIME,
+)
+#: What a job's size counts: nodes (processors grouped ``procs_per_node``
+#: to a node) or processors, for machines whose processors are not a whole
+#: number of nodes.
+SIZE_UNITS = ("nodes", "procs")
+#: Columns of :attr:`Workload.log`, the schedule the trace records.
+LOG_COLUMNS = ("job_id", "line", "submit", "wait", "runtime", "nodes")
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """A list of jobs ready for a net, with what was left out and why.
+
+    ``jobs`` are in order of submit time (file order among equal times).
+    ``rejected`` has one row per job line that cannot run (columns
+    ``job_id, line, reason``).  ``header`` maps each ``; Key: value`` of the
+    trace to its text (repeated keys such as ``Note`` are joined by newlines).
+    ``time_offset`` is what was subtracted from every submit time, so
+    ``job.st + time_offset`` is the time in the trace.  ``log`` is the
+    schedule the trace records (:data:`LOG_COLUMNS`): one row per job line
+    with an id of its own, times on the trace's clock, ``wait`` -1 where
+    unknown, ``nodes`` the size in the workload's ``size_unit`` before any
+    cut to the machine (``sizes_clipped`` counts the cut ones).
+    """
+
+    jobs: list[Job]
+    rejected: pd.DataFrame
+    header: dict[str, str]
+    machine_nodes: int
+    path: Path | None = None
+    time_offset: float = 0.0
+    walltimes_substituted: int = 0
+    procs_per_node: int = 1
+    allocation_unit: int = 1
+    size_unit: str = "nodes"
+    sizes_clipped: int = 0
+    log: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(LOG_COLUMNS)), repr=False)
+
+    @property
+    def unit_name(self) -> str:
+        """What sizes count, in words: ``nodes`` or ``processors``."""
+        return "processors" if self.size_unit == "procs" else "nodes"
+
+    @property
+    def jobs_read(self) -> int:
+        """Job lines seen: accepted plus rejected."""
+        return len(self.jobs) + len(self.rejected)
+
+    def rejection_counts(self) -> dict[str, int]:
+        """Rejected jobs per reason (its part before any comma), in the
+        order of :data:`REJECT_REASONS`, then reasons added by a run."""
+        counts = self.rejected["reason"].str.split(",", n=1).str[0].value_counts()
+        later = [reason for reason in counts.index if reason not in REJECT_REASONS]
+        return {reason: int(counts[reason]) for reason in (*REJECT_REASONS, *later)
+                if counts.get(reason, 0)}
+
+    def reject(self, ids, reason: str) -> "Workload":
+        """This workload without the jobs ``ids``, which join the rejected
+        table with ``reason`` (and line -1: refused by a setting of the run,
+        such as a power cap, not by the file)."""
+        ids = set(ids)
+        if not ids:
+            return self
+        added = pd.DataFrame({"job_id": pd.Series(sorted(ids), dtype="int64"),
+                              "line": pd.Series([-1] * len(ids), dtype="int64"),
+                              "reason": pd.Series([reason] * len(ids), dtype="object")})
+        return replace(self, jobs=[job for job in self.jobs if job.id not in ids],
+                       rejected=pd.concat([self.rejected, added], ignore_index=True))
+
+    def frame(self) -> pd.DataFrame:
+        """The accepted jobs as a DataFrame, one column per ``Job`` field."""
+        return pd.DataFrame(self.jobs, columns=list(Job._fields))
+
+    def offered_load(self, span: float | None = None) -> float:
+        """Node-seconds of work asked for over node-seconds available.
+
+        ``sum(js * rt) / (machine_nodes * span)``; ``span`` defaults to the
+        time from the first to the last submit.  Above 1 the machine cannot
+        keep up whatever the scheduler does.
+        """
+        if span is None:
+            if not self.jobs:
+                return 0.0
+            span = max(j.st for j in self.jobs) - min(j.st for j in self.jobs)
+        if span <= 0:
+            raise ValueError(f"span must be positive, got {span}")
+        work = math.fsum(j.js * j.rt for j in self.jobs)
+        return work / (self.machine_nodes * span)
+
+    def summary(self) -> str:
+        """A few lines saying what was read, kept and substituted."""
+        name = self.path.name if self.path is not None else self.header.get("Computer", "workload")
+        lines = [
+            f"{name}: {self.jobs_read:,} jobs read, {len(self.jobs):,} accepted, "
+            f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} "
+            f"{self.unit_name}"
+        ]
+        for reason, count in self.rejection_counts().items():
+            lines.append(f"  rejected, {reason}: {count:,}")
+        if self.walltimes_substituted:
+            lines.append(
+                f"  requested walltime unknown for {self.walltimes_substituted:,} "
+                "accepted jobs: the run time was used instead"
+            )
+        if self.sizes_clipped:
+            lines.append(f"  {self.sizes_clipped:,} jobs larger than the machine run on all "
+                         f"of its {self.machine_nodes:,} {self.unit_name}")
+        if self.time_offset:
+            lines.append(f"  submit times shifted by {-self.time_offset:+,.0f} s: the first, "
+                         f"at {self.time_offset:,.0f} s in the trace, is time 0")
+        return "\n".join(lines)

@@ -1,0 +1,99 @@
+"""What the fields of an :class:`studies.experiment.Experiment` may hold.
+
+The closed sets of choices (capping methods, power options, and those of
+the modules a run uses) and the range of each number, checked when an
+experiment is declared so that a bad value fails there, naming the field,
+rather than deep inside a run.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from modules.batch_scheduling import OVERRUNS, P_SCHEDULE
+from modules.cpu_scaling import ADMISSIONS, CpuScaling
+from modules.easy import ESTIMATES, POLICIES
+from modules.power_capping import OVER_CAP
+from modules.resilience import METHODS, ON_FAILURE
+
+if TYPE_CHECKING:
+    from .experiment import Experiment
+
+#: Capping methods: none, power-aware allocation (BLOCK, WAIT; section 3.2),
+#: CPU scaling (DVFS; section 3.3).
+CAPPINGS = ("none", "block", "wait", "dvfs")
+POWER_OPTIONS = ("drawn", "constant")
+#: The ``trace`` of a run on the built-in Mira-like workload.
+SYNTHETIC = "synthetic"
+
+
+def check_choices(exp: "Experiment") -> None:
+    """Each field with a closed set of values holds one of them."""
+    for name, allowed in (("policy", POLICIES), ("estimate", ESTIMATES),
+                          ("trigger", tuple(P_SCHEDULE)), ("capping", CAPPINGS),
+                          ("power", POWER_OPTIONS)):
+        if getattr(exp, name) not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, not {getattr(exp, name)!r}")
+    for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE),
+                          ("over_cap", OVER_CAP), ("dvfs_admission", ADMISSIONS),
+                          ("overrun", OVERRUNS)):
+        value = getattr(exp, name)
+        if value is not None and value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
+
+
+def check_values(exp: "Experiment") -> None:
+    """Each number lies in its range (once the fields are settled)."""
+    if exp.trace == SYNTHETIC and (exp.procs_per_node is not None
+                                   or exp.machine_nodes is not None
+                                   or exp.allocation_unit != 1):
+        raise ValueError("the synthetic workload has its own machine: procs_per_node, "
+                         "machine_nodes and allocation_unit apply to SWF traces only")
+    for name in ("month", "cap_month"):
+        value = getattr(exp, name)
+        if isinstance(value, int) and value < 0:
+            raise ValueError(f"{name} must be >= 0, not {value}")
+    for name in ("procs_per_node", "allocation_unit", "machine_nodes"):
+        if getattr(exp, name) is not None and getattr(exp, name) < 1:
+            raise ValueError(f"{name} must be at least 1, not {getattr(exp, name)}")
+    if exp.cap_fraction is not None and not 0 < exp.cap_fraction <= 1:
+        raise ValueError(f"cap_fraction must lie in (0, 1], not {exp.cap_fraction}")
+    if exp.cap_watts is not None and not (exp.cap_watts > 0 and math.isfinite(exp.cap_watts)):
+        raise ValueError(f"cap_watts must be positive and finite, not {exp.cap_watts}")
+    if not 0 <= exp.idle_fraction <= 1:
+        raise ValueError(f"idle_fraction must lie in [0, 1], not {exp.idle_fraction}")
+    if exp.node_watts <= 0:
+        raise ValueError(f"node_watts must be positive, not {exp.node_watts}")
+    if exp.l is not None and exp.l < 0:
+        raise ValueError(f"the wait queue length l must be >= 0, not {exp.l}")
+    if exp.w_minutes is not None and exp.w_minutes < 0:
+        raise ValueError(f"the maximum wait w must be >= 0 minutes, not {exp.w_minutes}")
+    if exp.alpha is not None and exp.alpha <= 0:
+        raise ValueError(f"alpha must be positive, not {exp.alpha}")
+    if exp.capping == "dvfs":
+        CpuScaling(1.0, **({"levels": exp.levels} if exp.levels else {}),
+                   beta=exp.beta, latency=exp.latency)  # validates
+    _check_resilience(exp)
+
+
+def _check_resilience(exp: "Experiment") -> None:
+    if exp.redundancy is not None and not exp.redundancy >= 1:
+        raise ValueError(f"the redundancy degree r must be >= 1, not {exp.redundancy}")
+    if exp.gamma is not None and not exp.gamma >= 0:
+        raise ValueError(f"gamma (communication/computation) must be >= 0, not {exp.gamma}")
+    if exp.checkpoint_scale is not None and not exp.checkpoint_scale >= 0:
+        raise ValueError(f"checkpoint_scale must be >= 0, not {exp.checkpoint_scale}")
+    if exp.system_mttf_hours is not None and not (
+            exp.system_mttf_hours > 0 and math.isfinite(exp.system_mttf_hours)):
+        raise ValueError(f"system_mttf_hours must be positive and finite (no failures: "
+                         f"resilience=None), not {exp.system_mttf_hours}")
+    if exp.dvfs_failure_multiplier is not None and not exp.dvfs_failure_multiplier > 0:
+        raise ValueError(f"dvfs_failure_multiplier must be positive, not "
+                         f"{exp.dvfs_failure_multiplier}")
+    if exp.unit_nodes is not None and exp.unit_nodes < 1:
+        raise ValueError(f"unit_nodes must be at least 1, not {exp.unit_nodes}")
+    for name in ("walltime_scale", "size_scale"):
+        value = getattr(exp, name)
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"{name} must be positive and finite, not {value}")

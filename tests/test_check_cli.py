@@ -1,0 +1,137 @@
+"""``cpn check``: the summary, the standard report, typed and named
+queries, counterexamples saved and replayed, and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from cpn import Net
+from cpn.query.text import QuerySyntaxError, parse_query
+from cpn.statespace import state_space
+from cpn.statespace.report import report
+
+ROOT = Path(__file__).resolve().parents[1]
+BROKEN = str(ROOT / "examples" / "broken_backfill.py")
+
+COUNTER = '''
+from cpn import Net
+from cpn.query import always, token
+
+net = Net("counter")
+net.place("P", int, initial=[0])
+net.place("Spare", int)
+net.transition("Inc", guard="x < 3")
+net.arc("P", "Inc", "x")
+net.arc("Inc", "P", "x + 1")
+net.transition("Never", guard="x > 5")
+net.arc("P", "Never", "x")
+net.arc("Never", "Spare", "x")
+QUERIES = {"small": always(token("P") <= 3)}
+'''
+
+
+@pytest.fixture
+def counter(tmp_path) -> str:
+    path = tmp_path / "counter.py"
+    path.write_text(COUNTER)
+    return str(path)
+
+
+def test_the_summary_and_the_standard_report(counter, capsys):
+    assert main(["check", counter, "--report"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:6] == [f"state space of {counter}", "  states         4", "  arcs           3",
+                       "  dead markings  1 (3)", "  complete       yes", out[5]]
+    assert out[5].startswith("  time ") and out[5].endswith(" s")
+    assert out[6:14] == ["Boundedness (tokens)", "  place  fewest   most",
+                         "  P           1      1", "  Spare       0      0",
+                         "Dead transitions", "  Never", "Home markings", "  1 (3)"]
+    assert out[14:] == ["queries", "  holds    small: always P <= 3",
+                        "           no state breaks it"]
+
+
+def test_typed_queries_fail_with_their_counterexample(counter, capsys, tmp_path):
+    assert main(["check", counter, "--query", "never P == 2", "--query",
+                 "eventually dead", "--save", str(tmp_path / "out")]) == 1
+    out = capsys.readouterr().out
+    assert "  FAILS    never P == 2\n           state 2, after 2 firings, at time 0\n" in out
+    assert "  holds    eventually dead\n" in out
+    assert "counterexample of never P == 2 (2 firings):\n         0      1  Inc<x=0>\n" \
+           "         0      2  Inc<x=1>\n" in out
+    saved = tmp_path / "out" / "never_P_2.jsonl"
+    assert f"saved as {saved}: replay it with cpn replay {counter} {saved}" in out
+    assert main(["replay", counter, str(saved)]) == 0
+    assert "replayed 2 firings" in capsys.readouterr().out
+
+
+def test_the_broken_backfill_is_caught_and_its_counterexample_replays(capsys, tmp_path):
+    assert main(["check", BROKEN, "--query", "reservation", "--save", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "  FAILS    reservation: always the head job's reservation never moves later" in out
+    assert "counterexample of reservation (7 firings):" in out
+    assert main(["replay", BROKEN, str(tmp_path / "reservation.jsonl")]) == 0
+    assert "replayed 7 firings" in capsys.readouterr().out
+
+
+def test_an_incomplete_graph_leaves_queries_unknown(capsys):
+    assert main(["check", BROKEN, "--max-states", "10", "--query", "eventually dead"]) == 1
+    out = capsys.readouterr().out
+    assert "  complete       no: stopped at the maximum of 10 states (max_states)" in out
+    assert "  unknown  eventually dead\n" in out
+
+
+@pytest.mark.parametrize("query, message", [
+    ("always Power <=", "cpn check: query 'always Power <=': expected a value (a number, "
+                        "a place, count(PLACE), now) at the end"),
+    ("sometimes P < 3", "cpn check: query 'sometimes P < 3': unknown operator 'sometimes': "
+                        "use always, never, reachable, eventually, or 'P leads to Q'"),
+    ("always Q < 3", "cpn check: --query always Q < 3: the net has no place 'Q' (its "
+                     "places: P, Spare)"),
+])
+def test_bad_queries_are_one_line_errors(counter, capsys, query, message):
+    assert main(["check", counter, "--query", query]) == 2
+    assert capsys.readouterr().out.strip() == message
+
+
+def test_a_missing_net_is_a_one_line_error(capsys, tmp_path):
+    assert main(["check", str(tmp_path / "none.py")]) == 2
+    assert capsys.readouterr().out.strip() == f"cpn check: no such file: {tmp_path / 'none.py'}"
+
+
+def test_query_text_reads_back_what_queries_print():
+    for text in ["always Power <= 350", "never count(Allocation/WaitQueue) > 1 and not dead",
+                 "reachable count(Finished) == 4", "eventually dead",
+                 "count(Scheduler/User) == 0 leads to count(Finished) == 4",
+                 "always (P < 3 or P == 'x')", "always stable implies (Power <= 2.5)"]:
+        assert str(parse_query(text)) == text
+    with pytest.raises(QuerySyntaxError, match=r"expected nothing more at 'P'"):
+        parse_query("always P < 3 P")
+
+
+def test_the_report_of_an_incomplete_graph_says_so():
+    net = Net("grow")
+    net.place("P", int, initial=[0])
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "P", "x + 1")
+    text = str(report(state_space(net, max_states=3)))
+    assert "Boundedness (tokens, in the states explored)" in text
+    assert "Home markings\n  not computed: the graph is incomplete" in text
+
+
+def test_cpn_step_starts_where_a_counterexample_leads(counter, capsys, tmp_path):
+    assert main(["check", counter, "--query", "never P == 2", "--save", str(tmp_path)]) == 1
+    trace = tmp_path / "never_P_2.jsonl"
+    script = tmp_path / "commands.txt"
+    script.write_text("m\nq\n")
+    capsys.readouterr()
+    assert main(["step", counter, "--trace", str(trace), "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "[t=0 step 2]>" in out and "1`2" in out  # P holds 2, after the 2 firings
+    missing = tmp_path / "missing.jsonl"
+    assert main(["step", counter, "--trace", str(missing)]) == 2
+    said = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    assert said == f"cpn step: --trace {missing}: cannot read it: No such file or directory"

@@ -1,0 +1,377 @@
+"""The browser front end's server without a browser: the session's
+commands, the JSON API (Starlette's test client), and ``cpn step --web``."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from cli.step import load_net, load_net_and_breakpoints, main_step
+from cpn import Simulator
+from cpn.stepper import Stepper, replay
+from cpn.trace import save_trace
+from cpn.web import SessionError, WebSession
+from tests.web_nets import build_net
+
+starlette = pytest.importorskip("starlette", reason="the [web] extra is not installed")
+pytest.importorskip("httpx2", reason="Starlette's test client needs httpx2")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from cpn.web.app import create_app  # noqa: E402
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz's dot program is not installed")
+NET_FILE = Path(__file__).with_name("web_nets.py")
+
+
+@pytest.fixture
+def session():
+    return WebSession(build_net())
+
+
+@pytest.fixture
+def client(session):
+    with TestClient(create_app(session), base_url="http://127.0.0.1") as client:
+        yield client
+
+
+def counts(state) -> dict[str, int]:
+    return {place["path"]: place["count"] for place in state["places"]}
+
+
+def test_state_lists_places_bindings_and_modules(client):
+    state = client.get("/api/state").json()
+    assert (state["net"], state["time"], state["step"], state["version"]) == ("shop", 0, 0, 0)
+    assert counts(state) == {"Inbox": 3, "Queue": 0, "Done": 0, "Desk/Clerk": 1,
+                             "Desk/Serving": 0}
+    assert state["bindings"] == [{"number": 1, "transition": "Arrive",
+                                  "values": "order=Order(id=1, size=2)"}]
+    assert state["modules"] == ["Desk"]
+    assert state["transitions"] == ["Desk/Start", "Desk/Finish", "Arrive"]
+    assert (state["can_undo"], state["can_redo"], state["waiting"]) == (False, False, "")
+
+
+@needs_dot
+def test_state_draws_the_module_asked_for(client):
+    top = client.get("/api/state").json()["svg"]
+    assert top.startswith("<svg") and 'id="module:Desk"' in top
+    inside = client.get("/api/state", params={"module": "Desk"}).json()["svg"]
+    assert 'id="transition:Desk/Start"' in inside and 'id="place:Queue"' in inside
+    wrong = client.get("/api/state", params={"module": "Kitchen"})
+    assert wrong.status_code == 400
+    assert wrong.json()["error"] == ("module: no substitution transition 'Kitchen' in net "
+                                     "'shop' (substitution transitions there: Desk)")
+
+
+def test_firing_by_number_reaches_the_stepper_apis_marking(client, session):
+    state = client.get("/api/state").json()
+    assert client.post("/api/fire", json={"number": 1, "version": state["version"]}) \
+        .json() == {"running": False}
+    after = client.get("/api/state").json()
+    stepper = Stepper(build_net(), show=lambda item: None)
+    stepper.execute("1")
+    assert counts(after) == stepper.simulator.marking.counts()
+    assert after["log"] == [{"text": "fired Arrive<order=Order(id=1, size=2)> at time 0",
+                             "kind": "info"}]
+    assert after["version"] == 1 and after["can_undo"]
+
+
+def test_a_binding_number_from_a_stale_list_is_refused(client):
+    client.post("/api/step", json={})
+    stale = client.post("/api/fire", json={"number": 1, "version": 0})
+    assert stale.status_code == 409
+    assert stale.json()["error"] == ("the marking changed since this list was shown; "
+                                     "it has been refreshed")
+
+
+@pytest.mark.parametrize("path, body, error", [
+    ("/api/fire", {"number": "1"}, "number: expected a whole number, not '1'"),
+    ("/api/fire", {"number": True}, "number: expected a whole number, not True"),
+    ("/api/run", {"until": "soon"}, "until: expected a number, not 'soon'"),
+    ("/api/run", {"steps": 2, "until": 3}, "give steps or until, not both"),
+    ("/api/breakpoint", {"kind": "place", "place": "Queue", "op": "len(tokens)",
+                          "count": 1}, "op: expected one of >= > == != <= <, not "
+                                       "'len(tokens)'"),
+    ("/api/breakpoint", {"kind": "place", "place": "Queue", "op": ">=", "count": -1},
+     "count: expected a whole number of tokens, not -1"),
+    ("/api/breakpoint", {"kind": "place", "place": "__import__('os')", "op": ">=",
+                          "count": 1}, "place: no place \"__import__('os')\" in net 'shop'"),
+    ("/api/breakpoint", {"kind": "transition", "transition": "Leave"},
+     "transition: no transition 'Leave' in net 'shop'"),
+    ("/api/breakpoint", {"kind": "python", "condition": "1"},
+     "kind: expected 'place', 'transition' or 'named', not 'python'"),
+    ("/api/breakpoint", {"kind": "named", "name": "len(tokens) > 1"},
+     "name: no breakpoint 'len(tokens) > 1' in the net file (it has: none)"),
+    ("/api/load", {"text": 3}, "text: expected the trace file's text"),
+])
+def test_bad_fields_are_refused_naming_the_field(client, session, path, body, error):
+    answer = client.post(path, json=body)
+    assert (answer.status_code, answer.json()) == (400, {"error": error, "running": False})
+    assert session.simulator.steps == 0 and not session.stepper.recorder.breakpoints
+
+
+def test_an_unknown_request_is_not_found(client):
+    assert (client.post("/api/shutdown", json={}).json(), client.get("/api/secrets").json()) \
+        == ({"error": "no command 'shutdown'"}, {"error": "no reading 'secrets'"})
+
+
+def test_out_of_range_number_is_the_steppers_hint(client):
+    client.post("/api/fire", json={"number": 7})
+    assert client.get("/api/state").json()["log"] == [
+        {"text": "? no binding 7: choose 1..1 (l lists them all)", "kind": "hint"}]
+
+
+def test_only_json_from_this_machine_is_taken(session):
+    app = create_app(session)
+    with TestClient(app, base_url="http://127.0.0.1") as local:
+        form = local.post("/api/step", content="{}", headers={"Content-Type": "text/plain"})
+        assert form.status_code == 415
+        assert local.post("/api/step", content="[1]",
+                          headers={"Content-Type": "application/json"}).json() == \
+            {"error": "the request body must be a JSON object"}
+    with TestClient(app, base_url="http://attacker.example") as renamed:
+        assert renamed.get("/api/state").status_code == 400
+    assert session.simulator.steps == 0
+
+
+def test_undo_and_redo(client, session):
+    client.post("/api/run", json={"steps": 3})
+    session.wait(5)
+    reached = session.simulator.marking.freeze()
+    client.post("/api/undo", json={})
+    state = client.get("/api/state").json()
+    assert state["step"] == 0 and state["can_redo"] and not state["can_undo"]
+    client.post("/api/redo", json={})
+    assert session.simulator.marking.freeze() == reached
+    assert client.get("/api/state").json()["step"] == 3
+
+
+def test_run_to_a_time_then_to_a_place_breakpoint(client, session):
+    client.post("/api/run", json={"until": 1.5})
+    assert session.wait(5)
+    progress = client.get("/api/progress").json()
+    assert progress == {"running": False, "steps": session.simulator.steps, "time": 1.5,
+                        "from_steps": 0, "from_time": 0.0, "goal_time": 1.5}
+    client.post("/api/breakpoint", json={"kind": "place", "place": "Done", "op": ">=",
+                                          "count": 2})
+    client.post("/api/run", json={})
+    assert session.wait(5)
+    state = client.get("/api/state").json()
+    assert counts(state)["Done"] == 2 and state["time"] == 7
+    assert state["breakpoints"] == ["place Done when len(tokens) >= 2"]
+    assert {"text": "breakpoint hit: place Done when len(tokens) >= 2",
+            "kind": "breakpoint"} in state["log"]
+    client.post("/api/unbreak", json={"number": 1})
+    assert client.get("/api/state").json()["breakpoints"] == []
+
+
+def test_a_transition_breakpoint_stops_after_it_fires(client, session):
+    client.post("/api/breakpoint", json={"kind": "transition",
+                                          "transition": "Desk/Finish"})
+    client.post("/api/run", json={"steps": 100})
+    assert session.wait(5)
+    assert session.stepper.trace[-1].transition == "Desk/Finish"
+    assert session.simulator.tokens("Done") == [build_net().places["Inbox"].initial[0].value]
+
+
+def test_a_long_run_shows_progress_and_can_be_stopped():
+    from tests.test_stepper import buffer_net
+
+    endless = buffer_net()
+    endless.arc("Consume", "Ready", "y")  # items come back: it never ends
+    session = WebSession(endless, run_limit=10**9)
+    session.run()
+    while session.simulator.steps < 50:
+        time.sleep(0.01)
+    with pytest.raises(SessionError, match="a run is in progress") as refused:
+        session.undo()
+    assert refused.value.conflict
+    progress = session.progress()
+    assert progress["running"] and progress["steps"] >= 50 and progress["from_steps"] == 0
+    session.stop()
+    assert session.wait(5)
+    state = session.state(svg=False)
+    assert state["step"] >= 50 and state["log"][0]["text"].startswith("fired ")
+    assert "stopped on request" in state["log"][0]["text"]
+    session.undo()  # the whole run, as one command
+    assert session.simulator.steps == 0
+
+
+def test_tokens_of_records_are_a_table_with_a_column_per_field(client):
+    table = client.get("/api/tokens", params={"place": "Inbox"}).json()
+    assert table == {"place": "Inbox", "count": 3, "note": "", "distinct": 3,
+                     "columns": ["id", "size", "available at"],
+                     "rows": [["1", "2", "0"], ["2", "5", "1"], ["3", "1", "2"]]}
+    assert client.get("/api/tokens", params={"place": "Desk/Clerk"}).json()["rows"] == \
+        [["'ann'", "0"]]
+    assert client.get("/api/tokens", params={"place": "Nowhere"}).json() == \
+        {"error": "place: no place 'Nowhere' in net 'shop'", "running": False}
+
+
+def test_a_collection_of_records_is_shown_as_its_records():
+    session = WebSession(load_net("puppet"))
+    session.run(until=1.5)
+    session.wait(5)
+    table = session.tokens("Queuing")
+    assert table["note"] == "one token: a tuple of 1 Job"
+    assert table["columns"][:4] == ["id", "st", "rt", "js"]
+    assert table["rows"][0][:4] == ["2", "1", "100", "4"]
+
+
+def test_a_saved_trace_replays_in_cpn_replay_and_loads_back(client, session, tmp_path):
+    client.post("/api/run", json={"until": 4})
+    session.wait(5)
+    reached = session.simulator.marking.freeze()
+    download = client.get("/api/trace").json()
+    assert download["name"] == "shop.trace.jsonl"
+    header = json.loads(download["text"].splitlines()[0])
+    assert header == {"format": "cpn-trace/1", "net": "shop", "seed": 0, "end_time": 4.0}
+    saved = tmp_path / "shop.trace.jsonl"
+    saved.write_text(download["text"])
+    assert replay(build_net(), saved).marking.freeze() == reached
+    assert main_step(["replay", str(NET_FILE), str(saved)]) == 0
+
+    client.post("/api/undo", json={})
+    assert client.post("/api/load", json={"text": download["text"],
+                                           "name": "saved.jsonl"}).status_code == 200
+    assert session.simulator.marking.freeze() == reached
+    state = client.get("/api/state").json()
+    assert state["version"] == 3  # the run, the undo, the load: a version is never reused
+    assert state["log"][-1]["text"] == (f"replayed {len(download['text'].splitlines()) - 1} "
+                                        "firings of saved.jsonl: time 4, "
+                                        f"step {state['step']}")
+
+
+def test_a_trace_that_does_not_fit_is_refused_and_the_session_kept(client, session):
+    client.post("/api/step", json={})
+    bad = client.post("/api/load", json={"text": '{"format": "cpn-trace/1"}\nnot json\n',
+                                          "name": "bad.jsonl"})
+    assert bad.status_code == 400
+    assert bad.json()["error"].startswith("bad.jsonl, line 2: not JSON")
+    other = ('{"format": "cpn-trace/1", "net": "x", "seed": 0}\n'
+             '{"step": 1, "time": 0, "transition": "Arrive", "values": {"order": "9"}}\n')
+    refused = client.post("/api/load", json={"text": other, "name": "other.jsonl"})
+    assert refused.json()["error"].startswith("other.jsonl: step 1: Arrive<order=9> at "
+                                              "time 0 is not enabled")
+    assert session.simulator.steps == 1
+
+
+def test_a_net_files_named_breakpoint_is_offered_and_stops_the_run():
+    net, named = load_net_and_breakpoints(str(NET_FILE))
+    session = WebSession(net, named=named)
+    assert session.state(svg=False)["named"] == ["a big order is done"]
+    session.add_breakpoint({"kind": "named", "name": "a big order is done"})
+    session.run()
+    assert session.wait(5)
+    state = session.state(svg=False)
+    assert {"text": "breakpoint hit: place Done when a big order is done",
+            "kind": "breakpoint"} in state["log"]
+    assert sorted(order.id for order in session.simulator.tokens("Done")) == [1, 2]
+
+
+def test_a_failing_named_breakpoint_stops_and_says_why():
+    session = WebSession(build_net(), named={"sixth": ("Queue", lambda orders: orders[5].id)})
+    session.add_breakpoint({"kind": "named", "name": "sixth"})
+    session.run(steps=3)
+    assert session.wait(5)
+    log = [line["text"] for line in session.state(svg=False)["log"]]
+    assert "  (its condition failed: IndexError: list index out of range)" in log
+
+
+@pytest.mark.parametrize("breakpoints, error", [
+    ("[]", "BREAKPOINTS is a list, not a dict of name -> (place path, function of the "
+           "place's token values)"),
+    ("{'x': ('Done',)}", "BREAKPOINTS['x'] is ('Done',); expected a dict of name -> "
+                         "(place path, function of the place's token values)"),
+])
+def test_bad_breakpoints_in_a_net_file_are_refused(tmp_path, breakpoints, error, capsys):
+    file = tmp_path / "shop.py"
+    file.write_text(f"from tests.web_nets import build_net\nnet = build_net()\n"
+                    f"BREAKPOINTS = {breakpoints}\n")
+    assert main_step(["step", str(file), "--web"]) == 2
+    assert " ".join(capsys.readouterr().out.split()) == f"cpn step: {file}: {error}"
+
+
+def test_a_named_breakpoint_on_a_missing_place_is_refused():
+    with pytest.raises(SessionError, match=r"^BREAKPOINTS\['late'\]: no place 'Gone' in "
+                                           r"net 'shop'$"):
+        WebSession(build_net(), named={"late": ("Gone", len)})
+
+
+# -- cpn step --web ----------------------------------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (["step", "puppet", "--port", "8000"],
+     "--port is the port of the browser front end: give --web too"),
+    (["step", "puppet", "--web", "--script", "-"],
+     "--web steps in a browser, --script from a file: give one of them"),
+    (["step", "puppet", "--web", "--port", "70000"],
+     "--port 70000: expected a port number from 1 to 65535"),
+])
+def test_cpn_step_web_flags_refused(argv, message, capsys):
+    assert main_step(argv) == 2
+    assert capsys.readouterr().out.replace("\n", " ").strip() == f"cpn step: {message}"
+
+
+def test_cpn_step_web_on_a_port_in_use(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main_step(["step", "puppet", "--web", "--port", str(port)]) == 2
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert out.startswith(f"cpn step --port: cannot listen on 127.0.0.1:{port}: ")
+    assert "choose another --port, or leave it out for a free one" in out
+
+
+@pytest.mark.parametrize("steps", [0, 2])
+def test_cpn_step_web_serves_a_net_file_on_localhost(tmp_path, steps):
+    """From the initial marking, or (``--trace``) from where a trace leads."""
+    stepped = Stepper(build_net(), show=lambda *_, **__: None)
+    stepped.simulator.run(max_steps=steps)
+    expected = stepped.simulator
+    trace = tmp_path / "trace.json"
+    save_trace(stepped.trace, trace, net="shop")
+    server = subprocess.Popen([sys.executable, "-m", "cli.main", "step", str(NET_FILE),
+                               "--web", *(["--trace", str(trace)] if steps else [])],
+                              stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).parent.parent)
+    try:
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+        assert line.startswith("stepping shop in the browser at ")
+        with urllib.request.urlopen(url + "api/state") as answer:
+            state = json.load(answer)
+        assert counts(state) == expected.marking.counts()
+        assert (state["step"], state["time"]) == (steps, expected.now)
+        with urllib.request.urlopen(url) as page:
+            assert "<title>cpn step</title>" in page.read().decode()
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_notebook_widget_answers_each_request_by_its_id():
+    widget_module = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed")
+    widget = widget_module.StepperWidget(build_net())
+    replies = []
+    widget.send = replies.append
+    for request in ({"id": 7, "kind": "command", "name": "fire", "args": {"number": 1}},
+                    {"id": 8, "kind": "reading", "name": "progress", "args": {}},
+                    {"id": 9, "kind": "command", "name": "run", "args": {"steps": "all"}},
+                    {"id": 10, "kind": "reading", "name": "eval", "args": {}}):
+        widget._answer(widget, request, [])
+    assert replies[0] == {"id": 7, "status": 200, "data": {"running": False}}
+    assert replies[1]["id"] == 8 and replies[1]["data"]["steps"] == 1
+    assert replies[2] == {"id": 9, "status": 400, "data": {
+        "error": "steps: expected a whole number, not 'all'", "running": False}}
+    assert replies[3] == {"id": 10, "status": 404, "data": {"error": "no reading 'eval'"}}

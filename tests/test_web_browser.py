@@ -1,0 +1,245 @@
+"""The stepping page in a real headless browser: Playwright drives the
+system's Chromium (Debian's ``chromium`` package, which ``.ci/run``
+installs) against a server on 127.0.0.1.  A screenshot of each step lands
+in the test's temporary directory.
+
+Without Playwright, Chromium or Graphviz the tests skip, saying which is
+missing; the server's API is tested without a browser in
+``tests/test_web_api.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from cli.step import load_net
+from cpn.stepper import Stepper
+from cpn.trace import replay
+from cpn.web import WebSession
+from tests.web_nets import BREAKPOINTS, build_net
+
+pytest.importorskip("starlette", reason="the [web] extra is not installed")
+playwright = pytest.importorskip("playwright.sync_api",
+                                 reason="Playwright is not installed (pip install playwright)")
+
+from cpn.web.server import running  # noqa: E402
+
+
+def chromium() -> str | None:
+    """The system's Chromium: $CPN_CHROMIUM, else the first on the PATH."""
+    return os.environ.get("CPN_CHROMIUM") or next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
+        None)
+
+
+pytestmark = [
+    pytest.mark.skipif(chromium() is None,
+                       reason="no Chromium on this machine (apt-get install chromium; or "
+                              "set CPN_CHROMIUM to a Chromium or Chrome executable)"),
+    pytest.mark.skipif(shutil.which("dot") is None,
+                       reason="Graphviz's dot program is not installed: the page has no "
+                              "drawing to click"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as driver:
+        try:
+            launched = driver.chromium.launch(executable_path=chromium(),
+                                              args=["--no-sandbox"])
+        except playwright.Error as error:
+            pytest.skip(f"Chromium at {chromium()} did not start: "
+                        f"{str(error).splitlines()[0]}")
+        yield launched
+        launched.close()
+
+
+class Page:
+    """The stepping page, with what a test does on it: act and wait for
+    the page to show the result, read what it shows, take a screenshot."""
+
+    def __init__(self, browser, shots: Path, load: Callable[[Any], None]):
+        """A new page that ``load`` fills (going to the server's address,
+        say), ready once the stepper on it has drawn its first state."""
+        self.page = browser.new_page(viewport={"width": 1400, "height": 900},
+                                     accept_downloads=True)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.shots, self.taken = shots, 0
+        load(self.page)
+        self.page.wait_for_selector(".cpn-stepper[data-ready]")
+
+    def act(self, do) -> None:
+        """Do something that changes the state, then wait until the page
+        has drawn the new one."""
+        self.page.evaluate("delete document.querySelector('.cpn-stepper').dataset.ready")
+        do()
+        self.page.wait_for_selector(".cpn-stepper[data-ready]", timeout=10_000)
+
+    def click(self, selector: str) -> None:
+        self.act(lambda: self.page.click(selector))
+
+    def counts(self) -> dict[str, int]:
+        """The token count of each place, as the page's place list shows it."""
+        return dict(self.page.eval_on_selector_all(
+            ".place-rows tr", "rows => rows.map(r => [r.dataset.place, "
+                              "Number(r.children[1].textContent)])"))
+
+    def text(self, selector: str) -> str:
+        return self.page.text_content(selector)
+
+    def log(self) -> list[str]:
+        return self.page.eval_on_selector_all(".log li", "items => items.map(i => i.textContent)")
+
+    def shot(self, name: str) -> Path:
+        self.taken += 1
+        path = self.shots / f"{self.taken:02d}-{name}.png"
+        self.page.screenshot(path=path)
+        return path
+
+
+def test_stepping_puppet_in_the_browser(browser, tmp_path):
+    session = WebSession(load_net("puppet"))
+    sim = lambda: session.simulator  # noqa: E731 - loading a trace makes a new one
+    with running(session) as url:
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
+        assert page.text(".clock") == "time 0   step 0"
+        assert page.counts() == sim().marking.counts()
+        assert page.page.query_selector('.drawing g.node[id="module:Scheduler"]')
+        page.shot("loaded")
+
+        # Fire the one enabled binding: the page shows the stepper API's marking.
+        page.click(".binding-rows tr[data-number='1'] button.fire")
+        by_hand = Stepper(load_net("puppet"), show=lambda item: None)
+        by_hand.execute("1")
+        assert page.counts() == by_hand.simulator.marking.counts() == sim().marking.counts()
+        assert page.text(".clock") == "time 0   step 1"
+        assert page.log()[-1].startswith("fired Scheduler/Submit<")
+        page.shot("fired")
+
+        page.click(".undo")
+        assert page.text(".clock") == "time 0   step 0"
+        assert page.counts() == load_net_counts()
+        page.shot("undone")
+
+        page.page.fill(".run-until", "150")
+        page.click(".run-until-go")
+        assert page.text(".clock") == "time 150   step 10"
+        assert page.counts() == sim().marking.counts()
+        page.shot("ran-to-150")
+
+        page.page.select_option(".bp-transition", "Finish")
+        page.click(".bp-transition-form button")
+        assert page.text(".bp-list li").startswith("transition Finish")
+        page.click(".run-breakpoint")
+        assert "breakpoint hit: transition Finish" in page.log()
+        assert session.stepper.trace[-1].transition == "Finish"
+        assert page.text(".clock") == f"time {sim().now:g}   step {sim().steps}"
+        page.shot("breakpoint-hit")
+
+        # Save the trace; cpn replay's function reaches the same marking.
+        with page.page.expect_download() as saving:
+            page.page.click(".save-trace")
+        saved = tmp_path / "puppet.trace.jsonl"
+        saving.value.save_as(saved)
+        reached = sim().marking.freeze()
+        assert replay(load_net("puppet"), saved).marking.freeze() == reached
+
+        # Load it back after going back to the start.
+        page.click(".undo")
+        page.click(".undo")
+        assert page.text(".clock") == "time 0   step 0"
+        page.act(lambda: page.page.set_input_files(".load-trace", saved))
+        assert sim().marking.freeze() == reached
+        assert page.counts() == sim().marking.counts()
+        assert page.log()[-1].startswith("replayed ")
+        assert page.text(".bp-list li").startswith("transition Finish")
+
+        # The hierarchy: open the scheduler's module, look at a place's tokens.
+        page.click('.drawing g.node[id="module:Scheduler"]')
+        assert page.text(".crumbs") == "PuPPET › Scheduler"
+        assert page.page.query_selector('.drawing g.node[id="transition:Scheduler/Submit"]')
+        page.page.click(".place-rows tr[data-place='Queuing']")
+        page.page.wait_for_selector(".tokens-place:has-text('Queuing (1)')")
+        assert page.text(".tokens-note") == "one token: a tuple of 1 Job"
+        headers = page.page.eval_on_selector_all(".tokens-table th",
+                                                 "cells => cells.map(c => c.textContent)")
+        assert headers[:4] == ["id", "st", "rt", "js"]
+        page.shot("module-and-tokens")
+        assert page.errors == []
+
+
+def load_net_counts() -> dict[str, int]:
+    return Stepper(load_net("puppet"), show=lambda item: None).simulator.marking.counts()
+
+
+def test_a_long_run_shows_progress_and_stops_in_the_browser(browser, tmp_path):
+    from tests.test_stepper import buffer_net
+
+    endless = buffer_net()
+    endless.arc("Consume", "Ready", "y")  # items come back: it never ends
+    session = WebSession(endless, run_limit=10**9)
+    with running(session) as url:
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
+        page.page.click(".run-breakpoint")
+        page.page.wait_for_selector(".stop:not([disabled])")
+        page.page.wait_for_function(
+            "Number(document.querySelector('.progress-text').textContent.split(' ')[0]) > 0")
+        assert re.fullmatch(r"\d+ fired, time [\d.e+]+", page.text(".progress-text"))
+        page.shot("running")
+        page.act(lambda: page.page.click(".stop"))
+        assert "stopped on request" in page.log()[-1]
+        assert page.page.is_disabled(".stop") and page.page.is_hidden(".progress-row")
+        sim = session.simulator
+        assert page.text(".clock") == f"time {sim.now:g}   step {sim.steps}"
+        page.shot("stopped")
+        assert page.errors == []
+
+
+def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
+    """The widget's own script in Chromium, its comm played by a model
+    whose messages go to the widget's Python side and back."""
+    widget = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed") \
+        .StepperWidget(WebSession(build_net(), named=BREAKPOINTS))
+
+    def through_comm(request):
+        replies = []
+        widget.send = replies.append
+        widget._answer(widget, request, [])
+        return replies[0]
+
+    def load(page):
+        page.expose_function("throughComm", through_comm)
+        page.set_content(f"<style>{widget._css}</style><div class='cell'></div>")
+        page.add_script_tag(type="module", content=widget._esm + """
+            const heard = [];
+            const model = {
+              send: (message) => window.throughComm(message)
+                .then((reply) => heard.forEach((handler) => handler(reply))),
+              on: (event, handler) => heard.push(handler),
+            };
+            mount(document.querySelector(".cell"), commTransport(model));""")
+
+    page = Page(browser, tmp_path, load)
+    sim = widget.session.simulator
+    assert page.counts() == sim.marking.counts() and page.text(".net") == "shop"
+    page.click(".binding-rows tr[data-number='1'] button.fire")
+    assert sim.steps == 1 and page.counts() == sim.marking.counts()
+    page.page.fill(".run-until", "4")
+    page.click(".run-until-go")
+    assert page.text(".clock") == f"time 4   step {sim.steps}"
+    page.click('.drawing g.node[id="module:Desk"]')
+    assert page.text(".crumbs") == "shop › Desk"
+    page.click(".bp-named-form button")  # the net file's "a big order is done"
+    page.click(".run-breakpoint")
+    assert "breakpoint hit: place Done when a big order is done" in page.log()
+    assert page.counts()["Done"] == 2
+    page.shot("widget")
+    assert page.errors == []
