@@ -177,8 +177,9 @@ def command_run(args) -> int:
                            stop=ctrl_c)
     _add_run_metrics(result, workload, config, capping)
     result.metrics["overrun_jobs"] = overran
-    written = _write_results(args, result, workload, capping.get("cap_w"))
+    written = _write_results(args, result, workload)
     print_metrics(console, result.metrics)
+    written += _write_plots(args, result, capping.get("cap_w"))  # after the table: slowest
     if result.interrupted:
         console.print(f"[yellow]{interruption_summary(result)}[/]")
     console.print(f"results in {args.out}/: {', '.join(sorted(p.name for p in written))}")
@@ -220,11 +221,9 @@ def _capped(console, args, workload, config, model, stop):
         return workload, config, {}
     peak = None
     if spec.fraction is not None:
-        uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
-                             model, args, stop=stop)
-        if uncapped.interrupted:
+        peak = _uncapped_peak(console, args, workload, config, model, stop)
+        if peak is None:
             return None
-        peak = uncapped.metrics["power_peak_w"]
     cap_watts = spec.resolve(peak)
     config = replace(config, cap=build_cap(args, cap_watts), over_cap=args.over_cap,
                      **({"alpha": args.alpha} if method == "dvfs" else {}))
@@ -238,6 +237,25 @@ def _capped(console, args, workload, config, model, stop):
         workload = workload.reject((job.id for job in over), OVER_CAP_REASON)
         console.print(f"rejected {len(over):,} jobs whose power alone is above the cap")
     return workload, config, capping
+
+
+def _uncapped_peak(console, args, workload, config, model, stop) -> float | None:
+    """The peak of the uncapped run the options describe: remembered from an
+    earlier run (``cli/uncapped_peak.py``), else simulated and remembered;
+    None when Ctrl-C stopped it."""
+    from .uncapped_peak import cached_peak, peak_key, remember_peak
+
+    key = peak_key(args)
+    peak = cached_peak(key)
+    if peak is not None:
+        console.print(f"uncapped peak {format_power(peak)}: remembered from an earlier run")
+        return peak
+    uncapped = _simulate(console, "uncapped run (for the cap)", workload, config,
+                         model, args, stop=stop)
+    if uncapped.interrupted:
+        return None
+    remember_peak(key, uncapped.metrics["power_peak_w"])
+    return uncapped.metrics["power_peak_w"]
 
 
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
@@ -255,24 +273,29 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
 
 
-def _write_results(args, result, workload, cap_watts: float | None) -> list[Path]:
+def _write_results(args, result, workload) -> list[Path]:
     """jobs.csv, metrics.json, power.csv, unfinished.csv and rejected.csv in
-    ``--out``, and the plots unless ``--no-plots``; the paths written."""
-    from modules.power_steps import daily_energy
+    ``--out``; the paths written."""
     from modules.run_files import write_results
 
     paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
                           result.power_watts, end=result.end, unfinished=result.unfinished)
     written = [*paths.values(), args.out / "rejected.csv"]
     workload.rejected.to_csv(written[-1], index=False)
-    if not args.no_plots and len(result.jobs):
-        from modules.plots import plot_daily_energy, plot_power
-        written.append(plot_daily_energy(
-            daily_energy(result.power_times, result.power_watts, result.end),
-            args.out / "daily_energy.png"))
-        written.append(plot_power(result.power_times, result.power_watts,
-                                  args.out / "power.png", cap=cap_watts))
     return written
+
+
+def _write_plots(args, result, cap_watts: float | None) -> list[Path]:
+    """The plots of daily energy and system power, unless ``--no-plots``.
+    Drawing them costs more than a small run: the table is printed first."""
+    if args.no_plots or not len(result.jobs):
+        return []
+    from modules.power_steps import daily_energy
+    from modules.plots import plot_daily_energy, plot_power
+    return [plot_daily_energy(daily_energy(result.power_times, result.power_watts, result.end),
+                              args.out / "daily_energy.png"),
+            plot_power(result.power_times, result.power_watts, args.out / "power.png",
+                       cap=cap_watts)]
 
 
 def _simulate(console, label: str, workload, config, model, args, steps=(), stop=None):

@@ -136,6 +136,11 @@ def _pattern_checks(node, source: str, bound: set[str], env_names: set[str]) -> 
     if isinstance(node, ast.Tuple):
         checks = [f"if not isinstance({source}, tuple) or len({source}) != "
                   f"{len(node.elts)}: continue"]
+        names = [element.id for element in node.elts if isinstance(element, ast.Name)]
+        if (len(names) == len(node.elts) == len(set(names))
+                and not (set(names) & (bound | env_names))):  # fresh names: one unpacking
+            bound.update(names)
+            return checks + [f"{', '.join(names)}, = {source}"]
         for position, element in enumerate(node.elts):
             checks += _pattern_checks(element, f"{source}[{position}]", bound, env_names)
         return checks

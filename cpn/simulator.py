@@ -16,16 +16,11 @@ runs take the first binding a transition's compiled search finds.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import heapq
-import html
 import itertools
 import random
 import sys
-from dataclasses import dataclass
-from enum import Enum
-from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
@@ -33,42 +28,16 @@ import numpy as np
 from .compiler import CompiledTransition, compile_net
 from .errors import BindingError, ColourError, NetError
 from .flatten import IMMUTABLE, FlatNet
-from .marking import Marking, TokenView
+from .interactive import Interactive
+from .marking_views import MarkingViews
 from .net import Delayed, Net
+from .results import Binding, RunResult, StopReason
+from .undo import Undoable
+
+__all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
 
-class StopReason(str, Enum):
-    TIME = "time"  # the next event lies after ``until_time``
-    STEPS = "steps"  # ``max_steps`` firings done
-    PREDICATE = "predicate"  # ``stop_when`` held
-    BREAKPOINT = "breakpoint"  # a monitor asked to stop
-    DEAD = "dead"  # nothing enabled now or ever (no future tokens)
-
-
-@dataclass(frozen=True)
-class RunResult:
-    reason: StopReason
-    time: float
-    steps: int
-
-
-@dataclass(frozen=True)
-class Binding:
-    """An enabled binding: a transition and the values of its variables."""
-
-    transition: str
-    values: Mapping[str, Any]
-    index: int
-    picks: tuple
-    raw: tuple
-    version: int
-
-    def __str__(self) -> str:
-        values = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
-        return f"{self.transition}<{values}>"
-
-
-class Simulator:
+class Simulator(MarkingViews, Interactive, Undoable):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
     a separate stream, the model's ``rng`` that inscriptions may use."""
@@ -120,6 +89,8 @@ class Simulator:
             self._affected.append(sorted(woken))
             self._refreshed.append(tuple(sorted(refreshed - woken)))
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
+        self._inputs = [tuple(self._R[p] for p in dict.fromkeys(t.input_places))
+                        for t in self.transitions]
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
@@ -219,88 +190,6 @@ class Simulator:
     def transition_index(self, path: str) -> int:
         return self.net.transition_index(path)
 
-    # -- the marking ---------------------------------------------------------
-    @property
-    def marking(self) -> Marking:
-        """A read-only copy of the marking, with timestamps."""
-        return Marking(self.now, {p.path: self._timed_tokens(p.index)
-                                  for p in self.net.places},
-                       {p.path: p.timed for p in self.net.places})
-
-    def freeze(self, with_time: bool = False) -> tuple:
-        """The marking in hashable form, place by place in the net's order:
-        each place's multiset of values or, with ``with_time``, of
-        ``(value, timestamp relative to the clock)`` for timed places
-        (0 once available), after the clock itself.  State spaces call it
-        for every state, so it reads the simulator's lists directly."""
-        now, future = self.now, {}
-        for stamp, _, place, token in self._heap:
-            future.setdefault(place, []).append((token, stamp - now) if with_time else token)
-        frozen = []
-        for place, available in enumerate(self._R):
-            if with_time and self._S[place] is not None:
-                held = [(token, 0.0) for token in available] + future.get(place, [])
-            else:
-                held = available + future.get(place, [])
-            frozen.append(frozenset({(held[0], 1)} if len(held) == 1 else
-                                    collections.Counter(held).items()))
-        return (now, *frozen) if with_time else tuple(frozen)
-
-    def tokens(self, path: str) -> list:
-        """A copy of the tokens of a place (available or not), oldest first."""
-        return list(self._tokens_of(self.place_index(path)))
-
-    def view(self, path: str) -> TokenView:
-        """A live, read-only view of the tokens of a place (available or
-        not, oldest first) that follows the run: code that reads a place
-        after every firing looks it up once.  ``len(view)`` counts them."""
-        return TokenView(path, partial(self._tokens_of, self.place_index(path)))
-
-    def _tokens_of(self, place: int) -> list:
-        """The tokens of a place by index, for monitors read at every clock
-        move: an untimed place's own list (not a copy: do not change it)."""
-        if self._S[place] is None:
-            return self._R[place]
-        return [value for value, _ in self._timed_tokens(place)]
-
-    def _timed_tokens(self, place: int) -> list[tuple[Any, float | None]]:
-        stamps = self._S[place]
-        if stamps is None:
-            return [(token, None) for token in self._R[place]]
-        future = sorted((s, n, tok) for s, n, p, tok in self._heap if p == place)
-        return list(zip(self._R[place], stamps)) + [(tok, s) for s, n, tok in future]
-
-    # -- display -------------------------------------------------------------
-    def _occupied(self) -> Marking:
-        """The marking of the places that hold tokens: what a person looks
-        at in a net whose places are mostly empty."""
-        tokens = {p.path: self._timed_tokens(p.index) for p in self.net.places}
-        return Marking(self.now, {path: held for path, held in tokens.items() if held},
-                       {p.path: p.timed for p in self.net.places})
-
-    def _headline(self) -> str:
-        return (f"Simulator of net {self.net.name!r}: {self.steps} "
-                f"firing{'' if self.steps == 1 else 's'}")
-
-    def __repr__(self) -> str:
-        """The clock and every non-empty place with its tokens (at most six
-        distinct values each, then how many more)."""
-        return f"{self._headline()}\n{self._occupied()}"
-
-    def _repr_html_(self) -> str:
-        """For Jupyter: the net drawn with its marking (the top level, the
-        transitions with an enabled binding highlighted) when Graphviz is
-        installed, then the same table as the text."""
-        from .drawing import DrawingError, render, to_graphviz  # drawing imports this
-
-        try:
-            svg = render(to_graphviz(self.hierarchy or self.net, self)).decode("utf-8")
-            drawing = svg[svg.index("<svg"):]
-        except (DrawingError, BindingError):  # no dot; a guard that fails is shown by enabled()
-            drawing = ""
-        return (f"<p>{html.escape(self._headline())}</p>{drawing}"
-                f"{self._occupied()._repr_html_()}")
-
     # -- enabling ------------------------------------------------------------
     def _refresh(self) -> None:
         """Search again every transition whose binding may have changed."""
@@ -311,65 +200,15 @@ class Simulator:
                             f"or input arcs failed: {error!r}")
 
     def _firing_failed(self, t: int, picks: tuple, values: tuple,
-                       error: Exception) -> BindingError:
-        return BindingError(f"firing {self._binding(t, picks, values)} at time {self.now} "
-                            f"failed: {error!r}")
-
-    def enabled(self, all_priorities: bool = False,
-                transition: str | None = None) -> list[Binding]:
-        """Every binding that may fire now (only the highest priority, as in
-        CPN Tools, unless ``all_priorities``), equal bindings listed once;
-        with ``transition``, only that transition's."""
-        self._refresh()
-        if not self._found:
-            return []
-        best = min(self._priority[t] for t in self._found)
-        only = None if transition is None else self.transition_index(transition)
-        result: list[Binding] = []
-        for t in sorted(self._found):
-            if not all_priorities and self._priority[t] != best or only not in (None, t):
-                continue
-            raw: list = []
-            try:
-                self._search[t](self.now, raw)
-            except Exception as error:  # noqa: BLE001 - reported with context
-                raise self._search_failed(t, error) from error
-            seen: list = []
-            for picks, values in raw:
-                if values in seen:
-                    continue
-                seen.append(values)
-                result.append(self._binding(t, picks, values))
-        return result
-
-    def _binding(self, t: int, picks: tuple, values: tuple) -> Binding:
-        names = self.transitions[t].variables
-        return Binding(self.transitions[t].path, dict(zip(names, values)), t, picks,
-                       values, self._version)
-
-    def fire(self, binding: Binding | None = None, undoable: bool = True) -> Binding:
-        """Fire one binding from :meth:`enabled` (or the one the automatic
-        run would choose; a binding pre-empted by a higher priority is
-        refused, as in CPN Tools); it can be undone with :meth:`undo` unless
-        ``undoable`` is False (long replays need no undo history)."""
-        self._refresh()
-        if binding is None:
-            if not self._found:
-                raise BindingError(f"nothing is enabled at time {self.now}")
-            t = self._choose()
-            binding = self._binding(t, *self._found[t])
-        elif binding.version != self._version:
-            raise BindingError(f"binding {binding} is stale: the marking changed since "
-                               "it was listed; call enabled() again")
-        elif self._priority[binding.index] > min(self._priority[t] for t in self._found):
-            # Listed by enabled(all_priorities=True), but CPN Tools semantics
-            # let only the highest priority fire.
-            raise BindingError(f"binding {binding} is not enabled: a transition of higher "
-                               "priority is enabled now")
-        if undoable:
-            self._snapshot()
-        self._loop(limit=self.steps + 1, chosen=binding)
-        return binding
+                       error: Exception) -> Exception:
+        """What a firing that raised ``error`` raises: a refused output token
+        as it is (it names the arc already), anything else with the binding."""
+        if isinstance(error, ColourError):
+            return error
+        failure = BindingError(f"firing {self._binding(t, picks, values)} at time {self.now} "
+                               f"failed: {error!r}")
+        failure.__cause__ = error
+        return failure
 
     def _choose(self) -> int:
         found = self._found
@@ -447,17 +286,13 @@ class Simulator:
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None,
               chosen: Binding | None = None) -> StopReason:
-        """The one place that searches and fires, for :meth:`run`,
-        :meth:`fire` and :meth:`enabled`.  Search again the transitions
-        marked dirty; then, while fewer than ``limit`` firings are done,
-        fire ``chosen`` (once) or the binding the run chooses, advancing
-        the clock when nothing is enabled, and mark the transitions the
-        firing may have changed.  With ``limit`` equal to the firings done,
-        it only searches.  It is the simulator's hot loop (see
-        ``bench/engine.py``): everything it touches per firing is a local."""
+        """The hot loop (for :meth:`run`, :meth:`fire`, :meth:`enabled`): search the dirty
+        transitions; under ``limit`` firings, fire ``chosen`` once or the run's choice,
+        else advance the clock; mark what the firing may change.  All locals."""
         found, dirty, search, fire = self._found, self._dirty, self._search, self._fire
-        affected, refreshed, hooks = self._affected, self._refreshed, self._hooks
-        steps, last = self.steps, self._last
+        affected, refreshed, hooks, inputs = (self._affected, self._refreshed, self._hooks,
+                                              self._inputs)
+        advance, steps, last = self._advance, self.steps, self._last
         try:
             while True:
                 if dirty:
@@ -475,38 +310,33 @@ class Simulator:
                 if steps >= limit:
                     return StopReason.STEPS
                 if chosen is not None:
-                    t, picks, values = chosen.index, chosen.picks, chosen.raw
+                    (t, picks, values), chosen = (chosen.index, chosen.picks, chosen.raw), None
                     found.pop(t, None)
-                    chosen = None
                 elif found:
                     t = next(iter(found)) if len(found) == 1 else self._choose()
                     picks, values = found.pop(t)
+                elif (reason := advance(until_time)) is not None:
+                    return reason
                 else:
-                    reason = self._advance(until_time)
-                    if reason is not None:
-                        return reason
-                    continue
+                    continue  # the clock moved: search what it made available
                 try:
                     fire[t](picks, values, self.now)
                 except Exception as error:
                     dirty.add(t)  # the marking is unchanged: its binding is found again
-                    if isinstance(error, ColourError):
-                        raise
-                    raise self._firing_failed(t, picks, values, error) from error
+                    raise self._firing_failed(t, picks, values, error)
                 dirty.update(affected[t])
-                if refreshed[t]:
-                    for u in refreshed[t]:
-                        if u in found:
-                            dirty.add(u)
+                if not all(inputs[t]):  # it emptied an input place: no search can succeed
+                    dirty.discard(t)
+                for u in refreshed[t]:
+                    if u in found:
+                        dirty.add(u)
                 steps += 1
                 last = (t, picks, values)
                 if hooks[t] or stop_when is not None:
                     self.steps, self._last = steps, last
-                    self._version = self._new_version()
-                    if any([monitor.fired(self, t, values) for monitor in hooks[t]]):
-                        return StopReason.BREAKPOINT
-                    if stop_when is not None and stop_when(self):
-                        return StopReason.PREDICATE
+                    reason = self._observed(t, values, stop_when)
+                    if reason is not None:
+                        return reason
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
@@ -514,42 +344,16 @@ class Simulator:
                 self._version = self._new_version()
             self.steps, self._last = steps, last
 
-    # -- undo ----------------------------------------------------------------
-    def checkpoint(self) -> tuple:
-        """A copy of everything a firing or a clock advance changes, for
-        :meth:`restore` (monitors are not rolled back)."""
-        return self._state()
-
-    def restore(self, state: tuple) -> None:
-        """Go back to a :meth:`checkpoint`."""
-        self._restore(state)
-
-    def _state(self) -> tuple:
-        return (self.now, self.steps, [list(r) for r in self._R],
-                [None if s is None else list(s) for s in self._S],
-                list(self._heap), self._last, self._version)
-
-    def _snapshot(self) -> None:
-        self._undo.append(self._state())
-
-    def undo(self) -> bool:
-        """Go back to before the last :meth:`fire` (or :meth:`run` with
-        ``history=True``); False when there is nothing to undo."""
-        if not self._undo:
-            return False
-        self._restore(self._undo.pop())
-        return True
-
-    def _restore(self, state: tuple) -> None:
-        self.now, self.steps, R, S, heap, self._last, self._version = state
-        for mine, saved in zip(self._R, R):
-            mine[:] = saved
-        for mine, saved in zip(self._S, S):
-            if mine is not None:
-                mine[:] = saved
-        self._heap[:] = heap
-        self._found.clear()
-        self._dirty.update(range(len(self.transitions)))
+    def _observed(self, t: int, values: tuple,
+                  stop_when: Callable[["Simulator"], bool] | None) -> StopReason | None:
+        """After a firing that monitors watch or a run that stops on a
+        predicate: whether to stop, and why."""
+        self._version = self._new_version()
+        if any([monitor.fired(self, t, values) for monitor in self._hooks[t]]):
+            return StopReason.BREAKPOINT
+        if stop_when is not None and stop_when(self):
+            return StopReason.PREDICATE
+        return None
 
 
 def _compiled(net: FlatNet) -> list[CompiledTransition]:

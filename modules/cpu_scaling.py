@@ -98,14 +98,19 @@ class ScalingRules:
         """System power if the running ``jobs`` moved from level ``current``
         to ``frequency``: *Power* changes by their power only, so nodes that
         other modules put to sleep or boot count at what they really draw."""
-        busy = sum(job.jp for job, _, _ in jobs)
+        return self._watts_at(sum(job.jp for job, _, _ in jobs), watts, current, frequency)
+
+    def _watts_at(self, busy: float, watts: float, current: float, frequency: float) -> float:
+        """:meth:`watts_at` for running jobs of ``busy`` watts at nominal frequency."""
         return watts + busy * (self.power.scale(frequency) - self.power.scale(current))
 
     def level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
-        """The highest level that keeps the system under the cap (else the lowest)."""
-        jobs = self.running_jobs(progress, running)
+        """The highest level that keeps the system under the cap (else the
+        lowest); the running jobs' power is summed once for every level."""
+        busy = sum(job.jp for job, _, _ in self.running_jobs(progress, running))
         for frequency in self.scaling.levels:
-            if under_cap(self.watts_at(jobs, watts, current, frequency), self.scaling.cap_watts):
+            if under_cap(self._watts_at(busy, watts, current, frequency),
+                         self.scaling.cap_watts):
                 return frequency
         return self.scaling.levels[-1]
 

@@ -22,38 +22,52 @@ queued time in whole seconds.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from itertools import chain
+from operator import attrgetter
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .job import Job
 
 POLICIES = ("fcfs", "wfp")
 ESTIMATES = ("requested", "actual", "mixed")
+_size = attrgetter("js")
+
+
+def wfp_scores(queue: Sequence[Job], now: float, estimate: str,
+               exponent: float = 3) -> list[float]:
+    """WFP utility (PuPPET eq. 4) of each job: size x (queued time /
+    walltime)^3; it favours large and old jobs, old ones the more the
+    higher ``exponent``.  CQSim (``"mixed"``) truncates the queued time to
+    whole seconds.  One comprehension per mode: a pass scores every
+    waiting job, and a function call per job would cost more than the sort."""
+    if estimate == "actual":
+        return [job.js * ((now - job.st) / job.rt) ** exponent for job in queue]
+    if estimate == "mixed":
+        return [job.js * (int(now - job.st) / job.wt) ** exponent for job in queue]
+    return [job.js * ((now - job.st) / job.wt) ** exponent for job in queue]
 
 
 def wfp_score(job: Job, now: float, estimate: str, exponent: float = 3) -> float:
-    """WFP utility (PuPPET eq. 4): size x (queued time / walltime)^3; it
-    favours large and old jobs, old ones the more the higher ``exponent``.
-    CQSim (``"mixed"``) truncates the queued time to whole seconds."""
-    queued = now - job.st
-    if estimate == "mixed":
-        queued = int(queued)
-    return job.js * (queued / job.estimate(estimate)) ** exponent
+    """One job's WFP utility (:func:`wfp_scores`)."""
+    return wfp_scores((job,), now, estimate, exponent)[0]
 
 
-def backfill_runtime(job: Job, estimate: str) -> float:
-    """How long a backfill candidate is expected to run: its plan
-    (``Job.estimate``), except under CQSim's ``"mixed"`` rule, which judges
-    it by its actual runtime."""
-    return job.rt if estimate == "mixed" else job.estimate(estimate)
+def backfill_runtime(estimate: str) -> Callable[[Job], float]:
+    """How long a backfill candidate is expected to run, as a getter: its
+    plan (``Job.estimate``), except under CQSim's ``"mixed"`` rule, which
+    judges it by its actual runtime."""
+    return attrgetter("rt" if estimate in ("actual", "mixed") else "wt")
 
 
 def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
                 wfp_exponent: float = 3) -> list[Job]:
     """The queue in scheduling order: arrival order (FCFS) or descending
-    WFP score, equal scores kept in arrival order."""
+    WFP score, equal scores kept in arrival order (``reverse=True`` keeps
+    a sort stable).  Jobs are sorted by index, their scores computed once."""
     if policy == "fcfs":
         return list(queue)
-    return sorted(queue, key=lambda job: -wfp_score(job, now, estimate, wfp_exponent))
+    scores = wfp_scores(queue, now, estimate, wfp_exponent)
+    return [queue[i] for i in sorted(range(len(queue)), key=scores.__getitem__, reverse=True)]
 
 
 def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
@@ -96,6 +110,9 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     """
     if not queue:
         return [], queue
+    smallest = min(map(_size, queue))
+    if free < smallest:
+        return [], queue  # nothing fits: the order and the shadow time change nothing
     ordered = order_queue(queue, policy, now, estimate, wfp_exponent)
     started: list[Job] = []
     position = 0
@@ -104,23 +121,45 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
         free -= job.js
         started.append(job)
         position += 1
-    if position < len(ordered) and backfill and free > 0:
-        head = ordered[position]
+    if position < len(ordered) and backfill and free > 0 and free >= smallest:
         ends = list(running.values())
         ends += [(now + job.estimate(estimate), job.js) for job in started]
-        shadow_time, extra = shadow(head.js, free, ends, now)
-        for job in ordered[position + 1:]:
-            if job.js > free:
-                continue
-            ends_in_time = now + backfill_runtime(job, estimate) <= shadow_time
-            if ends_in_time or job.js <= extra:
-                started.append(job)
-                free -= job.js
-                if not ends_in_time:
-                    extra -= job.js
-                if free == 0:
-                    break
+        started += _backfilled(ordered, position, ends, free, smallest, now, estimate)
+    return started, _without(queue, started)
+
+
+def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
+    """``queue`` in its order without the ``started`` jobs (taken from it):
+    joined from the slices between them, so a long queue is copied at C
+    speed rather than tested job by job."""
     if not started:
-        return started, queue
-    chosen = {job.id for job in started}
-    return started, tuple(job for job in queue if job.id not in chosen)
+        return queue
+    slices, begin = [], 0
+    for position in sorted(map(queue.index, started)):
+        slices.append(queue[begin:position])
+        begin = position + 1
+    slices.append(queue[begin:])
+    return tuple(chain.from_iterable(slices))
+
+
+def _backfilled(ordered: list[Job], head: int, ends: list[tuple[float, int]], free: int,
+                smallest: int, now: float, estimate: str) -> list[Job]:
+    """The jobs behind the blocked head ``ordered[head]`` that start now:
+    they fit in the ``free`` nodes and end by the head's shadow time or use
+    only the nodes it leaves over then.  The scan stops once fewer nodes
+    are free than the ``smallest`` job of the queue needs."""
+    shadow_time, extra = shadow(ordered[head].js, free, ends, now)
+    runtime = backfill_runtime(estimate)
+    started = []
+    for job in ordered[head + 1:]:
+        if job.js > free:
+            continue
+        ends_in_time = now + runtime(job) <= shadow_time
+        if ends_in_time or job.js <= extra:
+            started.append(job)
+            free -= job.js
+            if not ends_in_time:
+                extra -= job.js
+            if free == 0 or free < smallest:
+                break
+    return started

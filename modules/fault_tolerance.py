@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Mapping, NamedTuple, Sequence
 
 from cpn import P_LOW, Delayed, Net
@@ -39,6 +40,7 @@ P_DISCARD = P_FINISH - 3  # superseded tokens go first
 P_FAIL = P_FINISH - 2
 P_DONE = P_FINISH - 1
 P_RETIME = P_LOW + 2  # after CPU scaling has chosen the level of the instant
+_FAILURE_TIME = itemgetter(1)  # of a (unit, next failure time) pair
 
 
 class Plan(NamedTuple):
@@ -69,10 +71,13 @@ class Execution(NamedTuple):
         return self.since + self.work / self.rate + checkpoints
 
     def failure(self) -> float:
-        """When it fails: the first process all of whose replicas failed."""
+        """When it fails: the first process all of whose replicas failed
+        (without replication, each unit is a process: the first failure)."""
+        if len(self.plan.replicas) == len(self.units):  # one replica each
+            return min(map(_FAILURE_TIME, self.units))
         times, position = [], 0
         for count in self.plan.replicas:
-            times.append(max(ft for _, ft in self.units[position:position + count]))
+            times.append(max(map(_FAILURE_TIME, self.units[position:position + count])))
             position += count
         return min(times)
 

@@ -153,9 +153,7 @@ def sample_fixed_step(times, watts, end, step) -> tuple[np.ndarray, np.ndarray]:
     the step ``[t_k, t_k + step)``: the PuPPET paper's estimate.
     """
     t, w, end = _step_series(times, watts, end)
-    step = float(step)
-    if not (math.isfinite(step) and step > 0):
-        raise ValueError(f"step must be positive, got {step}")
+    step = _positive_step(step)
     count = int(math.ceil((end - t[0]) / step))
     sample_times = t[0] + np.arange(count, dtype=float) * step
     sample_times = sample_times[sample_times < end]
@@ -177,12 +175,36 @@ def energy_fixed_step(times, watts, end, step) -> float:
     step boundary after ``end`` would, and as ``cpn.monitors.PlaceIntegral``
     with ``step`` does).  When ``step`` divides every change time and
     ``end`` (relative to ``t0``), the estimate equals the exact energy.
+    Each value counts once per sample falling in its interval: the samples
+    are counted, not listed (a long run sampled every minute has tens of
+    millions of them).
 
     >>> energy_fixed_step([0, 25, 30], [100.0, 1000.0, 100.0], end=60, step=10)
     6000.0
     """
-    _, samples = sample_fixed_step(times, watts, end, step)
-    return float(samples.sum() * float(step))
+    t, w, end = _step_series(times, watts, end)
+    step = _positive_step(step)
+    count = int(math.ceil((end - t[0]) / step))
+    first = _first_sample_from(np.append(t, end), t[0], step, count)
+    return float((w * np.diff(first)).sum() * step)
+
+
+def _positive_step(step) -> float:
+    step = float(step)
+    if not (math.isfinite(step) and step > 0):
+        raise ValueError(f"step must be positive, got {step}")
+    return step
+
+
+def _first_sample_from(x: np.ndarray, t0: float, step: float, count: int) -> np.ndarray:
+    """For each time in ``x``, the index of the first of the ``count``
+    samples ``t0 + k*step`` at or after it, each sample time computed as
+    :func:`sample_fixed_step` computes it (so rounding puts every sample on
+    the same side of a change)."""
+    k = np.maximum(np.ceil((x - t0) / step), 0.0)
+    k -= (k > 0) & (t0 + (k - 1) * step >= x)
+    k += t0 + k * step < x
+    return np.minimum(k, count).astype(np.int64)
 
 
 def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> pd.DataFrame:

@@ -197,10 +197,15 @@ def rejected_records(jobs: Sequence[Job], time_offset: float = 0.0) -> pd.DataFr
 def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> pd.DataFrame:
     """Flat per-job records; times shifted back by ``time_offset`` so they
     read as in the trace."""
-    rows = [(job.id, job.st + time_offset, job.et + time_offset, end + time_offset,
-             job.js, job.jp, job.wt, job.rt) for job, end in finished]
-    frame = pd.DataFrame(rows, columns=["job_id", "submit", "start", "end", "nodes",
-                                        "power", "requested", "runtime"])
+    jobs = [job for job, _ in finished]
+    columns = {  # column by column: a million jobs never become a million row tuples
+        "job_id": [job.id for job in jobs],
+        "submit": [job.st + time_offset for job in jobs],
+        "start": [job.et + time_offset for job in jobs],
+        "end": [end + time_offset for _, end in finished],
+        "nodes": [job.js for job in jobs], "power": [job.jp for job in jobs],
+        "requested": [job.wt for job in jobs], "runtime": [job.rt for job in jobs]}
+    frame = pd.DataFrame(columns) if jobs else pd.DataFrame([], columns=list(columns))
     return frame.sort_values("job_id", kind="stable").reset_index(drop=True)
 
 
@@ -212,7 +217,9 @@ def unfinished_records(sim: Simulator, jobs: Sequence[Job],
     token, the job itself or an execution carrying it as ``job``, whose
     ``et`` is when it started), ``queued`` (submitted, waiting) or
     ``unsubmitted`` (its submit time not reached)."""
-    finished = {job.id for job, _ in sim.tokens("Finished")}
+    finished = {job.id for job, _ in sim.view("Finished")}
+    if all(job.id in finished for job in jobs):  # a complete run: no marking to copy
+        return pd.DataFrame([], columns=list(UNFINISHED_COLUMNS))
     running = sim.tokens("RuntimeInfo")[0]
     marking = sim.marking
     starts = {}
@@ -303,7 +310,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
         refused = {job.id for job in rejected}
         jobs = [job for job in jobs if job.id not in refused]
     sim = Simulator(net, seed=seed, marking={
-        "Scheduler/User": [timed(job, job.st) for job in jobs]})
+        "Scheduler/User": (timed(job, job.st) for job in jobs)})  # one at a time: no copy
     for monitor in monitors:
         sim.add_monitor(monitor)
     power = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))

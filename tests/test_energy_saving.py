@@ -88,6 +88,17 @@ def test_power_on_for_long_group_waits_and_long_user_queues():
     assert nodes_to_power_on(1000, many, 0, 0, 8, 8, policy) == (1, (10,), ("user queue",))
 
 
+def test_with_no_idle_node_a_tick_switches_nothing_off_without_reading_the_queue():
+    class Unreadable:
+        @property
+        def js(self):
+            raise AssertionError("the queue was summed though no node is idle")
+
+    assert nodes_to_power_off(500, (Unreadable(),) * 3, IdlePool(0, ()), {}, POLICY) == (0, ())
+    assert nodes_to_power_off(500, (Unreadable(),), IdlePool(1, ((0.0, 1),)), {}, POLICY,
+                              unit_nodes=2) == (0, ())
+
+
 def test_power_off_spares_what_the_queue_needs():
     pool = IdlePool(5, ((0.0, 2), (200.0, 3)))
     assert nodes_to_power_off(400, (), pool, {}, POLICY) == (2, ("idle",))  # idle >= 300

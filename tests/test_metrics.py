@@ -318,3 +318,11 @@ def test_daily_energies_sum_to_the_total(series, day):
     assert estimated["kwh"].sum() == pytest.approx(
         energy_fixed_step(times, watts, end, step * 3) / JOULES_PER_KWH, rel=1e-9, abs=1e-9
     )
+
+
+def test_the_fixed_step_estimate_counts_samples_without_listing_them():
+    # a trillion one-second samples: listing them would take terabytes
+    assert energy_fixed_step([0.0, 5e11], [1.0, 2.0], end=1e12, step=1.0) == 1.5e12
+    # a change exactly on a sample boundary counts from that sample on
+    assert energy_fixed_step([0.0, 0.3], [1.0, 2.0], end=1.0, step=0.1) == pytest.approx(
+        (3 * 1.0 + 7 * 2.0) * 0.1)

@@ -198,3 +198,37 @@ def test_real_trace_stays_under_the_cap_and_loses_no_job(cap_kind):
         assert all(runtime[j.id] >= j.rt - 1e-6 for j in jobs)
         assert all(runtime[j.id] <= j.rt / 0.5 ** 0.5 + 1e-6 for j in jobs)
     assert math.isfinite(result.metrics["energy_j"])
+
+
+def test_choosing_a_dvfs_level_sums_the_running_jobs_power_once():
+    """A level is chosen at every search of Rescale: its running jobs'
+    power is summed once, not once per level tried."""
+    from modules.cpu_scaling import ScalingRules
+    from modules.power import PowerModel
+
+    reads = []
+
+    class Counted:
+        def __init__(self, watts):
+            self.watts = watts
+
+        @property
+        def jp(self):
+            reads.append(self)
+            return self.watts
+
+    rules = ScalingRules(PowerModel(100.0, 0.5), CpuScaling(150.0))
+    progress = {i: (Counted(100.0), 50.0, 0.0) for i in range(3)}
+    running = {i: (50.0, 1) for i in range(3)}
+    # 350 W at full speed, 203.75 W at the lowest level: none gets under 150 W
+    assert rules.level(progress, running, 350.0, 1.0) == 0.5
+    assert len(reads) == 3
+    assert rules.watts_at([progress[0]], 350.0, 1.0, 0.5) == 350.0 + 100.0 * (
+        rules.power.scale(0.5) - 1.0)
+
+
+def test_held_jobs_go_back_by_arrival_then_id():
+    from modules.power_capping import requeue
+
+    queue = (Job(3, 5.0, 1, 1, 1), Job(1, 5.0, 1, 1, 1), Job(2, 1.0, 1, 1, 1))
+    assert [job.id for job in requeue(queue, [Job(0, 5.0, 1, 1, 1)])] == [2, 0, 1, 3]

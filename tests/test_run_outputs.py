@@ -209,3 +209,21 @@ def test_ctrl_c_stops_cpn_run_between_firings_and_says_what_did_not_finish(tmp_p
     assert (jobs["end"] <= stopped).all()
     assert metrics["energy_j"] == pytest.approx(
         energy_exact(power["time"], power["watts"], stopped), rel=1e-12)
+
+
+def test_a_complete_run_lists_no_unfinished_job_without_copying_the_marking(monkeypatch):
+    """The marking of a long run holds every finished job: copying it to
+    find the unfinished ones (there are none) would double the memory."""
+    from cpn import Simulator
+    from modules.job import Job
+    from nets.puppet import PuppetConfig, simulate
+
+    def refuse(sim):
+        raise AssertionError("the whole marking was copied")
+
+    monkeypatch.setattr(Simulator, "marking", property(refuse))
+    jobs = [Job(1, 0, 100, 3, 100), Job(2, 1, 100, 4, 100), Job(3, 2, 1000, 1, 1000)]
+    result = simulate(jobs, PuppetConfig(machine_nodes=4, node_watts=100))
+    assert result.jobs["start"].tolist() == [0.0, 100.0, 200.0]
+    assert result.unfinished.empty and list(result.unfinished.columns) == [
+        "job_id", "state", "submit", "start", "nodes"]

@@ -184,3 +184,16 @@ def test_dvfs_failure_multiplier_means_more_failures_and_more_wait():
                                         dvfs_failure_multiplier=m)) for m in (1, 3)]
     assert runs[1].metrics["failures"] > runs[0].metrics["failures"]
     assert runs[1].metrics["makespan_s"] >= runs[0].metrics["makespan_s"]
+
+
+def test_an_execution_fails_when_its_first_process_loses_every_replica():
+    from modules.fault_tolerance import Execution, Plan
+
+    job = Job(1, 0, 100, 4, 100)
+    units = ((0, 50.0), (1, 20.0), (2, 90.0), (3, 70.0))
+    # no replication: each unit is a process, the first failure ends the run
+    assert Execution(job, Plan((1, 1, 1, 1), 100, math.inf, 0), 100, 0, units).failure() == 20.0
+    # two replicas of each of two processes: a process dies with its last replica
+    assert Execution(job, Plan((2, 2), 100, math.inf, 0), 100, 0, units).failure() == 50.0
+    assert Execution(job, Plan((1, 3), 100, math.inf, 0), 100, 0, units).failure() == 50.0
+    assert Execution(job, Plan((3, 1), 100, math.inf, 0), 100, 0, units).failure() == 70.0

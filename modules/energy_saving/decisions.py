@@ -9,6 +9,7 @@ here too.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Mapping, NamedTuple, Sequence
 
 from cpn.colours import FrozenDict
@@ -17,6 +18,8 @@ from ..job import Job
 from ..node_power import NodePower
 from .idle_pool import IdlePool, idle_since_before
 from .policy import EnergySavingPolicy
+
+_size = attrgetter("js")
 
 
 class BootBatch(NamedTuple):
@@ -115,7 +118,9 @@ def nodes_to_power_off(now: float, queue: Sequence[Job], pool: IdlePool,
     ``min_wait_s`` on average.  With ``unit_nodes`` > 1 nodes go by whole
     units: those of the units idle long enough, one more unit per group.
     """
-    spare = pool.count - min(pool.count, sum(job.js for job in queue))
+    if pool.count < unit_nodes:  # nothing idle to switch off: the queue need not be summed
+        return 0, ()
+    spare = pool.count - min(pool.count, sum(map(_size, queue)))
     if spare < unit_nodes:
         return 0, ()
     old = min(spare, idle_since_before(pool, now - policy.idle_threshold_s))

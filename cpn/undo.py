@@ -1,0 +1,48 @@
+"""Checkpoints and undo: the simulator's state copied and put back.
+
+A firing or a clock advance changes only the token lists, the heap of
+future tokens, the clock and the counters, so that is what a checkpoint
+copies; monitors are not rolled back.  Mixed into ``Simulator``.
+"""
+
+from __future__ import annotations
+
+
+class Undoable:
+    """:meth:`checkpoint`, :meth:`restore` and :meth:`undo` of a ``Simulator``."""
+
+    def checkpoint(self) -> tuple:
+        """A copy of everything a firing or a clock advance changes, for
+        :meth:`restore` (monitors are not rolled back)."""
+        return self._state()
+
+    def restore(self, state: tuple) -> None:
+        """Go back to a :meth:`checkpoint`."""
+        self._restore(state)
+
+    def _state(self) -> tuple:
+        return (self.now, self.steps, [list(r) for r in self._R],
+                [None if s is None else list(s) for s in self._S],
+                list(self._heap), self._last, self._version)
+
+    def _snapshot(self) -> None:
+        self._undo.append(self._state())
+
+    def undo(self) -> bool:
+        """Go back to before the last :meth:`fire` (or :meth:`run` with
+        ``history=True``); False when there is nothing to undo."""
+        if not self._undo:
+            return False
+        self._restore(self._undo.pop())
+        return True
+
+    def _restore(self, state: tuple) -> None:
+        self.now, self.steps, R, S, heap, self._last, self._version = state
+        for mine, saved in zip(self._R, R):
+            mine[:] = saved
+        for mine, saved in zip(self._S, S):
+            if mine is not None:
+                mine[:] = saved
+        self._heap[:] = heap
+        self._found.clear()
+        self._dirty.update(range(len(self.transitions)))

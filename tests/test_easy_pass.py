@@ -1,0 +1,41 @@
+"""The EASY pass does no work when nothing can start, and orders WFP
+queues exactly as sorting by each job's score would."""
+
+from __future__ import annotations
+
+import random
+
+import modules.easy as easy
+from modules.easy import easy_pass_on_nodes, order_queue, wfp_score
+from modules.job import Job
+
+
+def test_a_pass_where_no_job_fits_neither_orders_the_queue_nor_plans_a_shadow(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the pass ordered a queue in which nothing fits")
+
+    monkeypatch.setattr(easy, "order_queue", refuse)
+    monkeypatch.setattr(easy, "shadow", refuse)
+    queue = (Job(1, 0, 100, 3, 200), Job(2, 5, 100, 4, 200))
+    started, waiting = easy_pass_on_nodes(queue, {7: (50.0, 8)}, 2, 10.0, policy="wfp")
+    assert started == [] and waiting is queue
+
+
+def test_wfp_order_is_the_stable_sort_by_descending_score_ties_in_arrival_order():
+    rng = random.Random(3)
+    queue = tuple(Job(i, rng.choice([0, 10, 20]), 50, rng.choice([1, 2, 4]),
+                      rng.choice([100, 200])) for i in range(200))
+    for estimate in ("requested", "actual", "mixed"):
+        expected = sorted(queue, key=lambda job: -wfp_score(job, 1000.5, estimate))
+        assert order_queue(queue, "wfp", 1000.5, estimate) == expected
+    assert wfp_score(queue[0], 1000.5, "mixed") == queue[0].js * (int(1000.5 - queue[0].st)
+                                                                  / queue[0].wt) ** 3
+
+
+def test_backfilling_stops_once_no_queued_job_fits_and_keeps_the_same_starts():
+    # head (8 nodes) blocked until 100; two 1-node jobs fill the two free nodes
+    queue = (Job(1, 0, 500, 8, 500), Job(2, 0, 10, 1, 10), Job(3, 0, 10, 1, 10),
+             Job(4, 0, 10, 1, 10))
+    started, waiting = easy_pass_on_nodes(queue, {9: (100.0, 6)}, 2, 0.0)
+    assert [job.id for job in started] == [2, 3]
+    assert [job.id for job in waiting] == [1, 4]
