@@ -5,7 +5,6 @@ docstring and nested functions included)."""
 from __future__ import annotations
 
 import ast
-from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -15,19 +14,9 @@ PACKAGES = ("cpn", "modules", "nets", "cli", "studies")
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
-#: Files exempt, each for a stated reason; empty this list as each is split.
-BEING_REORGANISED = (
-)
-
-
 def source_files() -> list[Path]:
     return sorted(path for package in PACKAGES if (ROOT / package).is_dir()
                   for path in (ROOT / package).rglob("*.py"))
-
-
-def exempt(path: Path) -> bool:
-    name = path.relative_to(ROOT).as_posix()
-    return any(fnmatch(name, pattern) for pattern in BEING_REORGANISED)
 
 
 def too_long_functions(source: str) -> list[tuple[str, int, int]]:
@@ -38,7 +27,7 @@ def too_long_functions(source: str) -> list[tuple[str, int, int]]:
             and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
 
 
-@pytest.mark.parametrize("path", [p for p in source_files() if not exempt(p)],
+@pytest.mark.parametrize("path", source_files(),
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_file_and_function_lengths(path):
     source = path.read_text(encoding="utf-8")
