@@ -43,10 +43,3 @@ def test_the_checker_sees_the_package_and_catches_a_long_function():
     assert too_long_functions(f"def short():\n    pass\n\n\ndef long():\n{body}\n") == [
         ("long", 5, MAX_FUNCTION_LINES + 1)]
 
-
-def test_every_exemption_names_a_file_that_is_still_there():
-    """A file renamed or split by its reorganisation leaves the list."""
-    files = [p.relative_to(ROOT).as_posix() for p in source_files()]
-    stale = [pattern for pattern in BEING_REORGANISED
-             if not any(fnmatch(name, pattern) for name in files)]
-    assert stale == []
