@@ -1,8 +1,10 @@
 """Checkpoints and undo: the simulator's state copied and put back.
 
 A firing or a clock advance changes only the token lists, the heap of
-future tokens, the clock and the counters, so that is what a checkpoint
-copies; monitors are not rolled back.  Mixed into ``Simulator``.
+future tokens, the clock, the counters and the random streams (the choice
+between bindings, the model's ``rng``), so that is what a checkpoint
+copies: after an undo the same command fires the same binding and draws
+the same numbers.  Monitors are not rolled back.  Mixed into ``Simulator``.
 """
 
 from __future__ import annotations
@@ -11,19 +13,25 @@ from __future__ import annotations
 class Undoable:
     """:meth:`checkpoint`, :meth:`restore` and :meth:`undo` of a ``Simulator``."""
 
-    def checkpoint(self) -> tuple:
+    def checkpoint(self, random_streams: bool = True) -> tuple:
         """A copy of everything a firing or a clock advance changes, for
-        :meth:`restore` (monitors are not rolled back)."""
-        return self._state()
+        :meth:`restore` (monitors are not rolled back).  Without
+        ``random_streams`` the streams are left out (and left as they are
+        by :meth:`restore`): a state space, which tries every binding and
+        every draw itself, keeps thousands of checkpoints."""
+        return self._state(random_streams)
 
     def restore(self, state: tuple) -> None:
         """Go back to a :meth:`checkpoint`."""
         self._restore(state)
 
-    def _state(self) -> tuple:
+    def _state(self, random_streams: bool = True) -> tuple:
+        streams = (self._choice.getstate(), self.rng,
+                   getattr(getattr(self.rng, "bit_generator", None), "state", None)
+                   ) if random_streams else None
         return (self.now, self.steps, [list(r) for r in self._R],
                 [None if s is None else list(s) for s in self._S],
-                list(self._heap), self._last, self._version)
+                list(self._heap), self._last, self._version, streams)
 
     def _snapshot(self) -> None:
         self._undo.append(self._state())
@@ -37,7 +45,12 @@ class Undoable:
         return True
 
     def _restore(self, state: tuple) -> None:
-        self.now, self.steps, R, S, heap, self._last, self._version = state
+        self.now, self.steps, R, S, heap, self._last, self._version, streams = state
+        if streams is not None:
+            choice, rng, rng_state = streams
+            self._choice.setstate(choice)
+            if rng is self.rng and rng_state is not None:  # not a stand-in (drawing_from)
+                self.rng.bit_generator.state = rng_state
         for mine, saved in zip(self._R, R):
             mine[:] = saved
         for mine, saved in zip(self._S, S):

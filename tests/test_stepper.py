@@ -376,3 +376,27 @@ def test_stop_ends_a_run_after_the_firing_in_progress():
     stepper.recorder.fired = Recorder.fired.__get__(stepper.recorder)
     stepper.execute("n 100")
     assert stepper.simulator.steps == 6
+
+
+def test_after_an_undo_the_same_commands_choose_and_draw_the_same():
+    """Undo puts back the random streams too: the binding a step picks
+    among ties, and what inscriptions draw from ``rng``."""
+    net = Net("dice", env={})
+    net.place("Cups", int, initial=list(range(20)))
+    net.place("Rolls", tuple)
+    net.transition("Roll")
+    net.arc("Cups", "Roll", "cup")
+    net.arc("Roll", "Rolls", "(cup, int(rng.integers(1_000_000)))")
+    stepper, _ = session(net, ["n 3"])
+    first = stepper.simulator.tokens("Rolls")
+    stepper.execute("u")
+    assert stepper.simulator.tokens("Rolls") == []
+    stepper.execute("n 3")
+    assert stepper.simulator.tokens("Rolls") == first
+    sim = Simulator(net, seed=4)
+    state = sim.checkpoint()
+    sim.run(max_steps=5)
+    rolled = sim.tokens("Rolls")
+    sim.restore(state)
+    sim.run(max_steps=5)
+    assert sim.tokens("Rolls") == rolled and len(set(rolled)) == 5

@@ -105,7 +105,7 @@ class _Explorer:
     def explore(self) -> StateSpace:
         started = time.perf_counter()
         deadline = None if self.time_limit is None else started + self.time_limit
-        self.add_state(self.key(), self.sim.marking, self.sim.checkpoint())
+        self.add_state(self.key(), self.sim.marking, self.sim.checkpoint(random_streams=False))
         stopped = None
         while self.frontier:
             if deadline is not None and time.perf_counter() > deadline:
@@ -158,7 +158,7 @@ class _Explorer:
         """The key of the simulator's state, kept in ``new`` when unseen."""
         key = self.key()
         if key not in self.index and key not in new:
-            new[key] = (self.sim.marking, self.sim.checkpoint())
+            new[key] = (self.sim.marking, self.sim.checkpoint(random_streams=False))
         return key
 
     def fire(self, state: tuple, binding: Binding, new: dict) -> list[tuple[Firing, tuple]]:
