@@ -8,6 +8,9 @@ must not delay job 2's reservation, so EASY starts them at 0, 100 and 200.
 A node draws 100 W busy and 30 W idle, under WAIT capping at 400 W: the
 full machine (job 2) reaches the cap exactly, and every start passes
 through the allocation module's power rules.
+
+:data:`BREAKPOINTS` are the moments a newcomer wants to stop at, offered
+by name in the browser (``cpn step puppet --web``).
 """
 
 from __future__ import annotations
@@ -32,3 +35,12 @@ def build_net() -> Net:
     scheduler = batch_scheduling(CONFIG.scheduling)
     scheduler.places["User"].initial = [timed(job, job.st) for job in JOBS]
     return compose("PuPPET", CONFIG, started="Running", ended="Running", scheduler=scheduler)
+
+
+#: Named place predicates (place path, test of its token values) the
+#: stepping page offers as breakpoints.
+BREAKPOINTS = {
+    "the machine is full": ("Nodes", lambda free: free == [0]),
+    "power reaches the cap": ("Power", lambda watts: watts[0] >= CONFIG.cap.cap_watts),
+    "a job has finished": ("Finished", lambda finished: bool(finished)),
+}

@@ -375,3 +375,17 @@ def test_the_notebook_widget_answers_each_request_by_its_id():
     assert replies[2] == {"id": 9, "status": 400, "data": {
         "error": "steps: expected a whole number, not 'all'", "running": False}}
     assert replies[3] == {"id": 10, "status": 404, "data": {"error": "no reading 'eval'"}}
+
+
+def test_the_puppet_demo_offers_breakpoints_at_the_moments_of_its_story():
+    """Job 1 ends at 100 and job 2 fills the machine (4 nodes, 400 W: the
+    cap) from 100 to 200."""
+    net, named = load_net_and_breakpoints("puppet")
+    sim = Simulator(net)
+    first_hit = {}
+    while sim.step() is not None:
+        for name, (place, holds) in named.items():
+            if holds(sim.tokens(place)):
+                first_hit.setdefault(name, sim.now)
+    assert first_hit == {"the machine is full": 100.0, "power reaches the cap": 100.0,
+                         "a job has finished": 100.0}
