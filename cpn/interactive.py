@@ -34,11 +34,11 @@ class Interactive:
                 self._search[t](self.now, raw)
             except Exception as error:  # noqa: BLE001 - reported with context
                 raise self._search_failed(t, error) from error
-            seen: list = []
+            seen: set = set()  # tokens are hashable: a set, not a list, for many bindings
             for picks, values in raw:
                 if values in seen:
                     continue
-                seen.append(values)
+                seen.add(values)
                 result.append(self._binding(t, picks, values))
         return result
 
