@@ -22,7 +22,7 @@ queued time in whole seconds.
 
 from __future__ import annotations
 
-from itertools import chain, islice
+from itertools import chain
 from operator import attrgetter
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -62,23 +62,12 @@ def backfill_runtime(estimate: str) -> Callable[[Job], float]:
 def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
                 wfp_exponent: float = 3) -> list[Job]:
     """The queue in scheduling order: arrival order (FCFS) or descending
-    WFP score, equal scores kept in arrival order (:func:`queue_order`)."""
+    WFP score, equal scores kept in arrival order (``reverse=True`` keeps
+    a sort stable).  Jobs are sorted by index, their scores computed once."""
     if policy == "fcfs":
         return list(queue)
-    return [queue[i] for i in queue_order(queue, policy, now, estimate, wfp_exponent)]
-
-
-def queue_order(queue: Sequence[Job], policy: str, now: float, estimate: str,
-                wfp_exponent: float = 3) -> Sequence[int]:
-    """The queue's positions in scheduling order: FCFS keeps the queue as
-    it is (it is in arrival order already: nothing to sort or copy); WFP
-    sorts positions by score (``reverse=True`` keeps a sort stable), each
-    score computed once.  Positions, not jobs, so the pass can take the
-    started jobs out of the queue without searching for them."""
-    if policy == "fcfs":
-        return range(len(queue))
     scores = wfp_scores(queue, now, estimate, wfp_exponent)
-    return sorted(range(len(queue)), key=scores.__getitem__, reverse=True)
+    return [queue[i] for i in sorted(range(len(queue)), key=scores.__getitem__, reverse=True)]
 
 
 def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
@@ -124,51 +113,50 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     smallest = min(map(_size, queue))
     if free < smallest:
         return [], queue  # nothing fits: the order and the shadow time change nothing
-    order = queue_order(queue, policy, now, estimate, wfp_exponent)
-    taken: list[int] = []
+    ordered = order_queue(queue, policy, now, estimate, wfp_exponent)
+    started: list[Job] = []
     position = 0
-    while position < len(order) and queue[order[position]].js <= free:
-        free -= queue[order[position]].js
-        taken.append(order[position])
+    while position < len(ordered) and ordered[position].js <= free:
+        job = ordered[position]
+        free -= job.js
+        started.append(job)
         position += 1
-    if position < len(order) and backfill and free > 0 and free >= smallest:
+    if position < len(ordered) and backfill and free > 0 and free >= smallest:
         ends = list(running.values())
-        ends += [(now + queue[i].estimate(estimate), queue[i].js) for i in taken]
-        taken += _backfilled(queue, order, position, ends, free, smallest, now, estimate)
-    return [queue[i] for i in taken], _without(queue, taken)
+        ends += [(now + job.estimate(estimate), job.js) for job in started]
+        started += _backfilled(ordered, position, ends, free, smallest, now, estimate)
+    return started, _without(queue, started)
 
 
-def _without(queue: tuple[Job, ...], taken: list[int]) -> tuple[Job, ...]:
-    """``queue`` in its order without the jobs at positions ``taken``:
+def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
+    """``queue`` in its order without the ``started`` jobs (taken from it):
     joined from the slices between them, so a long queue is copied at C
     speed rather than tested job by job."""
-    if not taken:
+    if not started:
         return queue
     slices, begin = [], 0
-    for position in sorted(taken):
+    for position in sorted(map(queue.index, started)):
         slices.append(queue[begin:position])
         begin = position + 1
     slices.append(queue[begin:])
     return tuple(chain.from_iterable(slices))
 
 
-def _backfilled(queue: tuple[Job, ...], order: Sequence[int], head: int,
-                ends: list[tuple[float, int]], free: int, smallest: int, now: float,
-                estimate: str) -> list[int]:
-    """The positions of the jobs behind the blocked head ``queue[order[head]]``
-    that start now: they fit in the ``free`` nodes and end by the head's
-    shadow time or use only the nodes it leaves over then.  The scan stops
-    once fewer nodes are free than the ``smallest`` job of the queue needs."""
-    shadow_time, extra = shadow(queue[order[head]].js, free, ends, now)
+def _backfilled(ordered: list[Job], head: int, ends: list[tuple[float, int]], free: int,
+                smallest: int, now: float, estimate: str) -> list[Job]:
+    """The jobs behind the blocked head ``ordered[head]`` that start now:
+    they fit in the ``free`` nodes and end by the head's shadow time or use
+    only the nodes it leaves over then.  The scan stops once fewer nodes
+    are free than the ``smallest`` job of the queue needs."""
+    shadow_time, extra = shadow(ordered[head].js, free, ends, now)
     runtime = backfill_runtime(estimate)
     started = []
-    for i in islice(order, head + 1, None):
-        job = queue[i]
+    for job in ordered[head + 1:]:
         if job.js > free:
             continue
         ends_in_time = now + runtime(job) <= shadow_time
         if ends_in_time or job.js <= extra:
-            started.append(i)
+            started.append(job)
             free -= job.js
             if not ends_in_time:
                 extra -= job.js

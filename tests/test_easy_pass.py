@@ -14,7 +14,7 @@ def test_a_pass_where_no_job_fits_neither_orders_the_queue_nor_plans_a_shadow(mo
     def refuse(*args, **kwargs):
         raise AssertionError("the pass ordered a queue in which nothing fits")
 
-    monkeypatch.setattr(easy, "queue_order", refuse)
+    monkeypatch.setattr(easy, "order_queue", refuse)
     monkeypatch.setattr(easy, "shadow", refuse)
     queue = (Job(1, 0, 100, 3, 200), Job(2, 5, 100, 4, 200))
     started, waiting = easy_pass_on_nodes(queue, {7: (50.0, 8)}, 2, 10.0, policy="wfp")
