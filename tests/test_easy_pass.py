@@ -39,3 +39,13 @@ def test_backfilling_stops_once_no_queued_job_fits_and_keeps_the_same_starts():
     started, waiting = easy_pass_on_nodes(queue, {9: (100.0, 6)}, 2, 0.0)
     assert [job.id for job in started] == [2, 3]
     assert [job.id for job in waiting] == [1, 4]
+
+
+def test_a_wfp_pass_starts_in_score_order_and_leaves_the_rest_in_arrival_order():
+    # scores at 100: job 1 0.004, job 2 2, job 3 0.375, job 4 64; job 3 then
+    # waits for 3 nodes (shadow at 200) and job 1 (4 nodes) cannot backfill
+    queue = (Job(1, 0, 10, 4, 1000), Job(2, 0, 10, 2, 100), Job(3, 50, 10, 3, 100),
+             Job(4, 60, 10, 1, 10))
+    started, waiting = easy_pass_on_nodes(queue, {9: (200.0, 4)}, 4, 100.0, policy="wfp")
+    assert [job.id for job in started] == [4, 2]
+    assert waiting == (queue[0], queue[2])
