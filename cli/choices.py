@@ -31,3 +31,6 @@ POWER_ON_ORDERS = ("name", "wear")
 #: The data-driven study's rules for jobs over the cap alone
 #: (``modules.window_scheduling.OVER_CAP_RULES``).
 DATA_DRIVEN_OVER_CAP = ("reject", "run")
+#: What the data-driven knapsack's budget subtracts for the running jobs
+#: (``modules.window_scheduling.BUDGETS``).
+KNAPSACK_BUDGETS = ("estimates", "measured")

@@ -19,7 +19,7 @@ from modules.resilience import ON_FAILURE
 from .capping import CAP_MONTH_HELP, cap_month, parse_cap
 from .choices import MIRA_SYSTEM_MTTF_HOURS
 from .resilience import check_one_failure_rate
-from .choices import DATA_DRIVEN_OVER_CAP
+from .choices import DATA_DRIVEN_OVER_CAP, KNAPSACK_BUDGETS
 from .values import job_numbers, non_negative_int, positive_float, positive_int
 
 
@@ -125,6 +125,10 @@ def _add_run_options(runs) -> None:
                            "rejected, the cap holds (reject, the default), or run when "
                            "the scheduler has no other option, breaking it (run: the "
                            "paper's rule)")
+    runs.add_argument("--knapsack-budget", choices=KNAPSACK_BUDGETS,
+                      help="data-driven: the knapsack fits the cap minus the running "
+                           "jobs' estimates (estimates, the default: the paper's eq. 2) "
+                           "or minus the measured system power (measured)")
 
 
 def _add_execution_options(execution) -> None:

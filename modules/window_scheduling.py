@@ -11,7 +11,10 @@ fits ``Pcap(now) - P_used`` (``power_cap_schedule.py``) and whose nodes
 fit the free ones.  It repeats (refill, solve) while jobs start.
 ``P_used`` and each job's power are the learner's estimates
 (``power_learning.py``; ``data_driven_allocation.measured_allocation``
-teaches it), not the measured *Power*.  Jobs in the window are tokens of
+teaches it), not the measured *Power* (the paper's eq. 2); with
+``WindowConfig(budget="measured")`` ``P_used`` is the measured *Power*
+instead (idle nodes and running jobs at their true power), the jobs to
+start still planned by their estimates.  Jobs in the window are tokens of
 its *Window* place, no longer of *Queuing*; each start leaves a
 :class:`Decision` record in *Decisions* (the estimate it was planned with,
 and its source).
@@ -49,7 +52,7 @@ from .power_cap_schedule import PowerCapSchedule, add_power_cap
 from .power_learning import LearnerConfig, PowerLearner, RunningEstimates
 
 __all__ = ["WindowConfig", "Decision", "WindowPolicy", "fill_window", "window_scheduling",
-           "LEARNER_FUSION", "ESTIMATES_FUSION", "OVER_CAP_RULES"]
+           "LEARNER_FUSION", "ESTIMATES_FUSION", "OVER_CAP_RULES", "BUDGETS"]
 
 #: The fusion sets that the scheduler shares with ``measured_allocation``.
 LEARNER_FUSION = "power_learner"
@@ -59,6 +62,9 @@ DEADLOCK_RULES = ("run_first", "wait")
 #: the run, a deadlock then waiting for an idle machine (the cap holds), or
 #: run, a deadlock breaking the cap at once (the paper's rule).
 OVER_CAP_RULES = ("reject", "run")
+#: What the knapsack's budget subtracts from the cap for the running jobs:
+#: their estimates (the paper's eq. 2) or the measured power.
+BUDGETS = ("estimates", "measured")
 
 
 @dataclass(frozen=True)
@@ -66,13 +72,16 @@ class WindowConfig:
     """Section VI: the window size ``w`` (20), the knapsack ``solver``
     (``"exact"``; ``"eq2"`` the paper's eq. 2 as printed, with powers in
     whole ``power_unit`` watts; ``"in_order"`` one by one from the window's
-    head), and the ``deadlock`` rule (``"run_first"``, section VIII-B, or
-    ``"wait"``)."""
+    head), the ``deadlock`` rule (``"run_first"``, section VIII-B, or
+    ``"wait"``), and the ``budget``: the cap minus the idle nodes and the
+    running jobs' estimates (``"estimates"``, eq. 2) or minus the measured
+    system power (``"measured"``)."""
 
     size: int = 20
     solver: str = "exact"
     deadlock: str = "run_first"
     power_unit: float = 1000.0
+    budget: str = "estimates"
 
     def __post_init__(self):
         if self.size < 1:
@@ -83,6 +92,8 @@ class WindowConfig:
             raise ValueError(f"deadlock must be one of {DEADLOCK_RULES}, not {self.deadlock!r}")
         if not self.power_unit > 0:
             raise ValueError(f"power_unit must be positive, not {self.power_unit}")
+        if self.budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {BUDGETS}, not {self.budget!r}")
 
 
 class Decision(NamedTuple):
@@ -131,11 +142,13 @@ class WindowPolicy:
 
     def __call__(self, window: tuple[Job, ...], queue: tuple[Job, ...],
                  running: Mapping[int, tuple], free: int, estimates: RunningEstimates,
-                 learner: PowerLearner, cap: float, now: float):
-        """``(started, window, queue, estimates, decisions)``."""
+                 learner: PowerLearner, cap: float, now: float, watts: float):
+        """``(started, window, queue, estimates, decisions)``; ``watts``:
+        the measured system power."""
         estimates = estimates.pruned(running)
         idle = self.power.idle_node_watts
-        budget = cap - (idle * free + estimates.total)
+        used = watts if self.window.budget == "measured" else idle * free + estimates.total
+        budget = cap - used
         idle_machine = self.power.idle_system(self.machine_nodes)
         started: list[Job] = []
         decisions: list[Decision] = []
@@ -177,7 +190,7 @@ def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power:
                       learner: PowerLearner | LearnerConfig | None = None,
                       over_cap: str = "reject") -> Net:
     """The window scheduler; ports Queuing, Runtime Info, Nodes and
-    Selected, like ``batch_scheduling``.  ``learner``: the initial learner
+    Selected, like ``batch_scheduling``, and reads Power.  ``learner``: the initial learner
     (or its configuration); pair it with :func:`measured_allocation`, which
     teaches it.  ``over_cap``: when a deadlocked window's first job runs
     (see the module docstring)."""
@@ -194,20 +207,22 @@ def window_scheduling(scheduling: SchedulingConfig, window: WindowConfig, power:
     module.place("Estimates", RunningEstimates, initial=[RunningEstimates()],
                  fusion=ESTIMATES_FUSION)
     module.place("Decisions", Decision)
+    module.place("Power", float, port="inout")
     add_power_cap(module, cap)
 
     module.transition("Schedule", priority=P_SCHEDULE[scheduling.trigger], code=(
         "started, window2, queue2, estimates2, decisions = "
-        "select(window, queue, running, free, estimates, learner, cap, now)"))
+        "select(window, queue, running, free, estimates, learner, cap, now, watts)"))
     for place, variable in (("Trigger", "True"), ("Queuing", "queue"), ("Window", "window"),
                             ("RuntimeInfo", "running"), ("Nodes", "free"),
                             ("Estimates", "estimates"), ("Learner", "learner"),
-                            ("Cap", "cap"), ("Selected", "()")):
+                            ("Cap", "cap"), ("Power", "watts"),
+                            ("Selected", "()")):
         module.arc(place, "Schedule", variable)
     for place, inscription in (("Trigger", "False"), ("Queuing", "queue2"),
                                ("Window", "window2"), ("RuntimeInfo", "running"),
                                ("Nodes", "free"), ("Estimates", "estimates2"),
-                               ("Learner", "learner"), ("Cap", "cap"),
+                               ("Learner", "learner"), ("Cap", "cap"), ("Power", "watts"),
                                ("Selected", "tuple(started)"), ("Decisions", "*decisions")):
         module.arc("Schedule", place, inscription)
     return module

@@ -121,8 +121,8 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
     fault tolerance module between two different places.
 
     Other policies plug in as modules with the same ports: ``scheduler``
-    (ports Queuing, RuntimeInfo, Nodes, Selected) replaces batch
-    scheduling, ``allocation`` (ports Selected, Queuing, Nodes, Power,
+    (ports Queuing, RuntimeInfo, Nodes, Selected, and Power if it reads
+    the system power) replaces batch scheduling, ``allocation`` (ports Selected, Queuing, Nodes, Power,
     RuntimeInfo, Running) replaces the one ``config.cap`` chooses."""
     net = Net(name, env={"busy_delta": config.power.busy_delta})
     net.place("Queuing", tuple, initial=[()])
@@ -135,9 +135,12 @@ def compose(name: str, config: PuppetConfig, started: str, ended: str,
     for place in dict.fromkeys((started, ended)):
         net.place(place, Job, timed=True)
 
-    net.substitution("Scheduler", scheduler or batch_scheduling(config.scheduling), {
-        "Queuing": "Queuing", "RuntimeInfo": "RuntimeInfo", "Nodes": "Nodes",
-        "Selected": "Selected"})
+    scheduler = scheduler or batch_scheduling(config.scheduling)
+    sockets = {"Queuing": "Queuing", "RuntimeInfo": "RuntimeInfo", "Nodes": "Nodes",
+               "Selected": "Selected"}
+    if "Power" in scheduler.places:  # a scheduler that reads the measured power
+        sockets["Power"] = "Power"
+    net.substitution("Scheduler", scheduler, sockets)
     if allocation is None:
         allocation = default_allocation(config, fault_tolerant=started != ended)
     net.substitution("Allocation", allocation, {

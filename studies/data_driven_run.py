@@ -35,7 +35,7 @@ from modules.power_cap_measures import MONTH_SECONDS
 from modules.power_profile import MIRA_2014_TABLE_I, assign_rack_power
 from modules.swf import read_swf
 from modules.synthetic import SyntheticConfig, synthetic_month
-from modules.window_scheduling import OVER_CAP_RULES
+from modules.window_scheduling import BUDGETS, OVER_CAP_RULES, WindowConfig
 from nets.data_driven import (METHODS, DataDrivenConfig, PowerCapSchedule, simulate,
                               window_utilization)
 
@@ -52,7 +52,9 @@ class DataDrivenRun:
     """One run.  ``month``: the synthetic month's seed, or the 30-day
     window of the trace (``None``: the whole trace); ``cap_share``: the
     cap over the machine's peak (cleared for ``uncapped``, and
-    ``over_cap`` set to its default);
+    ``over_cap`` set to its default); ``budget``: the knapsack's
+    (``WindowConfig.budget``; set to its default for other methods, and
+    left out of the key then, so that runs stored before it keep theirs);
     ``procs_per_node``, ``machine_nodes``: as the SWF reader takes them
     (the synthetic machine's size for ``synthetic``)."""
 
@@ -62,6 +64,7 @@ class DataDrivenRun:
     method: str = "knapsack"
     cap_share: float | None = 0.625
     over_cap: str = "reject"
+    budget: str = "estimates"
     procs_per_node: int | None = None
     machine_nodes: int | None = None
 
@@ -72,6 +75,10 @@ class DataDrivenRun:
             raise ValueError(f"method must be one of {METHODS}, not {self.method!r}")
         if self.over_cap not in OVER_CAP_RULES:
             raise ValueError(f"over_cap must be one of {OVER_CAP_RULES}, not {self.over_cap!r}")
+        if self.budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {BUDGETS}, not {self.budget!r}")
+        if self.method != "knapsack":
+            object.__setattr__(self, "budget", "estimates")
         if self.method == "uncapped":  # neither acts: one uncapped run for every rule
             object.__setattr__(self, "cap_share", None)
             object.__setattr__(self, "over_cap", "reject")
@@ -82,7 +89,10 @@ class DataDrivenRun:
         SchedulingConfig(policy=self.policy)  # validates the policy
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model": MODEL, **asdict(self)}
+        data = asdict(self)
+        if self.budget == "estimates":
+            del data["budget"]
+        return {"model": MODEL, **data}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "DataDrivenRun":
@@ -99,7 +109,9 @@ class DataDrivenRun:
         name = Path(self.trace).name.removesuffix(".gz").removesuffix(".swf")
         cap = "" if self.cap_share is None else f" {self.cap_share:.1%}"
         month = "" if self.month is None else f" month {self.month}"
-        return f"{name}{month}, {self.policy}, {self.method}{cap}, over cap {self.over_cap}"
+        budget = ", budget measured" if self.budget == "measured" else ""
+        return (f"{name}{month}, {self.policy}, {self.method}{cap}, over cap {self.over_cap}"
+                f"{budget}")
 
     def baseline(self) -> "DataDrivenRun":
         """The uncapped run of the same workload and queue order."""
@@ -110,6 +122,7 @@ class DataDrivenRun:
 
     def config(self, machine_nodes: int) -> DataDrivenConfig:
         config = DataDrivenConfig(machine_nodes, method=self.method, over_cap=self.over_cap,
+                                  window=WindowConfig(budget=self.budget),
                                   scheduling=SchedulingConfig(policy=self.policy,
                                                               backfill=False))
         if self.cap_share is None:

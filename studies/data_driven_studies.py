@@ -46,7 +46,8 @@ class DataDrivenDesign:
     paper: ClassVar[str] = "Data-driven"
     results: ClassVar[str] = "out/data_driven_runs"
     options: ClassVar[frozenset[str]] = frozenset({
-        "trace", "months", "procs_per_node", "machine_nodes", "policies", "over_cap"})
+        "trace", "months", "procs_per_node", "machine_nodes", "policies", "over_cap",
+        "knapsack_budget"})
     baselines: ClassVar[bool] = True
 
     def base(self, options: StudyOptions) -> DataDrivenRun:
@@ -54,6 +55,7 @@ class DataDrivenDesign:
         if trace != SYNTHETIC and not Path(trace).exists():
             raise ValueError(f"no trace at {trace}: give one with --trace")
         return DataDrivenRun(trace, over_cap=options.over_cap or "reject",
+                             budget=options.knapsack_budget or "estimates",
                              procs_per_node=options.procs_per_node,
                              machine_nodes=options.machine_nodes)
 

@@ -112,8 +112,10 @@ class Experiment:
 
     ``trace``: an SWF file (kept as its absolute path; the key hashes its
     content), or ``"synthetic"`` for the built-in Mira-like
-    month (:func:`modules.synthetic.synthetic_month`; its month ``m > 0`` is
-    another seeded draw, so a synthetic study has "months" too).
+    month (:func:`modules.synthetic.synthetic_month`; its month ``m`` is a
+    draw seeded by ``seed`` and ``m``, at January's load for even ``m`` and March's,
+    busier, for odd ``m`` (:func:`modules.synthetic.mira_load`), so a
+    synthetic study has a quieter and a busier month, as the papers').
     ``month``: index of a 30-day window of submit times, counted from the
     first submit (jobs of the window run to completion), or ``None`` for
     the whole trace.  ``procs_per_node``, ``allocation_unit`` and

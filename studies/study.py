@@ -66,7 +66,7 @@ class StudyOptions:
     ``unit_nodes``, ``mttf_days`` (a unit's mean time to failure, as ``cpn
     run --mttf-days``) or ``system_mttf_hours`` (the whole machine's), and
     ``on_failure``; for the data-driven study, ``over_cap`` (``"reject"`` or
-    ``"run"``).
+    ``"run"``) and ``knapsack_budget`` (``"estimates"`` or ``"measured"``).
     """
 
     trace: str | None = None
@@ -84,6 +84,7 @@ class StudyOptions:
     system_mttf_hours: float | None = None
     on_failure: str | None = None
     over_cap: str | None = None
+    knapsack_budget: str | None = None
     cpus: int | None = None
     jobs: tuple[int, int] | None = None
     profile_seed: int | None = None

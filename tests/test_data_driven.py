@@ -204,6 +204,20 @@ def test_a_job_believed_over_the_cap_alone_waits_for_an_idle_machine_so_the_cap_
     assert paper.metrics["cap_exceeded_s"] == 100 and paper.metrics["max_excess_w"] == 30
 
 
+def test_a_knapsack_budgeted_on_measured_power_starts_what_the_estimates_hold_back():
+    # Both jobs are unknown, so planned at the 100 W peak; each draws 40 W.
+    # By estimates (eq. 2) J1 leaves 150 - 100 = 50 W, too little for J2,
+    # which waits for J1's end (4 samples of J1 are under the 20 a new
+    # estimate needs); by measured power J1 leaves 150 - 40 = 110 W.
+    jobs = [job(1, 0, 1000, 1, 40), job(2, 1, 100, 1, 40)]
+    by_estimates = config(4, 150, oracle=False)
+    assert starts(simulate(jobs, by_estimates)) == {1: 0, 2: 1000}
+    measured = simulate(jobs, replace(by_estimates, window=WindowConfig(budget="measured")))
+    assert starts(measured) == {1: 0, 2: 1}
+    assert list(measured.jobs["estimate_w"]) == [100, 100]  # still planned by estimates
+    assert measured.metrics["cap_exceeded_s"] == 0
+
+
 def test_an_estimate_below_the_true_power_still_takes_power_over_the_cap():
     # J2 is new; its project is known at 50 W a node, J2 draws 90.  Planned
     # at 100 W beside J1's 100 W it fits the 200 W cap; 280 W run instead.
@@ -285,6 +299,9 @@ def test_configuration_errors():
         WindowConfig(solver="greedy")
     with pytest.raises(ValueError, match="deadlock"):
         WindowConfig(deadlock="never")
+    with pytest.raises(ValueError, match=r"budget must be one of \('estimates', 'measured'\), "
+                                         r"not 'peak'"):
+        WindowConfig(budget="peak")
     with pytest.raises(ValueError, match="method"):
         DataDrivenConfig(4, method="dvfs")
     with pytest.raises(ValueError, match=r"over_cap must be one of \('reject', 'run'\), "

@@ -50,6 +50,25 @@ def test_the_studys_capped_runs_follow_the_over_cap_option():
         ("naive", 0.833, "run"), ("knapsack", 0.833, "run")]
 
 
+def test_the_knapsack_budget_option_reaches_the_knapsack_runs_alone():
+    design = find_study("data_driven").design
+    options = StudyOptions(knapsack_budget="measured", months=[0], policies=["fcfs"])
+    runs = [run for _, run in design.runs(design.base(options), options)]
+    assert [(run.method, run.budget) for run in runs[:3]] == [
+        ("uncapped", "estimates"), ("naive", "estimates"), ("knapsack", "measured")]
+    assert runs[2].config(49_152).window.budget == "measured"
+    assert runs[2].label().endswith("over cap reject, budget measured")
+    # The other methods, and the default budget, keep the keys of the runs
+    # stored before the option (a default run's key is as it was).
+    plain = StudyOptions(months=[0], policies=["fcfs"])
+    default = [run for _, run in design.runs(design.base(plain), plain)]
+    assert [run.key() for run in runs[:2]] == [run.key() for run in default[:2]]
+    assert runs[2].key() != default[2].key()
+    assert DataDrivenRun().key() == "f497cb741f28d7d5"
+    with pytest.raises(ValueError, match="budget must be one of"):
+        DataDrivenRun(budget="peak")
+
+
 def test_study_on_the_tiny_trace_gives_these_verdicts(trace, tmp_path, capsys):
     out = tmp_path / "out"
     assert cpn(["study", "data_driven", "--trace", str(trace), "--months", "0,1",
@@ -76,6 +95,8 @@ def test_study_on_the_tiny_trace_gives_these_verdicts(trace, tmp_path, capsys):
 def test_over_cap_is_the_data_driven_studys_option(trace, tmp_path, capsys):
     assert cpn(["study", "fig10", "--over-cap", "run", "--trace", str(trace)]) != 0
     assert "does not use --over-cap" in capsys.readouterr().err
+    assert cpn(["study", "fig10", "--knapsack-budget", "measured", "--trace", str(trace)]) != 0
+    assert "does not use --knapsack-budget" in capsys.readouterr().err
 
 
 def table(fcfs_wait: float) -> pd.DataFrame:

@@ -1,7 +1,9 @@
 """The verdicts the project claims for the PuPPET and TOPPER findings: each
 study's checks, applied to the table its default runs measured (kept in
 tests/findings_tables/, written by ``cpn study NAME``), give the claimed
-verdict finding by finding; docs/findings.md holds exactly those claims;
+verdict finding by finding, and each stored table holds the keys of the runs
+the study declares now (else it is stale); docs/findings.md holds exactly
+those claims;
 ``cpn study`` says where a run's verdicts differ from them."""
 
 from __future__ import annotations
@@ -36,6 +38,31 @@ def test_the_default_runs_give_the_claimed_verdicts(name):
     assert unlike_claims(checks, study.claims) == []
     assert [check.verdict for check in checks] == \
         [study.claims[check.finding].verdict for check in checks]
+
+
+def stored_keys(table: pd.DataFrame) -> set[str]:
+    """The keys of the runs a stored table was measured on (a TOPPER row
+    joins its seeds' keys with ``;``)."""
+    column = table["key"] if "key" in table else table["keys"]
+    return {key for keys in column.astype(str) for key in keys.split(";")}
+
+
+@pytest.mark.parametrize("name", CLAIMED)
+def test_the_stored_table_comes_from_the_runs_the_study_declares_now(name):
+    """A change to a study's runs (a new option, another default) changes
+    their keys: the stored table is then stale."""
+    study = STUDIES[name]
+    declared = {run.key() for _, run in study.default_runs()}
+    stored = stored_keys(pd.read_csv(TABLES / f"{name}.csv"))
+    assert stored == declared, (f"tests/findings_tables/{name}.csv is stale: re-run "
+                                f"cpn study {name} and copy its table")
+
+
+def test_a_table_of_other_runs_is_stale():
+    study = STUDIES["topper_fig15"]
+    table = pd.read_csv(TABLES / "topper_fig15.csv")
+    table.loc[0, "keys"] = "0123456789abcdef"
+    assert stored_keys(table) != {run.key() for _, run in study.default_runs()}
 
 
 def test_docs_findings_holds_exactly_the_claims():

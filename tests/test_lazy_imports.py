@@ -106,8 +106,9 @@ def test_the_parsers_choices_are_the_models_own():
     assert cli.choices.DVFS_ADMISSIONS == ADMISSIONS
     assert (cli.choices.FAILURE_FORMATS, cli.choices.POWER_ON_ORDERS) == (
         FAILURE_FORMATS, tuple(POWER_ON_ORDERS))
-    from modules.window_scheduling import OVER_CAP_RULES
+    from modules.window_scheduling import BUDGETS, OVER_CAP_RULES
     assert cli.choices.DATA_DRIVEN_OVER_CAP == OVER_CAP_RULES
+    assert cli.choices.KNAPSACK_BUDGETS == BUDGETS
     from cli.validate import PERIODS as PERIODS_SHOWN
     from cli.workload import SIZE_UNITS as SIZE_UNITS_SHOWN
     from modules.workload import SIZE_UNITS
