@@ -17,14 +17,11 @@ from cpn.marking import Marking
 from cpn.query import Predicate, Step, step, where
 
 from .job import Job
-
-#: Relative slack for sums of watts (30 % of 100 W is 30.000000000000004).
-POWER_SLACK = 1e-9
-
+from .power import under_cap
 
 def power_within(cap_watts: float) -> Predicate:
     """System power is at or under the cap."""
-    return where(lambda m: m["Power"][0] <= cap_watts * (1 + POWER_SLACK),
+    return where(lambda m: under_cap(m["Power"][0], cap_watts),
                  f"Power <= {cap_watts:g} W")
 
 
