@@ -182,6 +182,30 @@ def capping_methods(chosen: list[str] | None, caps: list[CapSpec] | None) -> lis
     return chosen
 
 
+#: The capping options only some methods read, by argparse name.
+METHOD_OPTIONS = {"wait_queue": ("wait",), "max_wait": ("wait",), "alpha": ("dvfs",),
+                  "beta": ("dvfs",), "levels": ("dvfs",), "dvfs_latency": ("dvfs",),
+                  "dvfs_admission": ("dvfs",), "over_cap": ("block", "wait", "dvfs")}
+
+
+def refuse_unread_options(args, methods: list[str]) -> None:
+    """Refuse an option set away from its default that none of ``methods``
+    reads (``--alpha 3`` with ``--capping wait``): it would be dropped
+    without a word, and the user would read results it did not shape."""
+    parser = args.command_parser
+    for action in parser._actions:
+        readers = METHOD_OPTIONS.get(action.dest)
+        if readers is None or set(readers) & set(methods):
+            continue
+        default = action.default
+        if isinstance(default, str) and action.type is not None:
+            default = action.type(default)  # argparse converts a text default too
+        if getattr(args, action.dest) != default:
+            needed = " or ".join(filter(None, [", ".join(readers[:-1]), readers[-1]]))
+            raise ValueError(f"{action.option_strings[0]} applies to --capping {needed} only, "
+                             f"not to {', '.join(methods)}")
+
+
 def capping_method(args) -> str:
     """``cpn run``'s one method (see :func:`capping_methods`)."""
     return capping_methods(None if args.capping is None else [args.capping],

@@ -15,7 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-from .capping import add_capping_arguments, build_cap, cap_spec, capping_method
+from .capping import (add_capping_arguments, build_cap, cap_spec, capping_method,
+                      refuse_unread_options)
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
@@ -64,8 +65,8 @@ def add_run_parser(subparsers) -> None:
 def check_run_options(args) -> None:
     """Refuse, before anything is read or run, options that mean nothing
     together (a cap with --capping none, failure options without failures,
-    a boot order for nodes that never sleep)."""
-    capping_method(args)
+    a boot order for nodes that never sleep, --alpha without DVFS)."""
+    refuse_unread_options(args, [capping_method(args)])
     check_failure_options(args)
     check_sleeping_options(args)
 

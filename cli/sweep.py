@@ -20,7 +20,7 @@ from modules.easy import ESTIMATES, POLICIES
 from modules.resilience import system_mttf_hours
 
 from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
-                      capping_methods, parse_cap)
+                      capping_methods, parse_cap, refuse_unread_options)
 from .choices import MODELS, OVERRUNS, POWER_OPTIONS, THESIS_POLICIES
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          unit_nodes)
@@ -214,6 +214,7 @@ def experiments_from_args(args, console=None):
         raise ValueError(f"--{given[0].replace('_', '-')} applies to --model thesis only")
     check_failure_options(args)
     methods = capping_methods(args.capping, args.cap)
+    refuse_unread_options(args, methods)
     caps = args.cap or [parse_cap(DEFAULT_CAP)]
     if args.cap_month is not None and (set(methods) == {"none"}
                                        or all(cap.fraction is None for cap in caps)):

@@ -148,6 +148,30 @@ def test_run_refuses_options_that_mean_nothing_before_reading_the_trace(tmp_path
         "cpn run: error: --gamma needs --resilience")
 
 
+@pytest.mark.parametrize("command, options, message", [
+    ("run", ["--alpha", "3"], "--alpha applies to --capping dvfs only, not to none"),
+    ("run", ["--capping", "wait", "--levels", "4"],
+     "--levels applies to --capping dvfs only, not to wait"),
+    ("run", ["--capping", "dvfs", "--max-wait", "20"],
+     "--max-wait applies to --capping wait only, not to dvfs"),
+    ("run", ["--over-cap", "run-alone"],
+     "--over-cap applies to --capping block, wait or dvfs only, not to none"),
+    ("sweep", ["--capping", "wait,block", "--beta", "0.2,0.8"],
+     "--beta applies to --capping dvfs only, not to wait, block"),
+])
+def test_an_option_no_chosen_capping_method_reads_is_refused(trace, capsys, command,
+                                                              options, message):
+    """Set and then ignored, it would shape nothing the user reads."""
+    assert failed(capsys, command, "--trace", trace, "--out", trace.parent / "out",
+                  *options) == (
+        f"cpn {command}: error: {message}")
+
+
+def test_an_option_some_chosen_method_reads_is_taken(trace, capsys):
+    runs = sweep_runs("--trace", trace, "--capping", "wait,dvfs", "--alpha", "3")
+    assert {(run.capping, run.alpha) for run in runs} == {("wait", None), ("dvfs", 3.0)}
+
+
 # -- the same defaults everywhere ------------------------------------------------------
 
 
