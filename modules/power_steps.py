@@ -292,9 +292,9 @@ def binned_power(times, watts, end, width: float) -> pd.DataFrame:
         value = power_at(t, w, t[0])
         return pd.DataFrame({"start": [t[0]], "mean": [value], "min": [value], "max": [value]})
     t, w = collapse_step_series(t, w, end)
-    bins = int(math.ceil((end - t[0]) / width))
-    edges = t[0] + np.arange(bins + 1, dtype=float) * width
-    edges[-1] = end
+    starts = t[0] + np.arange(math.ceil((end - t[0]) / width), dtype=float) * width
+    # Rounding can put the last start on (or past) the end: such a bin would be empty.
+    edges = np.append(starts[starts < end], end)
     mean = np.diff(_cumulative_energy(t, w, end, edges)) / np.diff(edges)
     # Segment in force at each bin's start, and the last segment starting before its end.
     first = np.searchsorted(t, edges[:-1], side="right") - 1

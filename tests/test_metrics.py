@@ -160,6 +160,16 @@ def test_binned_power_segment_starting_on_a_bin_edge():
     assert bins["max"].tolist() == [5, 7] and bins["min"].tolist() == [5, 7]
 
 
+def test_binned_power_has_no_empty_last_bin_when_rounding_reaches_the_end():
+    # 32 bins of 0.1 s from t0: t0 + 32 * 0.1 rounds to the end itself, so
+    # a 33rd bin would start at the end, with no length and a mean of NaN.
+    start = 788723351.1355132
+    end = start + 3.200000047683716
+    bins = binned_power([start, start + 0.05], [1.0, 2.0], end, width=0.1)
+    assert len(bins) == 32 and bins["mean"].notna().all()
+    assert bins["start"].iloc[-1] < end
+
+
 # ------------------------------------------------------------ summary metrics
 
 
