@@ -39,7 +39,8 @@ PLOTTED = {"energy_computational_j_norm": "CPU energy, idle CPUs off",
            "bsld_norm": "mean BSLD (eq. 3.15)", "wait_mean_s_norm": "mean wait",
            "energy_bsld_norm": "energy x BSLD"}
 #: The printed table's columns.
-SHOWN = ["label", "bsld", "wait_mean_s", "frequency_mean_ghz", "utilization", *PLOTTED,
+SHOWN = ["label", "bsld", "wait_mean_s", "frequency_mean_ghz", "frequency_job_mean_ghz",
+         "utilization", *PLOTTED,
          "budget_exceeded_s"]
 
 
@@ -143,14 +144,17 @@ def power_budget_runs(base: ThesisRun) -> Runs:
 
 
 def pb_guided_runs(base: ThesisRun) -> Runs:
-    """PB-guided's BSLD_lower is left unset: measured on EASY (the baseline)."""
+    """PB-guided's BSLD_lower is left unset: measured on EASY (the baseline).
+    P 30/60 scales earlier than the thesis' thresholds: how BSLD moves when
+    PB-guided scales further (docs/findings.md (e))."""
     runs = [(f"EASY {b:.0%}", base.with_policy("easy", budget_fraction=b))
             for b in (0.8, 0.7, 0.6)]
     runs += [(f"PB {b:.0%}", base.with_policy("pb_guided", budget_fraction=b))
              for b in (0.8, 0.7, 0.6)]
     runs += [("PB 70% beta", base.with_policy("pb_guided", beta="oracle")),
              ("PB 70% P 80/90", base.with_policy("pb_guided", p_lower=0.8, p_upper=0.9)),
-             ("PB 70% P 80/95", base.with_policy("pb_guided", p_lower=0.8, p_upper=0.95))]
+             ("PB 70% P 80/95", base.with_policy("pb_guided", p_lower=0.8, p_upper=0.95)),
+             ("PB 70% P 30/60", base.with_policy("pb_guided", p_lower=0.3, p_upper=0.6))]
     return runs
 
 

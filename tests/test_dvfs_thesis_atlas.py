@@ -1,13 +1,15 @@
 """The DVFS thesis on LLNL-Atlas (jobs 10K-15K on 9,216 CPUs, Table 3.4).
 The tests skip when ../shared/data is absent."""
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from modules.dvfs_thesis.profiles import draw_profiles
-from nets.dvfs_thesis import (BsldDrivenConfig, EasyConfig, MaxJobPerfConfig, ThesisConfig,
+from nets.dvfs_thesis import (BsldDrivenConfig, EasyConfig, MaxJobPerfConfig, PbGuidedConfig,
+                              ThesisConfig,
                               UpasConfig, busy_power, simulate, thesis_portion)
 
 ATLAS = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
@@ -150,3 +152,60 @@ def test_max_job_perf_under_budget_beats_power_constrained_easy(atlas):
     # on an empty machine (oversized="alone") 71.9, more (docs/findings.md (d)).
     assert easy.metrics["bsld"] < 14.57
     assert best.metrics["frequency_mean_ghz"] < 2.3
+
+
+@needs_atlas
+def test_pb_guided_frequency_against_table_5_4(atlas, easy):
+    jobs, profiles = atlas
+
+    def run(**options):
+        config = PbGuidedConfig(bsld_lower=easy.metrics["bsld"], **options)
+        return simulate(jobs, ThesisConfig(9216, config), profiles).metrics
+
+    no_beta, beta = run(), run(beta="oracle")
+    # Table 5.4 gives the "mean job BSLD, wait time and frequency" at 70 %,
+    # Atlas no beta 1.68 GHz: averaged over the jobs (1,668 of the 5,000 run
+    # at 0.8 GHz, mostly jobs requesting less than Th = 600 s, whose
+    # predicted BSLD stays 1), ours is 1.684; printed to two decimals:
+    # +-0.005.  Averaged over busy CPU-seconds, Table 5.3's reading, it is
+    # 2.19 (Table 5.3 prints 2.05 for the same run).
+    assert no_beta["frequency_job_mean_ghz"] == pytest.approx(1.68, abs=0.005)
+    assert no_beta["frequency_mean_ghz"] == pytest.approx(2.19, abs=0.005)
+    # With beta known 1.61 against the thesis' 1.66: profile seeds 0-4 give
+    # 1.61-1.67 (docs/findings.md (e)), so the draw alone moves it by 0.06:
+    # the tolerance.  Beta = 1 overestimates the slowdown, so knowing beta
+    # scales more (Table 5.4's direction).
+    assert beta["frequency_job_mean_ghz"] == pytest.approx(1.66, abs=0.06)
+    assert beta["frequency_job_mean_ghz"] < no_beta["frequency_job_mean_ghz"]
+    # Scaling further does not bring the thesis' lower BSLD (4.39): forced
+    # down to Table 5.3's 2.05 GHz per busy CPU (frequency scaling from 30 %
+    # of the budget, aggressive from 60 %), BSLD and wait rise (5.98 and
+    # 3,924 s against 4.99 and 3,051 s).
+    forced = run(p_lower=0.3, p_upper=0.6)
+    assert forced["frequency_mean_ghz"] == pytest.approx(2.05, abs=0.01)
+    assert forced["bsld"] > no_beta["bsld"] > 4.39
+    assert forced["wait_mean_s"] > no_beta["wait_mean_s"] > 2606
+
+
+@needs_atlas
+def test_max_job_perf_reservations_on_atlas():
+    """docs/findings.md (f): size-based reservations are made often, as the
+    thesis says, but on our runs they help the jobs over half the machine
+    and cost the others little."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    from thesis_reservations import reservations_table
+    table = reservations_table(ATLAS)
+    no, size = table.loc["noRes"], table.loc["50%"]
+    # 182 of the 194 jobs over half the machine get a reservation, held at
+    # 40 % of the scheduler's passes: "made too often", as the thesis says
+    assert size["large_jobs"] == 194
+    assert size["reserved_jobs"] > 0.9 * size["large_jobs"]
+    assert size["passes_reserved"] > 0.35
+    # without them those jobs starve (35.2 h, the thesis' noRes 13.52 h) ...
+    assert no["large_wait_max_h"] > 30 > 13.52
+    # ... reservations shorten their waits (8.7 -> 7.5 h) and lower the mean
+    # BSLD (3.25 -> 3.05), the thesis' opposite (2.11 -> 5.46); the other
+    # jobs' share of the mean BSLD rises by 0.02
+    assert size["large_wait_mean_h"] < no["large_wait_mean_h"]
+    assert size["bsld"] < no["bsld"]
+    assert abs(size["bsld_excess_other"] - no["bsld_excess_other"]) < 0.05

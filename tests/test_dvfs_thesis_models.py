@@ -133,6 +133,7 @@ def test_metrics_by_hand():
     assert m["load_requested"] == pytest.approx((2 * 2000 + 1 * 1300) / (4 * 2000))
     assert (m["wait_mean_s"], m["wait_max_s"], m["wait_std_s"]) == (500.0, 1000.0, 500.0)
     assert m["frequency_mean_ghz"] == pytest.approx((1.15 * 4000 + 2.3 * 300) / 4300)
+    assert m["frequency_job_mean_ghz"] == pytest.approx((1.15 + 2.3) / 2)  # per job
     assert m["energy_computational_j"] == pytest.approx(10 * 2000 + 10 * 300)
     idle = model.cpu_watts(0, model.a_comm) * (4 * 2000 - 4300)
     assert m["energy_total_j"] == pytest.approx(23000 + idle)

@@ -14,7 +14,11 @@ watts; ``end - start`` is the runtime at the job's gear):
 - ``load_requested`` (eq. 3.17): the time average of the CPUs running and
   queued over the machine's, i.e. ``sum CPUs (end - submit) / (N T)``;
 - waits: mean, max, standard deviation; ``frequency_mean_ghz``: the
-  frequency of a busy CPU, averaged over CPU-seconds;
+  frequency of a busy CPU, averaged over CPU-seconds (Table 5.3's "mean
+  frequency of a running CPU"); ``frequency_job_mean_ghz``: the jobs'
+  frequencies averaged over the jobs, like their BSLD and wait (Table
+  5.4's "mean job BSLD, wait time and frequency"): short jobs, which
+  scale most, weigh as much as long ones there;
 - CPU energy: ``energy_computational_j`` (busy CPUs only, idle ones at
   0 W) and ``energy_total_j`` (idle CPUs at the lowest gear), and
   ``energy_bsld``: total energy times mean BSLD (the trade-off of Figs.
@@ -58,6 +62,7 @@ def thesis_metrics(jobs: pd.DataFrame, machine_cpus: int, power: CpuPowerModel,
         "runtime_mean_s": float(runtime.mean()),
         "frequency_mean_ghz": float((jobs["frequency_ghz"].to_numpy(float) * cpus * runtime)
                                     .sum() / busy),
+        "frequency_job_mean_ghz": float(jobs["frequency_ghz"].to_numpy(float).mean()),
         "energy_computational_j": computational,
         "energy_total_j": total,
         "energy_bsld": total * float(bsld.mean()),
