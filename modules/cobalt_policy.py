@@ -6,6 +6,10 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
 
 1. Order the queue by utility.  Mira's queues used WFP,
    ``(queued time / walltime)^3 x size`` (``bqsim``'s ``default1``).
+   Cobalt's queue manager adds each pass's utility to a job's score
+   (``job.score += score``, as ``bqsim`` notes of it): with
+   ``accumulate``, jobs are ordered by that sum, ``size x queued^4 /
+   walltime^3`` up to a constant.
 2. Walk the queue in that order.  A job starts on an idle block of the
    smallest size that holds it when one is free of every busy block and
    of every draining one, and is not held for a reservation overlapping
@@ -17,8 +21,12 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
    from now).  That block and every block sharing hardware with it are
    draining until then (a block already draining keeps the earlier
    time).  Every job in the queue that cannot start drains a block while
-   one is left; a job of the ``backfill`` queue never drains, and no job
-   drains for a start that would run into a reservation or maintenance.
+   one is left (``backfill="cobalt"``: Cobalt's source has no queue that
+   does not; ``"no-drain"``: the ``backfill`` queue never drains;
+   ``"last"``: its jobs come after every other job in the order), and no
+   job drains for a start that would run into a reservation or
+   maintenance, judged by its walltime plus ``slop`` (``bgsched``'s
+   ``SLOP_TIME``, 180 s).
 4. A queue may be confined to part of the machine: on Mira, ``prod-long``
    ran only on the first row of racks (R00 to R0F, 16 of 48; both logs
    show it, and no other queue).
@@ -57,6 +65,15 @@ from .mira_failures import Outage
 MINIMUM_BUSY_S = 300.0
 #: Queues whose jobs never drain a block: they run only where they fit.
 BACKFILL_QUEUES = ("backfill", "backfill-1024-torus")
+#: Cobalt judges a job to overlap a reservation when its walltime plus
+#: this slack reaches it (``bgsched``'s ``SLOP_TIME``, 180 s).
+RESERVATION_SLOP_S = 180.0
+#: How a queue's jobs are treated, by name: ``"no-drain"`` (our reading of
+#: the ``backfill`` queue's name: they never drain), ``"cobalt"`` (every
+#: job drains, as Cobalt's ``find_job_location`` does whatever the queue),
+#: ``"last"`` (ALCF's "backfill queues, which have low priority": after
+#: every other queue's jobs in the order, and drain as every job does).
+BACKFILL_RULES = ("no-drain", "cobalt", "last")
 
 
 @dataclass(frozen=True)
@@ -81,7 +98,10 @@ class CobaltPolicy:
     before ``opens``, when the window opens.  ``estimate`` is what running
     jobs are planned with (``Job.estimate``); ``policy`` orders the queue
     (``"wfp"``, Mira's, or ``"fcfs"``).  ``outages``: blocks down for
-    repair after a failure (jobs' clock), which no job starts on."""
+    repair after a failure (jobs' clock), which no job starts on.
+    ``slop``, ``accumulate`` and ``backfill``: Cobalt's slack before
+    reservations and maintenance (s), its summed utility, and what the
+    backfill queue does (:data:`BACKFILL_RULES`)."""
 
     machine: BlockMachine | None = None
     drain: bool = True
@@ -93,10 +113,19 @@ class CobaltPolicy:
     policy: str = "wfp"
     outages: tuple[Outage, ...] = ()
     queue_blocks: Mapping[str, int] = field(default_factory=dict)
+    slop: float = 0.0
+    accumulate: bool = False
+    backfill: str = "no-drain"
+
+    def __post_init__(self):
+        if self.backfill not in BACKFILL_RULES:
+            raise ValueError(f"backfill rule {self.backfill!r}: expected one of "
+                             f"{', '.join(BACKFILL_RULES)}")
 
     def startable(self, job: Job, now: float) -> bool:
-        """Whether ``job`` may start now as far as the calendar goes."""
-        return self.maintenance.allows(now, job.estimate(self.estimate))
+        """Whether ``job`` may start now as far as the calendar goes (its
+        walltime plus ``slop`` ends before the next window)."""
+        return self.maintenance.allows(now, job.estimate(self.estimate) + self.slop)
 
     def schedule(self, queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
                  placed: Mapping[int, int], free: int, now: float
@@ -122,7 +151,7 @@ class CobaltPolicy:
                          placed: dict[int, int], now: float) -> list[Job]:
         """Start jobs pass after pass; ``placed`` gains their blocks."""
         machine = self.machine
-        ordered = order_queue(eligible, self.policy, now, self.estimate)
+        ordered = self.order(eligible, now)
         ends = {placed[job_id]: max(end, now + MINIMUM_BUSY_S)
                 for job_id, (end, _) in running.items() if job_id in placed}
         started: list[Job] = []
@@ -139,6 +168,28 @@ class CobaltPolicy:
             started.append(on_block(job, machine.blocks[block].size))
         return started
 
+    def order(self, eligible: Sequence[Job], now: float) -> list[Job]:
+        """The queue in Cobalt's order: by utility, highest first (ties in
+        arrival order); with ``accumulate``, by the utility summed over
+        the scheduler's passes since submission, as Cobalt's queue manager
+        keeps it (``job.score += score``, noted in ``bqsim``'s
+        ``compute_utility_scores``): for WFP, size x queued^4 / walltime^3
+        up to a constant.  With ``backfill="last"`` the backfill queues'
+        jobs come after every other job, each part in that order."""
+        if self.accumulate and self.policy == "wfp":
+            scores = [job.js * (now - job.st) ** 4 / job.estimate(self.estimate) ** 3
+                      for job in eligible]
+            ordered = [eligible[i] for i in sorted(range(len(eligible)),
+                                                   key=scores.__getitem__, reverse=True)]
+        else:
+            ordered = order_queue(eligible, self.policy, now, self.estimate)
+        if self.backfill == "last":
+            low = [job for job in ordered if self.queues.get(job.id) in BACKFILL_QUEUES]
+            if low:
+                ordered = ([job for job in ordered
+                            if self.queues.get(job.id) not in BACKFILL_QUEUES] + low)
+        return ordered
+
     def down(self, now: float) -> int:
         """The blocks under repair at ``now``."""
         mask = 0
@@ -151,7 +202,7 @@ class CobaltPolicy:
         """Blocks ``job`` may not take: those of reservations its walltime
         would overlap."""
         mask = 0
-        last = now + job.estimate(self.estimate)
+        last = now + job.estimate(self.estimate) + self.slop
         queue = self.queues.get(job.id)
         for reservation in self.reservations:
             if reservation.queue != queue and reservation.start < last and reservation.end > now:
@@ -171,7 +222,8 @@ class CobaltPolicy:
             idle = candidates & ~busy & ~draining
             if idle:
                 return job, self._least_blocking(idle, busy | draining)
-            if not self.drain or self.queues.get(job.id) in BACKFILL_QUEUES:
+            if not self.drain or (self.backfill == "no-drain"
+                                  and self.queues.get(job.id) in BACKFILL_QUEUES):
                 continue
             target = free_at.earliest(candidates & ~draining)
             if target is None:

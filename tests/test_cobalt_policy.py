@@ -66,9 +66,55 @@ def test_backfill_queue_jobs_never_drain(machine):
     """Job 1 of the backfill queue cannot start and drains nothing, so job
     2 (walltime 5,000) takes block 1."""
     queue = (Job(1, -9000, 100, 1024, 1000), Job(2, -9000, 100, 512, 5000))
-    policy = CobaltPolicy(machine=machine, queues={1: "backfill"})
+    policy = CobaltPolicy(machine=machine, queues={1: "backfill"}, backfill="no-drain")
     started, _, _ = policy.schedule(queue, {8: (1000.0, 512)}, {8: 0}, 1024, 100)
     assert [job.id for job in started] == [2]
+
+
+def test_under_cobalts_rule_a_backfill_queue_job_drains_as_any_other(machine):
+    """Cobalt's find_job_location drains for every job whatever its queue:
+    job 1 (backfill queue) drains block 2 until t=1,000, so job 2
+    (walltime 5,000) may not take block 1 but job 3 (walltime 500) may
+    (block 3 is busy until 5,000).  Under ``"no-drain"`` job 2 takes it."""
+    queue = (Job(1, -9000, 100, 1024, 1000), Job(2, -9000, 100, 512, 5000),
+             Job(3, 0, 100, 512, 500))
+    running, placed = {8: (1000.0, 512), 9: (5000.0, 512)}, {8: 0, 9: 3}
+    for rule, first in (("cobalt", 3), ("no-drain", 2)):
+        policy = CobaltPolicy(machine=machine, queues={1: "backfill"}, backfill=rule)
+        started, _, _ = policy.schedule(queue, running, placed, 512, 100)
+        assert [job.id for job in started] == [first]
+
+
+def test_backfill_queue_last_puts_its_jobs_after_every_other(machine):
+    """Job 1 (backfill queue) has the higher WFP utility; with only block 1
+    free, job 2 of prod-short takes it when the backfill queue comes last."""
+    queue = (Job(1, -9000, 100, 512, 1000), Job(2, 0, 100, 512, 1000))
+    running = {8: (5000.0, 512), 9: (5000.0, 512)}
+    for rule, first in (("cobalt", 1), ("last", 2)):
+        policy = CobaltPolicy(machine=machine, queues={1: "backfill", 2: "prod-short"},
+                              backfill=rule, drain=False)
+        started, _, _ = policy.schedule(queue, running, {8: 0, 9: 3}, 512, 100)
+        assert [job.id for job in started] == [first]
+
+
+def test_an_unknown_backfill_rule_is_refused():
+    with pytest.raises(ValueError, match="backfill rule 'never'"):
+        CobaltPolicy(backfill="never")
+
+
+def test_summed_utility_favours_the_job_that_waited_longer(machine):
+    """Cobalt's queue manager adds a job's utility to its score at every
+    pass, so the score grows as size x queued^4 / walltime^3.  Job 1 (queued
+    2,000 s, walltime 2,000) has WFP 512; job 2 (queued 600 s, walltime
+    500) has WFP 512 x 1.2^3 = 885 and starts first under plain WFP; summed,
+    job 1 scores 512 x 2,000 = 1,024,000 against 512 x 1,036.8 = 530,842
+    and takes the one free block (block 1)."""
+    queue = (Job(1, -1900, 100, 512, 2000), Job(2, -500, 100, 512, 500))
+    running = {8: (5000.0, 512), 9: (5000.0, 512)}
+    for accumulate, first in ((False, 2), (True, 1)):
+        policy = CobaltPolicy(machine=machine, drain=False, accumulate=accumulate)
+        started, _, _ = policy.schedule(queue, running, {8: 0, 9: 3}, 512, 100)
+        assert [job.id for job in started] == [first]
 
 
 def test_no_start_runs_into_maintenance_or_happens_before_the_window(machine):
@@ -97,6 +143,19 @@ def test_a_reserved_block_is_not_used_by_a_job_that_would_overlap_it(machine):
     long, short = Job(1, 0, 100, 512, 2000), Job(2, 0, 100, 512, 800)
     assert policy.schedule((long,), busy, {8: 0, 9: 1}, 512, 100)[0] == []
     assert policy.schedule((short,), busy, {8: 0, 9: 1}, 512, 100)[2] == {8: 0, 9: 1, 2: 3}
+
+
+def test_cobalts_slop_keeps_a_job_ending_just_before_a_reservation_off_it(machine):
+    """Block 1 is reserved from t=1,000 and the job's walltime ends at 900:
+    without slack it may take block 1; with Cobalt's 180 s (bgsched's
+    SLOP_TIME) it overlaps the reservation and waits."""
+    reservation = Reservation("R.test", 1000.0, 2000.0, machine.conflicts[1])
+    busy = {8: (5000.0, 512), 9: (5000.0, 512)}
+    job = Job(1, 0, 100, 512, 800)
+    plain = CobaltPolicy(machine=machine, reservations=(reservation,))
+    assert plain.schedule((job,), busy, {8: 0, 9: 3}, 512, 100)[2] == {8: 0, 9: 3, 1: 1}
+    slop = CobaltPolicy(machine=machine, reservations=(reservation,), slop=180.0)
+    assert slop.schedule((job,), busy, {8: 0, 9: 3}, 512, 100)[0] == []
 
 
 def test_a_block_under_repair_is_neither_started_nor_drained(machine):

@@ -4,6 +4,7 @@ model part by part on a miniature Mira (``tiny_mira``)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -86,12 +87,15 @@ def test_maintenance_holds_a_job_that_would_run_into_it(files):
     from modules.maintenance import read_maintenance
     workload = read_cobalt_log(log, machine_nodes=1536)
     config = MiraConfig(blocks=read_blocks(blocks), maintenance=read_maintenance(maintenance),
-                        puppet=PuppetConfig(machine_nodes=1536))
+                        slop=False, puppet=PuppetConfig(machine_nodes=1536))
     jobs = simulate(workload, config).jobs.set_index("job_id")
     # job 23 (2 h from OPENS + 300) would run into the window at OPENS + 7,200
     assert jobs.loc[23, "start"] == OPENS + 3 * 3600
     # job 21 (1 h from OPENS + 3,600) ends before it
     assert jobs.loc[21, "start"] == OPENS + 3600
+    # ... exactly when it opens: with Cobalt's 180 s slop it overlaps, and waits
+    jobs = simulate(workload, replace(config, slop=True)).jobs.set_index("job_id")
+    assert jobs.loc[21, "start"] == OPENS + 3 * 3600
 
 
 def test_a_failure_kills_the_job_on_its_block_and_holds_the_block(files, tmp_path):
@@ -119,9 +123,15 @@ def test_the_ladder_adds_one_part_at_a_time(files):
     from modules.mira_failures import Failure
     full = MiraConfig(blocks=read_blocks(blocks), maintenance=Calendar(((0.0, 1.0),)),
                       failures=(Failure(0.0, "BQC", "R00-M0-N00"),))
+    full_name = "blocks + drain + maintenance + failures"
     assert [config.describe() for config in ladder(full)] == [
         "node-count EASY", "blocks + first fit", "blocks + drain",
-        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
+        "blocks + drain + maintenance", full_name, f"{full_name} + slop",
+        f"{full_name} + slop + summed utility",
+        f"{full_name} + slop + summed utility + every queue drains"]
+    last = replace(full, accumulate=False, backfill="last")
+    assert [config.describe() for config in ladder(last)][-2:] == [
+        f"{full_name} + slop", f"{full_name} + slop + backfill queue last"]
 
 
 def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsys):
@@ -132,10 +142,13 @@ def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsy
                  str(blocks), "--maintenance", str(maintenance), "--failures",
                  str(tmp_path / "events.cor"), "--out", str(out), "--no-plots"]) == 0
     summary = json.loads((out / "validation.json").read_text())
+    full = "blocks + drain + maintenance + failures + slop + summed utility"
     assert [row["model"] for row in summary["ladder"]] == [
         "node-count EASY", "blocks + first fit", "blocks + drain",
-        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
-    assert summary["model"]["mira"] == "blocks + drain + maintenance + failures"
+        "blocks + drain + maintenance", "blocks + drain + maintenance + failures",
+        "blocks + drain + maintenance + failures + slop", full,
+        f"{full} + every queue drains"]
+    assert summary["model"]["mira"] == f"{full} + every queue drains"
     assert summary["model"]["policy"] == "wfp"
     assert summary["jobs"]["replayed"] == 1 and summary["jobs"]["compared"] == 3
     # jobs 21, 22 and 23 were all submitted in the window: both means agree
@@ -175,3 +188,14 @@ def test_prod_long_is_confined_to_the_first_row_of_racks(files):
     _, blocks, _ = files
     machine = read_blocks(blocks)  # racks R00 and R01: both in the first row
     assert queue_blocks(machine) == {"prod-long": 0b1111}
+
+
+def test_the_backfill_queue_option_names_the_policys_rules_and_needs_blocks(files, tmp_path,
+                                                                          capsys):
+    from cli.mira import BACKFILL_RULES as OPTION_CHOICES
+    from modules.cobalt_policy import BACKFILL_RULES
+    assert OPTION_CHOICES == BACKFILL_RULES
+    log, _, _ = files
+    assert main(["validate", "--trace", str(log), "--machine-nodes", "1536",
+                 "--backfill-queue", "last", "--out", str(tmp_path / "o"), "--no-plots"]) != 0
+    assert "cpn validate: error: --backfill-queue needs --blocks" in capsys.readouterr().err
