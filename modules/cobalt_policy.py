@@ -51,8 +51,11 @@ Without blocks (``machine=None``) the policy is node-count EASY with WFP
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
+
+from cpn.net import Delayed
 
 from .bgq_blocks import BlockMachine
 from .easy import easy_pass_on_nodes, order_queue
@@ -68,6 +71,9 @@ BACKFILL_QUEUES = ("backfill", "backfill-1024-torus")
 #: Cobalt judges a job to overlap a reservation when its walltime plus
 #: this slack reaches it (``bgsched``'s ``SLOP_TIME``, 180 s).
 RESERVATION_SLOP_S = 180.0
+#: Cobalt's scheduler passes every this many seconds and starts one job a
+#: pass (``bgsched``'s ``schedule_jobs_interval``, default 10 s).
+SCHEDULE_INTERVAL_S = 10.0
 #: How a queue's jobs are treated, by name: ``"no-drain"`` (our reading of
 #: the ``backfill`` queue's name: they never drain), ``"cobalt"`` (every
 #: job drains, as Cobalt's ``find_job_location`` does whatever the queue),
@@ -116,6 +122,7 @@ class CobaltPolicy:
     slop: float = 0.0
     accumulate: bool = False
     backfill: str = "no-drain"
+    interval: float = 0.0
 
     def __post_init__(self):
         if self.backfill not in BACKFILL_RULES:
@@ -134,7 +141,7 @@ class CobaltPolicy:
         running and started jobs (job id -> block number).  Started jobs
         carry the size and power of their block (:func:`on_block`)."""
         placed = {job_id: block for job_id, block in placed.items() if job_id in running}
-        if now < self.opens or not queue:
+        if now < self.opens or not queue or not self.on_tick(now):
             return [], queue, placed
         eligible = tuple(job for job in queue if self.startable(job, now))
         if self.machine is None:
@@ -147,9 +154,27 @@ class CobaltPolicy:
         chosen = {job.id for job in started}
         return started, tuple(job for job in queue if job.id not in chosen), placed
 
+    def on_tick(self, now: float) -> bool:
+        """Whether Cobalt's scheduler passes at ``now``: every ``interval``
+        seconds (``bgsched``'s ``schedule_jobs_interval``, 10 s), or at
+        every event when ``interval`` is 0."""
+        return not self.interval or abs(now - self.interval * round(now / self.interval)) < 1e-6
+
+    def next_passes(self, started: Sequence[Job], now: float) -> list[Delayed]:
+        """When the scheduler must pass again although nothing happens: at
+        the next tick after an event between ticks, and one interval after
+        a pass that started a job (Cobalt starts one job per pass)."""
+        if not self.interval or now < self.opens:
+            return []
+        if not self.on_tick(now):
+            tick = self.interval * math.ceil(now / self.interval)
+            return [Delayed(tick, tick - now)]
+        return [Delayed(now + self.interval, self.interval)] if started else []
+
     def _place_on_blocks(self, eligible: Sequence[Job], running: Mapping[int, tuple[float, int]],
                          placed: dict[int, int], now: float) -> list[Job]:
-        """Start jobs pass after pass; ``placed`` gains their blocks."""
+        """Start jobs pass after pass (one pass when Cobalt's ``interval``
+        is kept); ``placed`` gains their blocks."""
         machine = self.machine
         ordered = self.order(eligible, now)
         ends = {placed[job_id]: max(end, now + MINIMUM_BUSY_S)
@@ -166,6 +191,8 @@ class CobaltPolicy:
             ends[block] = max(now + job.estimate(self.estimate), now + MINIMUM_BUSY_S)
             placed[job.id] = block
             started.append(on_block(job, machine.blocks[block].size))
+            if self.interval:
+                break
         return started
 
     def order(self, eligible: Sequence[Job], now: float) -> list[Job]:

@@ -14,9 +14,10 @@ show what each one buys:
 - ``maintenance``: the weekly maintenance windows (``Calendar()``: none);
 - ``failures``: fatal RAS events, each taking the blocks that contain its
   hardware out until repaired (with blocks; ``modules.mira_failures``);
-- ``slop``, ``accumulate``, ``backfill``: three rules of Cobalt's source
-  (with blocks; ``modules.cobalt_policy``): reservations' 180 s slack,
-  the utility summed over the scheduler's passes, every queue drains.
+- ``slop``, ``accumulate``, ``backfill``, ``interval``: four rules of
+  Cobalt's source (with blocks; ``modules.cobalt_policy``): reservations'
+  180 s slack, the utility summed over the scheduler's passes, every queue
+  drains, one start a pass every 10 s.
 
 Whatever the switches, the window's initial state is the log's: jobs
 running when it opened, and reservation jobs, start at their logged start
@@ -38,7 +39,8 @@ from cpn.colours import FrozenDict
 from modules.batch_scheduling import P_FINISH, SchedulingConfig
 from modules.bgq_blocks import BlockMachine, block_size_of_name
 from modules.cobalt_log import RESERVATION_PREFIX, CobaltWorkload
-from modules.cobalt_policy import RESERVATION_SLOP_S, CobaltPolicy, Reservation, on_block
+from modules.cobalt_policy import (RESERVATION_SLOP_S, SCHEDULE_INTERVAL_S, CobaltPolicy,
+                                   Reservation, on_block)
 from modules.cobalt_scheduler import BLOCKS_FUSION, cobalt_scheduling
 from modules.maintenance import Calendar
 from modules.mira_failures import Failure, Outage, jobs_hit, outages
@@ -63,7 +65,8 @@ class MiraConfig:
     ``accumulate``, the queue is ordered by the utility summed over the
     scheduler's passes; ``backfill``, what the ``backfill`` queue does
     (``"cobalt"``: it drains as every queue does; ``"no-drain"``: it never
-    drains; ``"last"``: after every other job).
+    drains; ``"last"``: after every other job); ``interval``, the
+    scheduler passes every 10 s and starts one job a pass.
     ``puppet``: the machine's power and the scheduling estimate and
     overrun; its ``machine_nodes`` is the workload's."""
 
@@ -74,6 +77,7 @@ class MiraConfig:
     slop: bool = True
     accumulate: bool = True
     backfill: str = "cobalt"
+    interval: bool = True
     puppet: PuppetConfig = field(
         default_factory=lambda: PuppetConfig(machine_nodes=49_152, scheduling=MIRA_SCHEDULING))
 
@@ -94,7 +98,8 @@ class MiraConfig:
         if self.blocks is not None:
             parts += [name for name, on in (("slop", self.slop),
                                             ("summed utility", self.accumulate),
-                                            (BACKFILL_PARTS[self.backfill], True)) if on and name]
+                                            (BACKFILL_PARTS[self.backfill], True),
+                                            ("10 s passes", self.interval)) if on and name]
         return " + ".join(parts)
 
 
@@ -106,10 +111,10 @@ BACKFILL_PARTS = {"no-drain": "", "cobalt": "every queue drains", "last": "backf
 def ladder(full: MiraConfig) -> list[MiraConfig]:
     """Node-count EASY, then the parts of ``full`` added one at a time
     (blocks, the drain rule, maintenance, failures, then Cobalt's rules:
-    slop, summed utility, the backfill queue's rule): what a validation
-    runs to show what each part buys."""
+    slop, summed utility, the backfill queue's rule, 10 s passes): what a
+    validation runs to show what each part buys."""
     steps = [replace(full, blocks=None, drain=False, maintenance=Calendar(), failures=(),
-                     slop=False, accumulate=False, backfill="no-drain")]
+                     slop=False, accumulate=False, backfill="no-drain", interval=False)]
     if full.blocks is not None:
         steps.append(replace(steps[-1], blocks=full.blocks))
         if full.drain:
@@ -120,7 +125,7 @@ def ladder(full: MiraConfig) -> list[MiraConfig]:
         steps.append(replace(steps[-1], failures=full.failures))
     if full.blocks is not None:
         for part, value in (("slop", full.slop), ("accumulate", full.accumulate),
-                            ("backfill", full.backfill)):
+                            ("backfill", full.backfill), ("interval", full.interval)):
             if value != getattr(steps[-1], part):
                 steps.append(replace(steps[-1], **{part: value}))
     return steps
@@ -224,7 +229,8 @@ def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
                         queue_blocks={} if machine is None else queue_blocks(machine),
                         slop=RESERVATION_SLOP_S if config.slop and machine else 0.0,
                         accumulate=config.accumulate and machine is not None,
-                        backfill=config.backfill if machine else "no-drain")
+                        backfill=config.backfill if machine else "no-drain",
+                        interval=SCHEDULE_INTERVAL_S if config.interval and machine else 0.0)
 
 
 def build_net(workload: CobaltWorkload, config: MiraConfig):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from modules.bgq_blocks import read_blocks
+from cpn.net import Delayed
 from modules.cobalt_policy import CobaltPolicy, Reservation
 from modules.job import Job
 from modules.maintenance import Calendar
@@ -176,3 +177,20 @@ def test_a_confined_queue_uses_only_its_blocks(machine):
     job = Job(1, 0, 100, 512, 100)
     assert policy.schedule((job,), {}, {}, 1536, 10)[2] == {1: 3}
     assert policy.schedule((job,), {9: (500.0, 512)}, {9: 3}, 1024, 10)[0] == []
+
+
+def test_cobalt_passes_every_ten_seconds_and_starts_one_job_a_pass(machine):
+    """bgsched's schedule_jobs runs every 10 s and find_job_location stops
+    at the first job it places: at t=15 nothing starts and the next pass
+    is at 20; at 20 one of two startable jobs starts, the other 10 s on."""
+    policy = CobaltPolicy(machine=machine, interval=10.0)
+    queue = (Job(1, 0, 100, 512, 100), Job(2, 0, 100, 512, 100))
+    assert policy.schedule(queue, {}, {}, 1536, 15)[0] == []
+    assert policy.next_passes([], 15) == [Delayed(20.0, 5.0)]
+    started, waiting, _ = policy.schedule(queue, {}, {}, 1536, 20)
+    assert len(started) == 1 and len(waiting) == 1
+    assert policy.next_passes(started, 20) == [Delayed(30.0, 10.0)]
+    assert policy.next_passes([], 30) == []  # a pass that starts nothing waits for an event
+    every_event = CobaltPolicy(machine=machine)
+    assert len(every_event.schedule(queue, {}, {}, 1536, 15)[0]) == 2
+    assert every_event.next_passes([], 15) == []

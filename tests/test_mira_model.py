@@ -128,8 +128,9 @@ def test_the_ladder_adds_one_part_at_a_time(files):
         "node-count EASY", "blocks + first fit", "blocks + drain",
         "blocks + drain + maintenance", full_name, f"{full_name} + slop",
         f"{full_name} + slop + summed utility",
-        f"{full_name} + slop + summed utility + every queue drains"]
-    last = replace(full, accumulate=False, backfill="last")
+        f"{full_name} + slop + summed utility + every queue drains",
+        f"{full_name} + slop + summed utility + every queue drains + 10 s passes"]
+    last = replace(full, accumulate=False, backfill="last", interval=False)
     assert [config.describe() for config in ladder(last)][-2:] == [
         f"{full_name} + slop", f"{full_name} + slop + backfill queue last"]
 
@@ -147,8 +148,8 @@ def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsy
         "node-count EASY", "blocks + first fit", "blocks + drain",
         "blocks + drain + maintenance", "blocks + drain + maintenance + failures",
         "blocks + drain + maintenance + failures + slop", full,
-        f"{full} + every queue drains"]
-    assert summary["model"]["mira"] == f"{full} + every queue drains"
+        f"{full} + every queue drains", f"{full} + every queue drains + 10 s passes"]
+    assert summary["model"]["mira"] == f"{full} + every queue drains + 10 s passes"
     assert summary["model"]["policy"] == "wfp"
     assert summary["jobs"]["replayed"] == 1 and summary["jobs"]["compared"] == 3
     # jobs 21, 22 and 23 were all submitted in the window: both means agree
@@ -199,3 +200,23 @@ def test_the_backfill_queue_option_names_the_policys_rules_and_needs_blocks(file
     assert main(["validate", "--trace", str(log), "--machine-nodes", "1536",
                  "--backfill-queue", "last", "--out", str(tmp_path / "o"), "--no-plots"]) != 0
     assert "cpn validate: error: --backfill-queue needs --blocks" in capsys.readouterr().err
+
+
+def test_with_cobalts_interval_jobs_start_on_ticks_one_a_pass(tmp_path):
+    """Jobs 30 and 31 (512 nodes) arrive together at OPENS + 205, blocks 1
+    and 3 idle (job 20 holds block 0): at every event both start at 205;
+    with Cobalt's 10 s passes, one at 210 and one at 220."""
+    log, blocks = tmp_path / "tiny.log", tmp_path / "two_racks.xml"
+    log.write_text("\n".join([
+        LOG[0],
+        record("E", 30, OPENS + 205, 512, "00:20:00", OPENS + 205, OPENS + 800),
+        record("E", 31, OPENS + 205, 512, "00:20:00", OPENS + 205, OPENS + 800)]) + "\n")
+    blocks.write_text(TWO_RACKS)
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    assert workload.time_offset % 10 == 0  # ticks fall on whole tens of the log's clock
+    config = MiraConfig(blocks=read_blocks(blocks), interval=False,
+                        puppet=PuppetConfig(machine_nodes=1536))
+    starts = simulate(workload, config).jobs.set_index("job_id")["start"] - OPENS
+    assert sorted(starts[[30, 31]]) == [205, 205]
+    starts = simulate(workload, replace(config, interval=True)).jobs.set_index("job_id")["start"]
+    assert sorted(starts[[30, 31]] - OPENS) == [210, 220]
