@@ -194,3 +194,34 @@ def test_cobalt_passes_every_ten_seconds_and_starts_one_job_a_pass(machine):
     every_event = CobaltPolicy(machine=machine)
     assert len(every_event.schedule(queue, {}, {}, 1536, 15)[0]) == 2
     assert every_event.next_passes([], 15) == []
+
+
+@pytest.mark.parametrize("rules", [
+    {}, {"accumulate": True}, {"backfill": "cobalt"}, {"backfill": "last"},
+    {"interval": 10.0, "slop": 180.0, "accumulate": True, "backfill": "cobalt"}])
+def test_no_two_running_jobs_ever_share_hardware(machine, rules):
+    """Whatever the rules, 300 random states: the blocks of the running
+    and started jobs never conflict pairwise."""
+    import random
+    generator = random.Random(7)
+    queues = {job_id: generator.choice(["prod-short", "backfill", "prod-capability"])
+              for job_id in range(1, 40)}
+    policy = CobaltPolicy(machine=machine, queues=queues, **rules)
+    for _ in range(300):
+        running, placed, free = {}, {}, 1536
+        for job_id in (90, 91, 92):
+            block = generator.randrange(len(machine.blocks))
+            if all(not machine.conflicts[block] & (1 << other) for other in placed.values()):
+                placed[job_id] = block
+                size = machine.blocks[block].size
+                running[job_id] = (generator.uniform(0, 3000), size)
+                free -= size
+        queue = tuple(Job(job_id, generator.uniform(-5000, 0), 100,
+                          generator.choice([100, 512, 1024]), generator.uniform(60, 4000))
+                      for job_id in range(1, generator.randrange(2, 8)))
+        now = 10.0 * generator.randrange(0, 100)
+        _, _, after = policy.schedule(queue, running, placed, free, now)
+        blocks = list(after.values())
+        for position, block in enumerate(blocks):
+            assert all(not machine.conflicts[block] & (1 << other)
+                       for other in blocks[position + 1:])

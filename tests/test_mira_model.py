@@ -16,9 +16,9 @@ from nets.mira import MiraConfig, ladder, simulate
 from nets.puppet import PuppetConfig
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
-    from tiny_mira import MIRA, OPENS, TWO_RACKS, record
+    from tiny_mira import FAILURES, MIRA, OPENS, TWO_RACKS, record
 except ImportError:  # pragma: no cover - run from another root
-    from tests.tiny_mira import MIRA, OPENS, TWO_RACKS, record
+    from tests.tiny_mira import FAILURES, MIRA, OPENS, TWO_RACKS, record
 
 #: Job 20 runs on block 0 (R00-M0) as the window opens, until OPENS + 3,600;
 #: job 21 (1,024 nodes) needs block 2 over R00; job 22 (300 nodes, a 512
@@ -182,6 +182,29 @@ def test_node_count_easy_on_a_mira_week_as_docs_mira_reports():
     assert round(100 * summary["wait_s"]["mean"]["relative_error"], 1) == -17.6
     assert round(100 * summary["wait_s_in_window"]["mean"]["relative_error"], 1) == -2.4
     assert round(100 * summary["utilization"]["rms_difference"], 1) == 11.4
+
+
+@pytest.mark.skipif(not (MIRA / "wk1.log").exists(), reason="../shared/data absent")
+def test_the_full_mira_model_on_a_mira_week_as_docs_mira_reports():
+    """The last row of docs/mira.md's wk1.log table: every part, Cobalt's
+    rules included (about 3 s)."""
+    from modules.maintenance import read_maintenance
+    from modules.mira_failures import read_ras_failures
+    from modules.validation import validate
+    workload = read_cobalt_log(MIRA / "wk1.log")
+    config = MiraConfig(
+        blocks=read_blocks(MIRA / "mira.xml"),
+        maintenance=read_maintenance(FAILURES / "mira_maintenance_periods.txt"),
+        failures=tuple(read_ras_failures(FAILURES / "mira_fatal_ras_events_2013_2018.cor")[0]))
+    result = simulate(workload, config)
+    summary = validate(result.jobs, workload.log, workload.rejected, workload.machine_nodes,
+                       window=workload.window_on_trace_clock(), replayed=workload.replayed,
+                       failed_runs=result.metrics["failed_runs"]).summary
+    assert result.metrics["mira"] == ("blocks + drain + maintenance + failures + slop + summed "
+                                      "utility + every queue drains + 10 s passes")
+    assert round(100 * summary["wait_s"]["mean"]["relative_error"], 1) == -6.2
+    assert round(100 * summary["wait_s_in_window"]["mean"]["relative_error"], 1) == 24.8
+    assert round(100 * summary["utilization"]["rms_difference"], 1) == 8.1
 
 
 def test_prod_long_is_confined_to_the_first_row_of_racks(files):
