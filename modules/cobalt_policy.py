@@ -34,8 +34,10 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
    an idle block that is draining if its walltime ends by that block's
    drain time.
 
-Cobalt starts one job per pass and passes again; so does
-:meth:`CobaltPolicy.schedule` until a pass starts nothing.
+Cobalt starts one job per pass and passes every 10 s
+(``schedule_jobs_interval``): so does :meth:`CobaltPolicy.schedule` with
+``interval`` (the net wakes it at :meth:`CobaltPolicy.next_passes`);
+without, it passes again at once until a pass starts nothing.
 
 Where this differs from Cobalt, and why: Cobalt picks the drain block by
 a backfill time that is, for a block merely blocked by busy relatives,
@@ -55,7 +57,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from cpn.net import Delayed
+from cpn import Delayed
 
 from .bgq_blocks import BlockMachine
 from .easy import easy_pass_on_nodes, order_queue
@@ -66,7 +68,7 @@ from .mira_failures import Outage
 #: A busy block counts as busy at least this long (Cobalt's minimum for a
 #: block that is not idle: 300 s).
 MINIMUM_BUSY_S = 300.0
-#: Queues whose jobs never drain a block: they run only where they fit.
+#: The backfill queues, which :data:`BACKFILL_RULES` treat apart.
 BACKFILL_QUEUES = ("backfill", "backfill-1024-torus")
 #: Cobalt judges a job to overlap a reservation when its walltime plus
 #: this slack reaches it (``bgsched``'s ``SLOP_TIME``, 180 s).

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from modules.bgq_blocks import read_blocks
-from cpn.net import Delayed
+from cpn import Delayed
 from modules.cobalt_policy import CobaltPolicy, Reservation
 from modules.job import Job
 from modules.maintenance import Calendar
