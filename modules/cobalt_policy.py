@@ -109,7 +109,10 @@ class CobaltPolicy:
     repair after a failure (jobs' clock), which no job starts on.
     ``slop``, ``accumulate`` and ``backfill``: Cobalt's slack before
     reservations and maintenance (s), its summed utility, and what the
-    backfill queue does (:data:`BACKFILL_RULES`)."""
+    backfill queue does (:data:`BACKFILL_RULES`); ``interval``: seconds
+    between passes (0: at every event); ``held_targets``: the drain
+    block is chosen among held blocks too, and a held one means no drain
+    (:meth:`_cobalt_target`)."""
 
     machine: BlockMachine | None = None
     drain: bool = True
@@ -125,6 +128,7 @@ class CobaltPolicy:
     accumulate: bool = False
     backfill: str = "no-drain"
     interval: float = 0.0
+    held_targets: bool = False
 
     def __post_init__(self):
         if self.backfill not in BACKFILL_RULES:
@@ -247,14 +251,18 @@ class CobaltPolicy:
         drain_until: dict[int, float] = {}
         free_at = _FreeTimes(machine, ends)
         for job in ordered:
-            candidates = self._candidates(job) & ~self._held(job, now) & ~down
-            idle = candidates & ~busy & ~draining
+            held = self._held(job, now)
+            candidates = self._candidates(job) & ~down
+            idle = candidates & ~held & ~busy & ~draining
             if idle:
                 return job, self._least_blocking(idle, busy | draining)
             if not self.drain or (self.backfill == "no-drain"
                                   and self.queues.get(job.id) in BACKFILL_QUEUES):
                 continue
-            target = free_at.earliest(candidates & ~draining)
+            if self.held_targets:
+                target = self._cobalt_target(candidates & ~draining, held, busy, free_at, now)
+            else:
+                target = free_at.earliest(candidates & ~held & ~draining)
             if target is None:
                 continue
             block, until = target
@@ -271,6 +279,29 @@ class CobaltPolicy:
                 if now + walltime <= drain_until[block]:
                     return job, block
         return None
+
+    def _cobalt_target(self, open_blocks: int, held: int, busy: int, free_at: "_FreeTimes",
+                       now: float) -> tuple[int, float] | None:
+        """The block to drain as Cobalt's ``find_job_location`` finds it
+        with reservations: the earliest free of every candidate, held or
+        not (an idle block is free now; a block of an active reservation
+        not before its end, ``bgsched`` counting it busy until then); when
+        that block is held, the job drains nothing."""
+        if open_blocks & held & ~busy:
+            return None  # an idle block held for a reservation frees first
+        best = None
+        for block in _bits(open_blocks):
+            until = free_at.of(block)
+            if until is None:
+                continue
+            for reservation in self.reservations:
+                if reservation.blocks >> block & 1 and reservation.start <= now < reservation.end:
+                    until = max(until, reservation.end)
+            if best is None or until < best[1]:
+                best = (block, until)
+        if best is None or held >> best[0] & 1:
+            return None
+        return best
 
     def _candidates(self, job: Job) -> int:
         """The blocks of the smallest size that holds ``job``, of those its

@@ -14,10 +14,11 @@ show what each one buys:
 - ``maintenance``: the weekly maintenance windows (``Calendar()``: none);
 - ``failures``: fatal RAS events, each taking the blocks that contain its
   hardware out until repaired (with blocks; ``modules.mira_failures``);
-- ``slop``, ``accumulate``, ``backfill``, ``interval``: four rules of
-  Cobalt's source (with blocks; ``modules.cobalt_policy``): reservations'
-  180 s slack, the utility summed over the scheduler's passes, every queue
-  drains, one start a pass every 10 s.
+- ``slop``, ``accumulate``, ``backfill``, ``interval``, ``held_targets``:
+  five rules of Cobalt's source (with blocks; ``modules.cobalt_policy``):
+  reservations' 180 s slack, the utility summed over the scheduler's
+  passes, every queue drains, one start a pass every 10 s, no drain when
+  the block to drain is held for a reservation.
 
 Whatever the switches, the window's initial state is the log's: jobs
 running when it opened, and reservation jobs, start at their logged start
@@ -66,7 +67,10 @@ class MiraConfig:
     scheduler's passes; ``backfill``, what the ``backfill`` queue does
     (``"cobalt"``: it drains as every queue does; ``"no-drain"``: it never
     drains; ``"last"``: after every other job); ``interval``, the
-    scheduler passes every 10 s and starts one job a pass.
+    scheduler passes every 10 s and starts one job a pass;
+    ``held_targets``, a job whose drain block (the earliest free of all,
+    a block of an active reservation free at its end) is held for a
+    reservation drains nothing.
     ``puppet``: the machine's power and the scheduling estimate and
     overrun; its ``machine_nodes`` is the workload's."""
 
@@ -78,6 +82,7 @@ class MiraConfig:
     accumulate: bool = True
     backfill: str = "cobalt"
     interval: bool = True
+    held_targets: bool = True
     puppet: PuppetConfig = field(
         default_factory=lambda: PuppetConfig(machine_nodes=49_152, scheduling=MIRA_SCHEDULING))
 
@@ -99,7 +104,9 @@ class MiraConfig:
             parts += [name for name, on in (("slop", self.slop),
                                             ("summed utility", self.accumulate),
                                             (BACKFILL_PARTS[self.backfill], True),
-                                            ("10 s passes", self.interval)) if on and name]
+                                            ("10 s passes", self.interval),
+                                            ("held drain targets", self.held_targets))
+                      if on and name]
         return " + ".join(parts)
 
 
@@ -111,10 +118,11 @@ BACKFILL_PARTS = {"no-drain": "", "cobalt": "every queue drains", "last": "backf
 def ladder(full: MiraConfig) -> list[MiraConfig]:
     """Node-count EASY, then the parts of ``full`` added one at a time
     (blocks, the drain rule, maintenance, failures, then Cobalt's rules:
-    slop, summed utility, the backfill queue's rule, 10 s passes): what a
-    validation runs to show what each part buys."""
+    slop, summed utility, the backfill queue's rule, 10 s passes, held
+    drain targets): what a validation runs to show what each part buys."""
     steps = [replace(full, blocks=None, drain=False, maintenance=Calendar(), failures=(),
-                     slop=False, accumulate=False, backfill="no-drain", interval=False)]
+                     slop=False, accumulate=False, backfill="no-drain", interval=False,
+                     held_targets=False)]
     if full.blocks is not None:
         steps.append(replace(steps[-1], blocks=full.blocks))
         if full.drain:
@@ -125,7 +133,8 @@ def ladder(full: MiraConfig) -> list[MiraConfig]:
         steps.append(replace(steps[-1], failures=full.failures))
     if full.blocks is not None:
         for part, value in (("slop", full.slop), ("accumulate", full.accumulate),
-                            ("backfill", full.backfill), ("interval", full.interval)):
+                            ("backfill", full.backfill), ("interval", full.interval),
+                            ("held_targets", full.held_targets)):
             if value != getattr(steps[-1], part):
                 steps.append(replace(steps[-1], **{part: value}))
     return steps
@@ -230,7 +239,8 @@ def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
                         slop=RESERVATION_SLOP_S if config.slop and machine else 0.0,
                         accumulate=config.accumulate and machine is not None,
                         backfill=config.backfill if machine else "no-drain",
-                        interval=SCHEDULE_INTERVAL_S if config.interval and machine else 0.0)
+                        interval=SCHEDULE_INTERVAL_S if config.interval and machine else 0.0,
+                        held_targets=config.held_targets)
 
 
 def build_net(workload: CobaltWorkload, config: MiraConfig):

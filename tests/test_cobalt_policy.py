@@ -15,9 +15,9 @@ from modules.maintenance import Calendar
 from modules.mira_failures import Outage
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
-    from tiny_mira import TWO_RACKS
+    from tiny_mira import TWO_RACKS, midplane, partition
 except ImportError:  # pragma: no cover - run from another root
-    from tests.tiny_mira import TWO_RACKS
+    from tests.tiny_mira import TWO_RACKS, midplane, partition
 
 
 @pytest.fixture(scope="module")
@@ -225,3 +225,35 @@ def test_no_two_running_jobs_ever_share_hardware(machine, rules):
         for position, block in enumerate(blocks):
             assert all(not machine.conflicts[block] & (1 << other)
                        for other in blocks[position + 1:])
+
+
+#: Two racks, each as two 512-node midplane blocks and a 1,024-node block
+#: over both: block 0 R00-M0, 1 R00-M1, 2 over R00, 3 R01-M0, 4 R01-M1,
+#: 5 over R01.
+FOUR_MIDPLANES = ("<BG><BGType>bgq</BGType><PartitionList>"
+                  + partition("MIR-00000-33331-512", midplane("00", 0))
+                  + partition("MIR-00040-33371-512", midplane("00", 1))
+                  + partition("MIR-00000-33371-1024", midplane("00", 0) + midplane("00", 1))
+                  + partition("MIR-00400-33731-512", midplane("01", 0))
+                  + partition("MIR-00440-33771-512", midplane("01", 1))
+                  + partition("MIR-00400-33771-1024", midplane("01", 0) + midplane("01", 1))
+                  + "</PartitionList></BG>")
+
+
+def test_a_job_whose_drain_block_is_held_drains_nothing(tmp_path):
+    """Job 1 (1,024 nodes) may use block 2 (blocked by job 8 on block 0
+    until 1,000) or block 5 (idle, held by an active reservation).  Cobalt
+    picks the block to drain among all, held ones too: block 5, free now,
+    is held, so job 1 drains nothing and job 2 (512 nodes, walltime
+    5,000) takes block 1.  Draining the earliest block not held instead
+    drains block 2 with block 1 until 1,000, and job 2 waits."""
+    path = tmp_path / "four.xml"
+    path.write_text(FOUR_MIDPLANES)
+    machine = read_blocks(path)
+    reservation = Reservation("R.test", 0.0, 10_000.0, machine.conflicts[5])
+    queue = (Job(1, -9000, 100, 1024, 1000), Job(2, 0, 100, 512, 5000))
+    for held_targets, started in ((True, [2]), (False, [])):
+        policy = CobaltPolicy(machine=machine, reservations=(reservation,),
+                              held_targets=held_targets)
+        result, _, _ = policy.schedule(queue, {8: (1000.0, 512)}, {8: 0}, 2560, 100)
+        assert [job.id for job in result] == started
