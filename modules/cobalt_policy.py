@@ -290,13 +290,15 @@ class CobaltPolicy:
         if open_blocks & held & ~busy:
             return None  # an idle block held for a reservation frees first
         best = None
+        active = [(reservation.blocks, reservation.end) for reservation in self.reservations
+                  if reservation.start <= now < reservation.end]
         for block in _bits(open_blocks):
             until = free_at.of(block)
             if until is None:
                 continue
-            for reservation in self.reservations:
-                if reservation.blocks >> block & 1 and reservation.start <= now < reservation.end:
-                    until = max(until, reservation.end)
+            for blocks, end in active:
+                if blocks >> block & 1:
+                    until = max(until, end)
             if best is None or until < best[1]:
                 best = (block, until)
         if best is None or held >> best[0] & 1:
