@@ -242,7 +242,7 @@ def test_with_cobalts_interval_jobs_start_on_ticks_one_a_pass(tmp_path):
         record("E", 31, OPENS + 205, 512, "00:20:00", OPENS + 205, OPENS + 800)]) + "\n")
     blocks.write_text(TWO_RACKS)
     workload = read_cobalt_log(log, machine_nodes=1536)
-    assert workload.time_offset % 10 == 0  # ticks: whole tens after the first submission
+    assert workload.time_offset % 10 == 0  # ticks: whole tens after the first logged start
     config = MiraConfig(blocks=read_blocks(blocks), interval=False,
                         puppet=PuppetConfig(machine_nodes=1536))
     starts = simulate(workload, config).jobs.set_index("job_id")["start"] - OPENS
