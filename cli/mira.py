@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+#: ``modules.cobalt_policy.BACKFILL_RULES`` (not imported: the parser must
+#: not load the model).
+BACKFILL_RULES = ("no-drain", "cobalt", "last")
+
 
 def add_mira_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
@@ -24,24 +28,30 @@ def add_mira_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--failures", type=Path, metavar="COR",
                        help="with --blocks: Mira's fatal RAS events (.cor); each takes the "
                             "blocks containing its hardware out until repaired")
+    group.add_argument("--backfill-queue", choices=BACKFILL_RULES, default="cobalt",
+                       help="with --blocks: the backfill queue's jobs drain blocks as every "
+                            "job does (cobalt, default: Cobalt's source), never drain "
+                            "(no-drain), or come after every other job (last)")
 
 
 def mira_parts(args) -> dict:
     """The parts the options ask for, read from their files:
     ``{"blocks": BlockMachine | None, "drain": bool, "maintenance": Calendar,
-    "failures": tuple[Failure, ...]}``."""
+    "failures": tuple[Failure, ...], "backfill": str}``."""
     from modules.bgq_blocks import read_blocks
     from modules.maintenance import Calendar, read_maintenance
     from modules.mira_failures import read_ras_failures
 
-    for flag, value in (("--no-drain", args.no_drain), ("--failures", args.failures)):
+    for flag, value in (("--no-drain", args.no_drain), ("--failures", args.failures),
+                        ("--backfill-queue", args.backfill_queue != "cobalt")):
         if value and args.blocks is None:
             raise ValueError(f"{flag} needs --blocks: it works on blocks")
     return {"blocks": read_blocks(args.blocks) if args.blocks else None,
             "drain": not args.no_drain,
             "maintenance": read_maintenance(args.maintenance) if args.maintenance
             else Calendar(),
-            "failures": tuple(read_ras_failures(args.failures)[0]) if args.failures else ()}
+            "failures": tuple(read_ras_failures(args.failures)[0]) if args.failures else (),
+            "backfill": args.backfill_queue}
 
 
 def mira_config(args, puppet):
@@ -56,7 +66,9 @@ def refuse_mira_options_without_cobalt(args, workload) -> None:
     ignore them."""
     given = [flag for flag, value in (("--blocks", args.blocks), ("--no-drain", args.no_drain),
                                       ("--maintenance", args.maintenance),
-                                      ("--failures", args.failures)) if value]
+                                      ("--failures", args.failures),
+                                      ("--backfill-queue", args.backfill_queue != "cobalt"))
+             if value]
     if given and not is_cobalt(workload):
         raise ValueError(f"{' and '.join(given)} model Mira and need a Cobalt log; "
                          f"{workload.path} is read as SWF")

@@ -6,6 +6,10 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
 
 1. Order the queue by utility.  Mira's queues used WFP,
    ``(queued time / walltime)^3 x size`` (``bqsim``'s ``default1``).
+   Cobalt's queue manager adds each pass's utility to a job's score
+   (``job.score += score``, as ``bqsim`` notes of it): with
+   ``accumulate``, jobs are ordered by that sum, ``size x queued^4 /
+   walltime^3`` up to a constant.
 2. Walk the queue in that order.  A job starts on an idle block of the
    smallest size that holds it when one is free of every busy block and
    of every draining one, and is not held for a reservation overlapping
@@ -17,8 +21,12 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
    from now).  That block and every block sharing hardware with it are
    draining until then (a block already draining keeps the earlier
    time).  Every job in the queue that cannot start drains a block while
-   one is left; a job of the ``backfill`` queue never drains, and no job
-   drains for a start that would run into a reservation or maintenance.
+   one is left (``backfill="cobalt"``: Cobalt's source has no queue that
+   does not; ``"no-drain"``: the ``backfill`` queue never drains;
+   ``"last"``: its jobs come after every other job in the order), and no
+   job drains for a start that would run into a reservation or
+   maintenance, judged by its walltime plus ``slop`` (``bgsched``'s
+   ``SLOP_TIME``, 180 s).
 4. A queue may be confined to part of the machine: on Mira, ``prod-long``
    ran only on the first row of racks (R00 to R0F, 16 of 48; both logs
    show it, and no other queue).
@@ -26,8 +34,10 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
    an idle block that is draining if its walltime ends by that block's
    drain time.
 
-Cobalt starts one job per pass and passes again; so does
-:meth:`CobaltPolicy.schedule` until a pass starts nothing.
+Cobalt starts one job per pass and passes every 10 s
+(``schedule_jobs_interval``): so does :meth:`CobaltPolicy.schedule` with
+``interval`` (the net wakes it at :meth:`CobaltPolicy.next_passes`);
+without, it passes again at once until a pass starts nothing.
 
 Where this differs from Cobalt, and why: Cobalt picks the drain block by
 a backfill time that is, for a block merely blocked by busy relatives,
@@ -43,8 +53,11 @@ Without blocks (``machine=None``) the policy is node-count EASY with WFP
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
+
+from cpn import Delayed
 
 from .bgq_blocks import BlockMachine
 from .easy import easy_pass_on_nodes, order_queue
@@ -55,8 +68,20 @@ from .mira_failures import Outage
 #: A busy block counts as busy at least this long (Cobalt's minimum for a
 #: block that is not idle: 300 s).
 MINIMUM_BUSY_S = 300.0
-#: Queues whose jobs never drain a block: they run only where they fit.
+#: The backfill queues, which :data:`BACKFILL_RULES` treat apart.
 BACKFILL_QUEUES = ("backfill", "backfill-1024-torus")
+#: Cobalt judges a job to overlap a reservation when its walltime plus
+#: this slack reaches it (``bgsched``'s ``SLOP_TIME``, 180 s).
+RESERVATION_SLOP_S = 180.0
+#: Cobalt's scheduler passes every this many seconds and starts one job a
+#: pass (``bgsched``'s ``schedule_jobs_interval``, default 10 s).
+SCHEDULE_INTERVAL_S = 10.0
+#: How a queue's jobs are treated, by name: ``"no-drain"`` (our reading of
+#: the ``backfill`` queue's name: they never drain), ``"cobalt"`` (every
+#: job drains, as Cobalt's ``find_job_location`` does whatever the queue),
+#: ``"last"`` (ALCF's "backfill queues, which have low priority": after
+#: every other queue's jobs in the order, and drain as every job does).
+BACKFILL_RULES = ("no-drain", "cobalt", "last")
 
 
 @dataclass(frozen=True)
@@ -81,7 +106,13 @@ class CobaltPolicy:
     before ``opens``, when the window opens.  ``estimate`` is what running
     jobs are planned with (``Job.estimate``); ``policy`` orders the queue
     (``"wfp"``, Mira's, or ``"fcfs"``).  ``outages``: blocks down for
-    repair after a failure (jobs' clock), which no job starts on."""
+    repair after a failure (jobs' clock), which no job starts on.
+    ``slop``, ``accumulate`` and ``backfill``: Cobalt's slack before
+    reservations and maintenance (s), its summed utility, and what the
+    backfill queue does (:data:`BACKFILL_RULES`); ``interval``: seconds
+    between passes (0: at every event); ``held_targets``: the drain
+    block is chosen among held blocks too, and a held one means no drain
+    (:meth:`_cobalt_target`)."""
 
     machine: BlockMachine | None = None
     drain: bool = True
@@ -93,10 +124,21 @@ class CobaltPolicy:
     policy: str = "wfp"
     outages: tuple[Outage, ...] = ()
     queue_blocks: Mapping[str, int] = field(default_factory=dict)
+    slop: float = 0.0
+    accumulate: bool = False
+    backfill: str = "no-drain"
+    interval: float = 0.0
+    held_targets: bool = False
+
+    def __post_init__(self):
+        if self.backfill not in BACKFILL_RULES:
+            raise ValueError(f"backfill rule {self.backfill!r}: expected one of "
+                             f"{', '.join(BACKFILL_RULES)}")
 
     def startable(self, job: Job, now: float) -> bool:
-        """Whether ``job`` may start now as far as the calendar goes."""
-        return self.maintenance.allows(now, job.estimate(self.estimate))
+        """Whether ``job`` may start now as far as the calendar goes (its
+        walltime plus ``slop`` ends before the next window)."""
+        return self.maintenance.allows(now, job.estimate(self.estimate) + self.slop)
 
     def schedule(self, queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
                  placed: Mapping[int, int], free: int, now: float
@@ -105,7 +147,7 @@ class CobaltPolicy:
         running and started jobs (job id -> block number).  Started jobs
         carry the size and power of their block (:func:`on_block`)."""
         placed = {job_id: block for job_id, block in placed.items() if job_id in running}
-        if now < self.opens or not queue:
+        if now < self.opens or not queue or not self.on_tick(now):
             return [], queue, placed
         eligible = tuple(job for job in queue if self.startable(job, now))
         if self.machine is None:
@@ -118,11 +160,29 @@ class CobaltPolicy:
         chosen = {job.id for job in started}
         return started, tuple(job for job in queue if job.id not in chosen), placed
 
+    def on_tick(self, now: float) -> bool:
+        """Whether Cobalt's scheduler passes at ``now``: every ``interval``
+        seconds (``bgsched``'s ``schedule_jobs_interval``, 10 s), or at
+        every event when ``interval`` is 0."""
+        return not self.interval or abs(now - self.interval * round(now / self.interval)) < 1e-6
+
+    def next_passes(self, started: Sequence[Job], now: float) -> list[Delayed]:
+        """When the scheduler must pass again although nothing happens: at
+        the next tick after an event between ticks, and one interval after
+        a pass that started a job (Cobalt starts one job per pass)."""
+        if not self.interval or now < self.opens:
+            return []
+        if not self.on_tick(now):
+            tick = self.interval * math.ceil(now / self.interval)
+            return [Delayed(tick, tick - now)]
+        return [Delayed(now + self.interval, self.interval)] if started else []
+
     def _place_on_blocks(self, eligible: Sequence[Job], running: Mapping[int, tuple[float, int]],
                          placed: dict[int, int], now: float) -> list[Job]:
-        """Start jobs pass after pass; ``placed`` gains their blocks."""
+        """Start jobs pass after pass (one pass when Cobalt's ``interval``
+        is kept); ``placed`` gains their blocks."""
         machine = self.machine
-        ordered = order_queue(eligible, self.policy, now, self.estimate)
+        ordered = self.order(eligible, now)
         ends = {placed[job_id]: max(end, now + MINIMUM_BUSY_S)
                 for job_id, (end, _) in running.items() if job_id in placed}
         started: list[Job] = []
@@ -137,7 +197,31 @@ class CobaltPolicy:
             ends[block] = max(now + job.estimate(self.estimate), now + MINIMUM_BUSY_S)
             placed[job.id] = block
             started.append(on_block(job, machine.blocks[block].size))
+            if self.interval:
+                break
         return started
+
+    def order(self, eligible: Sequence[Job], now: float) -> list[Job]:
+        """The queue in Cobalt's order: by utility, highest first (ties in
+        arrival order); with ``accumulate``, by the utility summed over
+        the scheduler's passes since submission, as Cobalt's queue manager
+        keeps it (``job.score += score``, noted in ``bqsim``'s
+        ``compute_utility_scores``): for WFP, size x queued^4 / walltime^3
+        up to a constant.  With ``backfill="last"`` the backfill queues'
+        jobs come after every other job, each part in that order."""
+        if self.accumulate and self.policy == "wfp":
+            scores = [job.js * (now - job.st) ** 4 / job.estimate(self.estimate) ** 3
+                      for job in eligible]
+            ordered = [eligible[i] for i in sorted(range(len(eligible)),
+                                                   key=scores.__getitem__, reverse=True)]
+        else:
+            ordered = order_queue(eligible, self.policy, now, self.estimate)
+        if self.backfill == "last":
+            low = [job for job in ordered if self.queues.get(job.id) in BACKFILL_QUEUES]
+            if low:
+                ordered = ([job for job in ordered
+                            if self.queues.get(job.id) not in BACKFILL_QUEUES] + low)
+        return ordered
 
     def down(self, now: float) -> int:
         """The blocks under repair at ``now``."""
@@ -151,7 +235,7 @@ class CobaltPolicy:
         """Blocks ``job`` may not take: those of reservations its walltime
         would overlap."""
         mask = 0
-        last = now + job.estimate(self.estimate)
+        last = now + job.estimate(self.estimate) + self.slop
         queue = self.queues.get(job.id)
         for reservation in self.reservations:
             if reservation.queue != queue and reservation.start < last and reservation.end > now:
@@ -167,13 +251,18 @@ class CobaltPolicy:
         drain_until: dict[int, float] = {}
         free_at = _FreeTimes(machine, ends)
         for job in ordered:
-            candidates = self._candidates(job) & ~self._held(job, now) & ~down
-            idle = candidates & ~busy & ~draining
+            held = self._held(job, now)
+            candidates = self._candidates(job) & ~down
+            idle = candidates & ~held & ~busy & ~draining
             if idle:
                 return job, self._least_blocking(idle, busy | draining)
-            if not self.drain or self.queues.get(job.id) in BACKFILL_QUEUES:
+            if not self.drain or (self.backfill == "no-drain"
+                                  and self.queues.get(job.id) in BACKFILL_QUEUES):
                 continue
-            target = free_at.earliest(candidates & ~draining)
+            if self.held_targets:
+                target = self._cobalt_target(candidates & ~draining, held, busy, free_at, now)
+            else:
+                target = free_at.earliest(candidates & ~held & ~draining)
             if target is None:
                 continue
             block, until = target
@@ -190,6 +279,31 @@ class CobaltPolicy:
                 if now + walltime <= drain_until[block]:
                     return job, block
         return None
+
+    def _cobalt_target(self, open_blocks: int, held: int, busy: int, free_at: "_FreeTimes",
+                       now: float) -> tuple[int, float] | None:
+        """The block to drain as Cobalt's ``find_job_location`` finds it
+        with reservations: the earliest free of every candidate, held or
+        not (an idle block is free now; a block of an active reservation
+        not before its end, ``bgsched`` counting it busy until then); when
+        that block is held, the job drains nothing."""
+        if open_blocks & held & ~busy:
+            return None  # an idle block held for a reservation frees first
+        best = None
+        active = [(reservation.blocks, reservation.end) for reservation in self.reservations
+                  if reservation.start <= now < reservation.end]
+        for block in _bits(open_blocks):
+            until = free_at.of(block)
+            if until is None:
+                continue
+            for blocks, end in active:
+                if blocks >> block & 1:
+                    until = max(until, end)
+            if best is None or until < best[1]:
+                best = (block, until)
+        if best is None or held >> best[0] & 1:
+            return None
+        return best
 
     def _candidates(self, job: Job) -> int:
         """The blocks of the smallest size that holds ``job``, of those its

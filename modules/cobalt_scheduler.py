@@ -14,7 +14,11 @@ scheduler, each as places and transitions of its own:
   start on their logged block, as they ran (never cut at their walltime);
 - *Calendar*: times at which nothing ends or arrives but the scheduler
   must look again (the window opening, the end of each maintenance
-  window); *Wake* raises *Trigger* then.
+  window, and with Cobalt's pass interval the next tick); *Wake* raises
+  *Trigger* then;
+- *Last Start*: when *Schedule* last started a job; with Cobalt's pass
+  interval it starts none again at that instant (one job a pass, however
+  many wakes fall on the tick).
 """
 
 from __future__ import annotations
@@ -42,11 +46,14 @@ def cobalt_scheduling(policy: CobaltPolicy, replay_starts: Mapping[int, float],
     block the machine knows) say which jobs start as logged;
     ``wake_times`` when *Schedule* must run although nothing happens."""
     module = Net("CobaltScheduling", env={
-        "schedule": policy.schedule, "replay_starts": dict(replay_starts),
+        "schedule": policy.schedule, "next_passes": policy.next_passes,
+        "one_a_pass": bool(policy.interval),
+        "replay_starts": dict(replay_starts),
         "replay_blocks": dict(replay_blocks), "FrozenDict": FrozenDict})
     scheduler_base(module, submit=False)
     module.place("Blocks", FrozenDict, initial=[FrozenDict()], fusion=BLOCKS_FUSION)
     module.place("Replay", Job, timed=True)
+    module.place("LastStart", float, initial=[float("-inf")])
     module.place("Calendar", float, timed=True,
                  initial=[timed(float(when), when) for when in sorted(set(wake_times))])
 
@@ -67,9 +74,13 @@ def cobalt_scheduling(policy: CobaltPolicy, replay_starts: Mapping[int, float],
                       outputs={"Trigger": "True"})
     module.transition(
         "Schedule", priority=P_SCHEDULE[trigger],
-        code="started, waiting, placed = schedule(queue, running, before, free, now)",
+        code="started, waiting, placed = (schedule(queue, running, before, free, now)\n"
+             "    if now != last or not one_a_pass else\n"
+             "    ([], queue, {job: block for job, block in before.items() if job in running}))",
         inputs={"Trigger": "True", "Queuing": "queue", "RuntimeInfo": "running",
-                "Nodes": "free", "Selected": "()", "Blocks": "before"},
+                "Nodes": "free", "Selected": "()", "Blocks": "before", "LastStart": "last"},
         outputs={"Trigger": "False", "Queuing": "waiting", "RuntimeInfo": "running",
-                 "Nodes": "free", "Selected": "tuple(started)", "Blocks": "FrozenDict(placed)"})
+                 "Nodes": "free", "Selected": "tuple(started)", "Blocks": "FrozenDict(placed)",
+                 "Calendar": "*next_passes(started, now)",
+                 "LastStart": "now if started else last"})
     return module

@@ -13,7 +13,12 @@ show what each one buys:
 - ``drain``: Cobalt's drain-and-backfill-window rule (with blocks);
 - ``maintenance``: the weekly maintenance windows (``Calendar()``: none);
 - ``failures``: fatal RAS events, each taking the blocks that contain its
-  hardware out until repaired (with blocks; ``modules.mira_failures``).
+  hardware out until repaired (with blocks; ``modules.mira_failures``);
+- ``slop``, ``accumulate``, ``backfill``, ``interval``, ``held_targets``:
+  five rules of Cobalt's source (with blocks; ``modules.cobalt_policy``):
+  reservations' 180 s slack, the utility summed over the scheduler's
+  passes, every queue drains, one start a pass every 10 s, no drain when
+  the block to drain is held for a reservation.
 
 Whatever the switches, the window's initial state is the log's: jobs
 running when it opened, and reservation jobs, start at their logged start
@@ -35,7 +40,8 @@ from cpn.colours import FrozenDict
 from modules.batch_scheduling import P_FINISH, SchedulingConfig
 from modules.bgq_blocks import BlockMachine, block_size_of_name
 from modules.cobalt_log import RESERVATION_PREFIX, CobaltWorkload
-from modules.cobalt_policy import CobaltPolicy, Reservation, on_block
+from modules.cobalt_policy import (RESERVATION_SLOP_S, SCHEDULE_INTERVAL_S, CobaltPolicy,
+                                   Reservation, on_block)
 from modules.cobalt_scheduler import BLOCKS_FUSION, cobalt_scheduling
 from modules.maintenance import Calendar
 from modules.mira_failures import Failure, Outage, jobs_hit, outages
@@ -54,7 +60,17 @@ class MiraConfig:
     ``blocks``: the BG/Q blocks (``read_blocks("mira.xml")``), or None for
     node counts; ``drain``: Cobalt's drain rule (only with blocks);
     ``maintenance``: machine-wide windows in Unix seconds (the log's clock);
-    ``failures``: fatal RAS events (only with blocks).
+    ``failures``: fatal RAS events (only with blocks).  Three rules of
+    Cobalt's source, with blocks: ``slop``, a job overlaps a reservation
+    or maintenance window when its walltime plus 180 s reaches it;
+    ``accumulate``, the queue is ordered by the utility summed over the
+    scheduler's passes; ``backfill``, what the ``backfill`` queue does
+    (``"cobalt"``: it drains as every queue does; ``"no-drain"``: it never
+    drains; ``"last"``: after every other job); ``interval``, the
+    scheduler passes every 10 s and starts one job a pass;
+    ``held_targets``, a job whose drain block (the earliest free of all,
+    a block of an active reservation free at its end) is held for a
+    reservation drains nothing.
     ``puppet``: the machine's power and the scheduling estimate and
     overrun; its ``machine_nodes`` is the workload's."""
 
@@ -62,6 +78,11 @@ class MiraConfig:
     drain: bool = True
     maintenance: Calendar = field(default_factory=Calendar)
     failures: tuple[Failure, ...] = ()
+    slop: bool = True
+    accumulate: bool = True
+    backfill: str = "cobalt"
+    interval: bool = True
+    held_targets: bool = True
     puppet: PuppetConfig = field(
         default_factory=lambda: PuppetConfig(machine_nodes=49_152, scheduling=MIRA_SCHEDULING))
 
@@ -79,14 +100,29 @@ class MiraConfig:
             parts.append("maintenance")
         if self.failures:
             parts.append("failures")
+        if self.blocks is not None:
+            parts += [name for name, on in (("slop", self.slop),
+                                            ("summed utility", self.accumulate),
+                                            (BACKFILL_PARTS[self.backfill], True),
+                                            ("10 s passes", self.interval),
+                                            ("held drain targets", self.held_targets))
+                      if on and name]
         return " + ".join(parts)
+
+
+#: How :meth:`MiraConfig.describe` names each ``backfill`` rule (none: our
+#: own reading of the queue's name, where the ladder starts).
+BACKFILL_PARTS = {"no-drain": "", "cobalt": "every queue drains", "last": "backfill queue last"}
 
 
 def ladder(full: MiraConfig) -> list[MiraConfig]:
     """Node-count EASY, then the parts of ``full`` added one at a time
-    (blocks, the drain rule, maintenance): what a validation runs to show
-    what each part buys."""
-    steps = [replace(full, blocks=None, drain=False, maintenance=Calendar(), failures=())]
+    (blocks, the drain rule, maintenance, failures, then Cobalt's rules:
+    slop, summed utility, the backfill queue's rule, 10 s passes, held
+    drain targets): what a validation runs to show what each part buys."""
+    steps = [replace(full, blocks=None, drain=False, maintenance=Calendar(), failures=(),
+                     slop=False, accumulate=False, backfill="no-drain", interval=False,
+                     held_targets=False)]
     if full.blocks is not None:
         steps.append(replace(steps[-1], blocks=full.blocks))
         if full.drain:
@@ -95,6 +131,12 @@ def ladder(full: MiraConfig) -> list[MiraConfig]:
         steps.append(replace(steps[-1], maintenance=full.maintenance))
     if full.failures:
         steps.append(replace(steps[-1], failures=full.failures))
+    if full.blocks is not None:
+        for part, value in (("slop", full.slop), ("accumulate", full.accumulate),
+                            ("backfill", full.backfill), ("interval", full.interval),
+                            ("held_targets", full.held_targets)):
+            if value != getattr(steps[-1], part):
+                steps.append(replace(steps[-1], **{part: value}))
     return steps
 
 
@@ -193,7 +235,12 @@ def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
                         opens=workload.window_opens,
                         estimate=config.puppet.scheduling.estimate,
                         policy=config.puppet.scheduling.policy, outages=down,
-                        queue_blocks={} if machine is None else queue_blocks(machine))
+                        queue_blocks={} if machine is None else queue_blocks(machine),
+                        slop=RESERVATION_SLOP_S if config.slop and machine else 0.0,
+                        accumulate=config.accumulate and machine is not None,
+                        backfill=config.backfill if machine else "no-drain",
+                        interval=SCHEDULE_INTERVAL_S if config.interval and machine else 0.0,
+                        held_targets=config.held_targets)
 
 
 def build_net(workload: CobaltWorkload, config: MiraConfig):

@@ -4,6 +4,7 @@ model part by part on a miniature Mira (``tiny_mira``)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -15,9 +16,9 @@ from nets.mira import MiraConfig, ladder, simulate
 from nets.puppet import PuppetConfig
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
-    from tiny_mira import MIRA, OPENS, TWO_RACKS, record
+    from tiny_mira import FAILURES, MIRA, OPENS, TWO_RACKS, record
 except ImportError:  # pragma: no cover - run from another root
-    from tests.tiny_mira import MIRA, OPENS, TWO_RACKS, record
+    from tests.tiny_mira import FAILURES, MIRA, OPENS, TWO_RACKS, record
 
 #: Job 20 runs on block 0 (R00-M0) as the window opens, until OPENS + 3,600;
 #: job 21 (1,024 nodes) needs block 2 over R00; job 22 (300 nodes, a 512
@@ -86,12 +87,15 @@ def test_maintenance_holds_a_job_that_would_run_into_it(files):
     from modules.maintenance import read_maintenance
     workload = read_cobalt_log(log, machine_nodes=1536)
     config = MiraConfig(blocks=read_blocks(blocks), maintenance=read_maintenance(maintenance),
-                        puppet=PuppetConfig(machine_nodes=1536))
+                        slop=False, puppet=PuppetConfig(machine_nodes=1536))
     jobs = simulate(workload, config).jobs.set_index("job_id")
     # job 23 (2 h from OPENS + 300) would run into the window at OPENS + 7,200
     assert jobs.loc[23, "start"] == OPENS + 3 * 3600
     # job 21 (1 h from OPENS + 3,600) ends before it
     assert jobs.loc[21, "start"] == OPENS + 3600
+    # ... exactly when it opens: with Cobalt's 180 s slop it overlaps, and waits
+    jobs = simulate(workload, replace(config, slop=True)).jobs.set_index("job_id")
+    assert jobs.loc[21, "start"] == OPENS + 3 * 3600
 
 
 def test_a_failure_kills_the_job_on_its_block_and_holds_the_block(files, tmp_path):
@@ -119,9 +123,19 @@ def test_the_ladder_adds_one_part_at_a_time(files):
     from modules.mira_failures import Failure
     full = MiraConfig(blocks=read_blocks(blocks), maintenance=Calendar(((0.0, 1.0),)),
                       failures=(Failure(0.0, "BQC", "R00-M0-N00"),))
+    full_name = "blocks + drain + maintenance + failures"
     assert [config.describe() for config in ladder(full)] == [
         "node-count EASY", "blocks + first fit", "blocks + drain",
-        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
+        "blocks + drain + maintenance", full_name, f"{full_name} + slop",
+        f"{full_name} + slop + summed utility",
+        f"{full_name} + slop + summed utility + every queue drains",
+        f"{full_name} + slop + summed utility + every queue drains + 10 s passes",
+        f"{full_name} + slop + summed utility + every queue drains + 10 s passes"
+        " + held drain targets"]
+    last = replace(full, accumulate=False, backfill="last", interval=False,
+                   held_targets=False)
+    assert [config.describe() for config in ladder(last)][-2:] == [
+        f"{full_name} + slop", f"{full_name} + slop + backfill queue last"]
 
 
 def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsys):
@@ -132,10 +146,15 @@ def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsy
                  str(blocks), "--maintenance", str(maintenance), "--failures",
                  str(tmp_path / "events.cor"), "--out", str(out), "--no-plots"]) == 0
     summary = json.loads((out / "validation.json").read_text())
+    full = "blocks + drain + maintenance + failures + slop + summed utility"
     assert [row["model"] for row in summary["ladder"]] == [
         "node-count EASY", "blocks + first fit", "blocks + drain",
-        "blocks + drain + maintenance", "blocks + drain + maintenance + failures"]
-    assert summary["model"]["mira"] == "blocks + drain + maintenance + failures"
+        "blocks + drain + maintenance", "blocks + drain + maintenance + failures",
+        "blocks + drain + maintenance + failures + slop", full,
+        f"{full} + every queue drains", f"{full} + every queue drains + 10 s passes",
+        f"{full} + every queue drains + 10 s passes + held drain targets"]
+    assert summary["model"]["mira"] == (f"{full} + every queue drains + 10 s passes"
+                                        " + held drain targets")
     assert summary["model"]["policy"] == "wfp"
     assert summary["jobs"]["replayed"] == 1 and summary["jobs"]["compared"] == 3
     # jobs 21, 22 and 23 were all submitted in the window: both means agree
@@ -170,8 +189,63 @@ def test_node_count_easy_on_a_mira_week_as_docs_mira_reports():
     assert round(100 * summary["utilization"]["rms_difference"], 1) == 11.4
 
 
+@pytest.mark.skipif(not (MIRA / "wk1.log").exists(), reason="../shared/data absent")
+def test_the_full_mira_model_on_a_mira_week_as_docs_mira_reports():
+    """The last row of docs/mira.md's wk1.log table: every part, Cobalt's
+    rules included (about 3 s)."""
+    from modules.maintenance import read_maintenance
+    from modules.mira_failures import read_ras_failures
+    from modules.validation import validate
+    workload = read_cobalt_log(MIRA / "wk1.log")
+    config = MiraConfig(
+        blocks=read_blocks(MIRA / "mira.xml"),
+        maintenance=read_maintenance(FAILURES / "mira_maintenance_periods.txt"),
+        failures=tuple(read_ras_failures(FAILURES / "mira_fatal_ras_events_2013_2018.cor")[0]))
+    result = simulate(workload, config)
+    summary = validate(result.jobs, workload.log, workload.rejected, workload.machine_nodes,
+                       window=workload.window_on_trace_clock(), replayed=workload.replayed,
+                       failed_runs=result.metrics["failed_runs"]).summary
+    assert result.metrics["mira"] == ("blocks + drain + maintenance + failures + slop + summed "
+                                      "utility + every queue drains + 10 s passes + held drain "
+                                      "targets")
+    assert round(100 * summary["wait_s"]["mean"]["relative_error"], 1) == -1.1
+    assert round(100 * summary["wait_s_in_window"]["mean"]["relative_error"], 1) == 37.0
+    assert round(100 * summary["utilization"]["rms_difference"], 1) == 7.6
+
+
 def test_prod_long_is_confined_to_the_first_row_of_racks(files):
     from nets.mira import queue_blocks
     _, blocks, _ = files
     machine = read_blocks(blocks)  # racks R00 and R01: both in the first row
     assert queue_blocks(machine) == {"prod-long": 0b1111}
+
+
+def test_the_backfill_queue_option_names_the_policys_rules_and_needs_blocks(files, tmp_path,
+                                                                          capsys):
+    from cli.mira import BACKFILL_RULES as OPTION_CHOICES
+    from modules.cobalt_policy import BACKFILL_RULES
+    assert OPTION_CHOICES == BACKFILL_RULES
+    log, _, _ = files
+    assert main(["validate", "--trace", str(log), "--machine-nodes", "1536",
+                 "--backfill-queue", "last", "--out", str(tmp_path / "o"), "--no-plots"]) != 0
+    assert "cpn validate: error: --backfill-queue needs --blocks" in capsys.readouterr().err
+
+
+def test_with_cobalts_interval_jobs_start_on_ticks_one_a_pass(tmp_path):
+    """Jobs 30 and 31 (512 nodes) arrive together at OPENS + 205, blocks 1
+    and 3 idle (job 20 holds block 0): at every event both start at 205;
+    with Cobalt's 10 s passes, one at 210 and one at 220."""
+    log, blocks = tmp_path / "tiny.log", tmp_path / "two_racks.xml"
+    log.write_text("\n".join([
+        LOG[0],
+        record("E", 30, OPENS + 205, 512, "00:20:00", OPENS + 205, OPENS + 800),
+        record("E", 31, OPENS + 205, 512, "00:20:00", OPENS + 205, OPENS + 800)]) + "\n")
+    blocks.write_text(TWO_RACKS)
+    workload = read_cobalt_log(log, machine_nodes=1536)
+    assert workload.time_offset % 10 == 0  # ticks: whole tens after the first logged start
+    config = MiraConfig(blocks=read_blocks(blocks), interval=False,
+                        puppet=PuppetConfig(machine_nodes=1536))
+    starts = simulate(workload, config).jobs.set_index("job_id")["start"] - OPENS
+    assert sorted(starts[[30, 31]]) == [205, 205]
+    starts = simulate(workload, replace(config, interval=True)).jobs.set_index("job_id")["start"]
+    assert sorted(starts[[30, 31]] - OPENS) == [210, 220]
