@@ -25,7 +25,7 @@ from modules.run_files import json_safe
 
 #: The format of stored results: bump it when a change of a model or of a
 #: metric makes the results stored before it wrong or incomplete.
-RESULT_FORMAT = 1
+RESULT_FORMAT = 2
 FORMAT_FIELD = "result_format"
 
 
