@@ -136,14 +136,15 @@ def policies(bsld_lower: float) -> dict[str, object]:
             "MaxJobPerf Res": MaxJobPerfConfig()}
 
 
-def readings_table(trace: Path = ATLAS, profile_seed: int = 0) -> pd.DataFrame:
-    """Mean BSLD, mean and longest wait of each policy under each reading
-    (size-weighted and arrivals queue change MaxJobPerf only)."""
+def readings_table(trace: Path = ATLAS, profile_seed: int = 0,
+                   readings=READINGS) -> pd.DataFrame:
+    """Mean BSLD, mean and longest wait of each policy under each of
+    ``readings`` (size-weighted and arrivals queue change MaxJobPerf only)."""
     jobs = thesis_portion(trace, CPUS)
     profiles = draw_profiles(jobs, seed=profile_seed)
     bsld_lower = simulate(jobs, ThesisConfig(CPUS, EasyConfig()), profiles).metrics["bsld"]
     rows = []
-    for reading in READINGS:
+    for reading in readings:
         for name, policy in policies(bsld_lower).items():
             if reading in ("size-weighted", "arrivals queue") and "MaxJobPerf" not in name:
                 continue

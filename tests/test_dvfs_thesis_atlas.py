@@ -214,3 +214,22 @@ def test_max_job_perf_reservations_on_atlas():
     assert size["large_wait_mean_h"] < no["large_wait_mean_h"]
     assert size["bsld"] < no["bsld"]
     assert abs(size["bsld_excess_other"] - no["bsld_excess_other"]) < 0.05
+
+
+@needs_atlas
+def test_counting_running_jobs_at_their_maximum_reverses_reservations(atlas):
+    """docs/findings.md (f): of the readings tried, counting running jobs at
+    their maximum power comes nearest to Table 5.5, and still starves."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    from thesis_readings import readings_table
+    table = readings_table(ATLAS, readings=("text", "running at max"))
+    bsld = table.set_index(["reading", "policy"])["bsld"]
+    jobs, profiles = atlas  # the text reading is the model itself
+    plain = simulate(jobs, ThesisConfig(9216, MaxJobPerfConfig()), profiles).metrics
+    assert bsld["text", "MaxJobPerf Res"] == plain["bsld"]
+    assert bsld["text", "MaxJobPerf Res"] < bsld["text", "MaxJobPerf noRes"]
+    # Table 5.5: base 14.57, noRes 2.11, Res 5.46 -- reservations harmful
+    assert bsld["running at max", "MaxJobPerf Res"] > bsld["running at max", "MaxJobPerf noRes"]
+    assert bsld["text", "EASY 70%"] < bsld["running at max", "EASY 70%"] < 14.57
+    longest = table.set_index(["reading", "policy"])["wait_max_h"]
+    assert longest["running at max", "MaxJobPerf noRes"] > 2 * 13.52  # still starving
