@@ -327,6 +327,8 @@ def command_sweep(args) -> int:
             client.close()
     console.print(f"{len(summary.ran)} runs done, {len(summary.skipped)} already there, "
                   f"{len(summary.failed)} failed")
+    if summary.outdated_note():
+        console.print(summary.outdated_note())
     for key, error in summary.failed.items():
         console.print(f"[red]  {key}: {error}[/]")
     if summary.results_csv is not None:

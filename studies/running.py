@@ -16,7 +16,7 @@ from nets import puppet, topper
 from .configs import power_config, topper_config
 from .experiment import Experiment
 from .power_series import power_measures
-from .storage import read_result, result_path, write_json_atomically
+from .storage import current_result, write_result
 from .workloads import MONTH_SECONDS, PreparedWorkload, prepare_workload
 
 
@@ -30,11 +30,12 @@ def uncapped_peak(exp: Experiment, results_dir=None) -> float | None:
     reference = exp.cap_reference()
     if reference is None:
         return None
-    stored = read_result(results_dir, reference.key()) if results_dir is not None else None
+    stored = (current_result(results_dir, reference.key()).record
+              if results_dir is not None else None)
     if stored is None:
         stored = run_experiment(reference)
         if results_dir is not None:
-            write_json_atomically(result_path(results_dir, reference.key()), stored)
+            write_result(results_dir, reference.key(), stored)
     return float(stored["power_peak_w"])
 
 

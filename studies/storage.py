@@ -5,6 +5,12 @@ results directory while it is written, so no file is ever written in
 place: it is written to a temporary file in the same directory, flushed to
 disk, and renamed over its name (``os.replace`` is atomic), so a reader
 sees the whole file or none of it.
+
+Each result carries the format it was written in (:data:`RESULT_FORMAT`);
+a result of another format, or of none (written before formats were
+recorded), is outdated: a sweep runs it again rather than read a result
+that a model or metric has changed since, or that lacks a metric added
+since.
 """
 
 from __future__ import annotations
@@ -13,9 +19,14 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, NamedTuple, TextIO
 
 from modules.run_files import json_safe
+
+#: The format of stored results: bump it when a change of a model or of a
+#: metric makes the results stored before it wrong or incomplete.
+RESULT_FORMAT = 2
+FORMAT_FIELD = "result_format"
 
 
 def result_path(results_dir, key: str) -> Path:
@@ -30,6 +41,30 @@ def read_result(results_dir, key: str) -> dict | None:
             return json.load(stream)
     except (FileNotFoundError, json.JSONDecodeError):
         return None
+
+
+class StoredResult(NamedTuple):
+    """A run's stored result of the current format (``record``), or None
+    with ``outdated`` telling whether one of another format is there."""
+
+    record: dict | None
+    outdated: bool = False
+
+
+def current_result(results_dir, key: str) -> StoredResult:
+    """The result stored for ``key`` if it is of :data:`RESULT_FORMAT`."""
+    record = read_result(results_dir, key)
+    if record is None:
+        return StoredResult(None)
+    if not isinstance(record, dict) or record.get(FORMAT_FIELD) != RESULT_FORMAT:
+        return StoredResult(None, outdated=True)
+    return StoredResult(record)
+
+
+def write_result(results_dir, key: str, record: dict) -> Path:
+    """Store a run's result under its key, marked with the current format."""
+    return write_json_atomically(result_path(results_dir, key),
+                                 {**record, FORMAT_FIELD: RESULT_FORMAT})
 
 
 def write_atomically(path, write: Callable[[TextIO], None]) -> Path:

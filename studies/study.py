@@ -169,6 +169,7 @@ class StudyOutcome:
     checks: list[Check]
     files: list[Path]
     unlike_claims: list[str] | None = None  # None: not the runs the claims are about
+    outdated_note: str | None = None  # stored results run again (``SweepSummary``)
 
     def report(self) -> list[str]:
         """The lines a user reads: the summary, the checks, how they compare
@@ -177,6 +178,7 @@ class StudyOutcome:
         written = [str(path) for path in self.files]
         return [study.heading,
                 *study.design.summary(study, self.table, self.base, self.runs),
+                *([self.outdated_note] if self.outdated_note else []),
                 "checks against the paper's findings:",
                 *(f"  {check}" for check in self.checks),
                 *self._claims_lines(),
@@ -223,7 +225,8 @@ def run_study(study: Study, options: StudyOptions = StudyOptions(), *, out, resu
     files = _write(study, base, table, checks, Path(out))
     claimed = bool(study.claims) and runs == study.default_runs()
     return StudyOutcome(study, base, runs, table, checks, files,
-                        unlike_claims(checks, study.claims) if claimed else None)
+                        unlike_claims(checks, study.claims) if claimed else None,
+                        summary.outdated_note())
 
 
 def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:

@@ -2,7 +2,8 @@
 
 :func:`run_sweep` adds every run's baseline and prerequisite
 (:func:`~studies.grids.plan`), skips every run whose ``<key>.json`` is
-already in the results directory, and runs the rest on local processes
+already in the results directory (in the current format,
+:data:`studies.storage.RESULT_FORMAT`; an outdated one is run again), and runs the rest on local processes
 (``concurrent.futures.ProcessPoolExecutor``) or on a Dask cluster (give a
 ``distributed.Client``).  The driver, never a worker, writes each result as
 soon as it arrives, atomically (:mod:`studies.storage`), so a sweep killed
@@ -24,21 +25,31 @@ from typing import Callable, Sequence
 
 from .grids import Run, plan
 from .results import RESULTS_CSV, collect
-from .storage import read_result, result_path, write_json_atomically
-
+from .storage import current_result, write_result
 
 
 @dataclass
 class SweepSummary:
-    """What a sweep did: runs executed, found already done, failed (key ->
-    error), whether it was interrupted, and where the table is."""
+    """What a sweep did: runs executed, found already done, found stored
+    in an outdated format (and so run again: they are in ``ran`` too once
+    run), failed (key -> error), whether it was interrupted, and where the
+    table is."""
 
     results_dir: Path
     ran: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    outdated: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
     results_csv: Path | None = None
+
+    def outdated_note(self) -> str | None:
+        """The line telling the user that stored results were run again."""
+        if not self.outdated:
+            return None
+        count = len(self.outdated)
+        return (f"{count} stored result{'s were' if count > 1 else ' was'} from an older "
+                f"version and {'were' if count > 1 else 'was'} run again")
 
     @property
     def complete(self) -> bool:
@@ -137,13 +148,15 @@ class _Sweep:
         self.todo: list[Run] = []
         self.running: dict[futures.Future, Run] = {}
         for run in needed:
-            stored = read_result(results_dir, run.key())
-            if stored is None:
+            stored = current_result(results_dir, run.key())
+            if stored.record is None:
                 self.todo.append(run)
+                if stored.outdated:
+                    self.summary.outdated.append(run.key())
             else:
                 self.summary.skipped.append(run.key())
                 if run.key() in self.required:
-                    self.inputs[run.key()] = stored
+                    self.inputs[run.key()] = stored.record
 
     def execute(self, workers: int | None, client, progress: bool) -> None:
         """Run ``todo`` to the end, or until Ctrl-C."""
@@ -205,7 +218,7 @@ class _Sweep:
             self.summary.failed[run.key()] = f"{type(error).__name__}: {error}"
             bar.advance(True)
             return
-        write_json_atomically(result_path(self.summary.results_dir, run.key()), record)
+        write_result(self.summary.results_dir, run.key(), record)
         self.summary.ran.append(run.key())
         if run.key() in self.required:
             self.inputs[run.key()] = record

@@ -101,6 +101,18 @@ def test_a_job_over_the_budget_alone(rule, start):
     assert frame.loc[2, "start"] == start + (1.0 if rule == "unchecked" else 0.0)
 
 
+@pytest.mark.parametrize("policy", [EasyConfig(budget_fraction=0.5),
+                                    PbGuidedConfig(bsld_lower=1.5, budget_fraction=0.5)])
+def test_a_job_of_no_cpus_never_waits_for_power(policy):
+    # Budget 200 W.  Job 1 (3 CPUs, 300 W: over the budget alone) runs from 0
+    # to 100 s.  Job 2 is one of Atlas' 852 lines of no processors: drawing
+    # nothing, it cannot break the budget, so it starts at its arrival (the
+    # old rule held it until job 1 ended).  Job 3 (1 CPU) waits for power.
+    jobs = [job(1, 0, 100, 3), job(2, 10, 0, 0, wt=60), job(3, 20, 50, 1)]
+    _, frame = run(jobs, 4, policy)
+    assert list(frame["start"]) == [0.0, 10.0, 100.0]
+
+
 def test_pb_guided_scales_as_power_rises():
     # budget 500 W; P_lower 300 W, P_upper 450 W; BSLD_lower 1.5, upper 3
     jobs = [job(1, 0, 1000, 2), job(2, 10, 1000, 2), job(3, 20, 1000, 4)]

@@ -16,7 +16,10 @@ pick (``reserve`` and ``backfill``); :class:`EasyBackfilling` runs every
 job at the gear it already carries, the nominal one unless a policy set it
 at arrival (UPAS).  With a budget (the baseline of chapter 5) a job starts
 only if the busy CPUs' power, running jobs at their measured power and the
-new one at its maximum, stays within it.
+new one at its maximum, stays within it (the policy "does not allow a job
+to start if it would violate the power budget"): a job of no CPUs (852
+lines of the Atlas portion) draws nothing, so it starts even while a job
+over the budget alone keeps the power above it.
 """
 
 from __future__ import annotations

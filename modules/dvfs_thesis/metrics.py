@@ -18,7 +18,8 @@ watts; ``end - start`` is the runtime at the job's gear):
   frequency of a running CPU"); ``frequency_job_mean_ghz``: the jobs'
   frequencies averaged over the jobs, like their BSLD and wait (Table
   5.4's "mean job BSLD, wait time and frequency"): short jobs, which
-  scale most, weigh as much as long ones there;
+  scale most, weigh as much as long ones there; ``frequency_job_mean_cpus_ghz``:
+  the same over the jobs that have CPUs (a job of none also gets a gear);
 - CPU energy: ``energy_computational_j`` (busy CPUs only, idle ones at
   0 W) and ``energy_total_j`` (idle CPUs at the lowest gear), and
   ``energy_bsld``: total energy times mean BSLD (the trade-off of Figs.
@@ -63,6 +64,8 @@ def thesis_metrics(jobs: pd.DataFrame, machine_cpus: int, power: CpuPowerModel,
         "frequency_mean_ghz": float((jobs["frequency_ghz"].to_numpy(float) * cpus * runtime)
                                     .sum() / busy),
         "frequency_job_mean_ghz": float(jobs["frequency_ghz"].to_numpy(float).mean()),
+        "frequency_job_mean_cpus_ghz": float(jobs["frequency_ghz"].to_numpy(float)[cpus > 0]
+                                             .mean()) if (cpus > 0).any() else float("nan"),
         "energy_computational_j": computational,
         "energy_total_j": total,
         "energy_bsld": total * float(bsld.mean()),

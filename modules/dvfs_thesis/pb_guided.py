@@ -23,7 +23,8 @@ defaults to nothing: the thesis sets it to the workload's mean BSLD
 without a budget, which the caller measures (``nets/dvfs_thesis.py``).  A
 job that alone breaks the budget at the nominal gear runs at the nominal
 gear, starting as the baseline lets it (``oversized``, see
-``plan.Planner``).  The scheduler plans
+``plan.Planner``); a job of no CPUs draws nothing and is never held for
+power (``Planner.power_allows``).  The scheduler plans
 with beta = 1 (``beta="oracle"`` gives it each job's beta).
 """
 
@@ -94,10 +95,11 @@ class PbGuided(EasyBackfilling):
                 continue
             drawn = plan.watts_at(time)
             for gear in self.reduced_gears(job):
-                watts = drawn + planner.demand(job, gear)
-                if watts <= plan.budget and self.satisfies_bsld(job, gear, time, watts):
+                demand = planner.demand(job, gear)
+                if (planner.power_allows(drawn, job.js, demand)
+                        and self.satisfies_bsld(job, gear, time, drawn + demand)):
                     return gear, time
-            if drawn + planner.demand(job, nominal) <= plan.budget:
+            if planner.power_allows(drawn, job.js, planner.demand(job, nominal)):
                 return nominal, time
         raise AssertionError("after the last end the machine is idle: the job fits")
 

@@ -101,6 +101,12 @@ class Planner:
             return watts
         return self.budget_watts if self.oversized == "alone" else 0.0
 
+    def power_allows(self, drawn: float, cpus: int, watts: float) -> bool:
+        """A start of ``cpus`` CPUs asking ``watts`` when ``drawn`` watts are
+        drawn keeps the budget; a job of no CPUs draws nothing, so it never
+        breaks the budget, even one already exceeded by a job over it."""
+        return cpus == 0 or drawn + watts <= self.budget_watts
+
     def predicted_bsld(self, job: Job, gear: int, start: float) -> float:
         """Eq. 4.3: the BSLD the job would get starting at ``start`` at
         ``gear``, its requested time standing for its runtime."""
@@ -138,7 +144,8 @@ class Plan:
         return sum(watts for end, _, watts in self.entries if end > time)
 
     def fits_at(self, time: float, cpus: int, watts: float) -> bool:
-        return self.free_at(time) >= cpus and self.watts_at(time) + watts <= self.budget
+        return (self.free_at(time) >= cpus
+                and self.planner.power_allows(self.watts_at(time), cpus, watts))
 
     def earliest(self, cpus: int, watts: float) -> float:
         """The first time ``cpus`` CPUs and ``watts`` of budget are free."""
@@ -167,8 +174,8 @@ class Plan:
         self.extra_watts = self.budget - self.watts_at(start) - watts
 
     def fits_now(self, job: Job, gear: int) -> bool:
-        return (job.js <= self.free
-                and self.watts_now + self.planner.demand(job, gear) <= self.budget)
+        return (job.js <= self.free and self.planner.power_allows(
+            self.watts_now, job.js, self.planner.demand(job, gear)))
 
     def can_backfill(self, job: Job, gear: int) -> bool:
         """Starting now at ``gear`` fits and does not delay the reservation:
