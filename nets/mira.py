@@ -132,7 +132,8 @@ def ladder(full: MiraConfig) -> list[MiraConfig]:
     """Node-count EASY, then the parts of ``full`` added one at a time
     (blocks, the drain rule, maintenance, failures, then Cobalt's rules:
     slop, summed utility, the backfill queue's rule, 10 s passes, held
-    drain targets, scheduled blocks): what a validation runs to show what each part buys."""
+    drain targets, scheduled blocks): what a validation runs to show what
+    each part buys."""
     steps = [replace(full, blocks=None, drain=False, maintenance=Calendar(), failures=(),
                      slop=False, accumulate=False, backfill="no-drain", interval=False,
                      held_targets=False, scheduled=frozenset())]
@@ -204,7 +205,7 @@ def scheduled_blocks(workloads: Sequence[CobaltWorkload]) -> frozenset[str]:
     ``scheduled`` with the queue in their list (``bgq_base_system``'s
     location cache), a site setting the logs alone record: on Mira's two
     logs the blocks of each size up to 8,192 nodes tile the machine once
-    (plus two 1,024-node torus blocks), and of the 38 larger blocks 8
+    (plus two 1,024-node torus blocks), and of the 30 larger blocks 8
     were used."""
     return frozenset(workload.blocks[job.id] for workload in workloads for job in workload.jobs
                      if not workload.queues[job.id].startswith(RESERVATION_PREFIX))
