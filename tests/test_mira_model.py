@@ -277,3 +277,23 @@ def test_validate_adds_the_scheduled_blocks_rung_and_it_needs_blocks(files, tmp_
     assert main(["validate", "--trace", str(log), "--machine-nodes", "1536",
                  "--scheduled-from", str(log), "--out", str(tmp_path / "p"), "--no-plots"]) != 0
     assert "--scheduled-from needs --blocks" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (MIRA / "wk2.log").exists(), reason="../shared/data absent")
+def test_the_blocks_mira_scheduled_up_to_8192_nodes_tile_the_machine_once():
+    """What docs/mira.md states of the two logs: per size up to 8,192
+    nodes the blocks used cover all 1,536 node boards, no two sharing one,
+    but at 1,024 nodes, where the two torus blocks of prod-1024-torus lie
+    over the 48 blocks the other queues used."""
+    from nets.mira import scheduled_blocks
+    machine = read_blocks(MIRA / "mira.xml")
+    used = scheduled_blocks([read_cobalt_log(MIRA / "wk1.log"),
+                             read_cobalt_log(MIRA / "wk2.log")])
+    assert len(used) == 196
+    for size, count in ((512, 96), (1024, 50), (2048, 24), (4096, 12), (8192, 6)):
+        blocks = [machine.blocks[machine.index[name]] for name in used
+                  if machine.blocks[machine.index[name]].size == size]
+        boards = [board for block in blocks if not (size == 1024 and "-1-" not in block.name)
+                  for board in block.node_boards]
+        assert len(blocks) == count
+        assert len(boards) == len(set(boards)) == 1536
