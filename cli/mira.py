@@ -32,18 +32,26 @@ def add_mira_arguments(parser: argparse.ArgumentParser) -> None:
                        help="with --blocks: the backfill queue's jobs drain blocks as every "
                             "job does (cobalt, default: Cobalt's source), never drain "
                             "(no-drain), or come after every other job (last)")
+    group.add_argument("--scheduled-from", type=Path, action="append", default=[],
+                       metavar="LOG",
+                       help="with --blocks: jobs run only on the blocks the jobs of these "
+                            "Cobalt logs ran on (reservations aside): Cobalt's scheduled "
+                            "blocks, a site setting (repeat for several logs)")
 
 
 def mira_parts(args) -> dict:
     """The parts the options ask for, read from their files:
     ``{"blocks": BlockMachine | None, "drain": bool, "maintenance": Calendar,
-    "failures": tuple[Failure, ...], "backfill": str}``."""
+    "failures": tuple[Failure, ...], "backfill": str, "scheduled": frozenset[str]}``."""
     from modules.bgq_blocks import read_blocks
     from modules.maintenance import Calendar, read_maintenance
+    from modules.cobalt_log import read_cobalt_log
     from modules.mira_failures import read_ras_failures
+    from nets.mira import scheduled_blocks
 
     for flag, value in (("--no-drain", args.no_drain), ("--failures", args.failures),
-                        ("--backfill-queue", args.backfill_queue != "cobalt")):
+                        ("--backfill-queue", args.backfill_queue != "cobalt"),
+                        ("--scheduled-from", args.scheduled_from)):
         if value and args.blocks is None:
             raise ValueError(f"{flag} needs --blocks: it works on blocks")
     return {"blocks": read_blocks(args.blocks) if args.blocks else None,
@@ -51,7 +59,9 @@ def mira_parts(args) -> dict:
             "maintenance": read_maintenance(args.maintenance) if args.maintenance
             else Calendar(),
             "failures": tuple(read_ras_failures(args.failures)[0]) if args.failures else (),
-            "backfill": args.backfill_queue}
+            "backfill": args.backfill_queue,
+            "scheduled": scheduled_blocks([read_cobalt_log(path)
+                                           for path in args.scheduled_from])}
 
 
 def mira_config(args, puppet):
@@ -67,7 +77,8 @@ def refuse_mira_options_without_cobalt(args, workload) -> None:
     given = [flag for flag, value in (("--blocks", args.blocks), ("--no-drain", args.no_drain),
                                       ("--maintenance", args.maintenance),
                                       ("--failures", args.failures),
-                                      ("--backfill-queue", args.backfill_queue != "cobalt"))
+                                      ("--backfill-queue", args.backfill_queue != "cobalt"),
+                                      ("--scheduled-from", args.scheduled_from))
              if value]
     if given and not is_cobalt(workload):
         raise ValueError(f"{' and '.join(given)} model Mira and need a Cobalt log; "

@@ -29,7 +29,9 @@ What Cobalt (``bgsched.schedule_jobs`` and the BG/Q system component's
    ``SLOP_TIME``, 180 s).
 4. A queue may be confined to part of the machine: on Mira, ``prod-long``
    ran only on the first row of racks (R00 to R0F, 16 of 48; both logs
-   show it, and no other queue).
+   show it, and no other queue).  With ``scheduled``, only the blocks
+   Cobalt was set to schedule are used (a job takes the smallest size of
+   them that holds it).
 5. When nothing could start, backfill: in the same order, a job may take
    an idle block that is draining if its walltime ends by that block's
    drain time.
@@ -112,7 +114,9 @@ class CobaltPolicy:
     backfill queue does (:data:`BACKFILL_RULES`); ``interval``: seconds
     between passes (0: at every event); ``held_targets``: the drain
     block is chosen among held blocks too, and a held one means no drain
-    (:meth:`_cobalt_target`)."""
+    (:meth:`_cobalt_target`); ``scheduled``: the blocks (a bit set) Cobalt
+    may schedule, its blocks' ``scheduled`` flag (None: all; a size it
+    names no block of is left whole)."""
 
     machine: BlockMachine | None = None
     drain: bool = True
@@ -129,6 +133,8 @@ class CobaltPolicy:
     backfill: str = "no-drain"
     interval: float = 0.0
     held_targets: bool = False
+    scheduled: int | None = None
+    _candidates_of: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.backfill not in BACKFILL_RULES:
@@ -306,13 +312,29 @@ class CobaltPolicy:
         return best
 
     def _candidates(self, job: Job) -> int:
-        """The blocks of the smallest size that holds ``job``, of those its
-        queue may use."""
-        machine = self.machine
-        mask = 0
-        for block in machine.by_size[machine.size_for(job.js)]:
-            mask |= 1 << block
-        return mask & self.queue_blocks.get(self.queues.get(job.id), mask)
+        """The blocks of the smallest size that holds ``job`` of those its
+        queue may use and Cobalt schedules (Cobalt's ``possible_locations``
+        over the queue's defined sizes)."""
+        queue = self.queues.get(job.id)
+        key = (job.js, queue)
+        if key not in self._candidates_of:
+            machine = self.machine
+            mask = 0
+            for size in machine.sizes:
+                if size >= job.js:
+                    mask = self._offered(sum(1 << block for block in machine.by_size[size]))
+                    mask &= self.queue_blocks.get(queue, mask)
+                    if mask:
+                        break
+            self._candidates_of[key] = mask
+        return self._candidates_of[key]
+
+    def _offered(self, same_size: int) -> int:
+        """Of blocks of one size, those Cobalt schedules: all of them when
+        ``scheduled`` names none of that size (it says nothing of it)."""
+        if self.scheduled is None or not same_size & self.scheduled:
+            return same_size
+        return same_size & self.scheduled
 
     def _least_blocking(self, idle: int, unavailable: int) -> int:
         """Of the ``idle`` blocks, the one that blocks the fewest idle

@@ -18,7 +18,10 @@ show what each one buys:
   five rules of Cobalt's source (with blocks; ``modules.cobalt_policy``):
   reservations' 180 s slack, the utility summed over the scheduler's
   passes, every queue drains, one start a pass every 10 s, no drain when
-  the block to drain is held for a reservation.
+  the block to drain is held for a reservation;
+- ``scheduled``: the blocks Cobalt was allowed to schedule (a block's
+  ``scheduled`` flag and queue list are site settings; the logs show which
+  blocks Mira's jobs used: :func:`scheduled_blocks`).
 
 Whatever the switches, the window's initial state is the log's: jobs
 running when it opened, and reservation jobs, start at their logged start
@@ -33,7 +36,7 @@ on their logged block (``modules.cobalt_log``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Sequence
 
 from cpn import timed
 from cpn.colours import FrozenDict
@@ -70,7 +73,9 @@ class MiraConfig:
     scheduler passes every 10 s and starts one job a pass;
     ``held_targets``, a job whose drain block (the earliest free of all,
     a block of an active reservation free at its end) is held for a
-    reservation drains nothing.
+    reservation drains nothing.  ``scheduled``: the names of the blocks
+    jobs may run on (empty: every block of ``blocks``), Cobalt's
+    scheduled blocks (:func:`scheduled_blocks`).
     ``puppet``: the machine's power and the scheduling estimate and
     overrun; its ``machine_nodes`` is the workload's."""
 
@@ -83,12 +88,19 @@ class MiraConfig:
     backfill: str = "cobalt"
     interval: bool = True
     held_targets: bool = True
+    scheduled: frozenset[str] = frozenset()
     puppet: PuppetConfig = field(
         default_factory=lambda: PuppetConfig(machine_nodes=49_152, scheduling=MIRA_SCHEDULING))
 
     def __post_init__(self):
         if self.failures and self.blocks is None:
             raise ValueError("failures take blocks out of service: they need blocks")
+        if self.scheduled and self.blocks is None:
+            raise ValueError("scheduled blocks restrict blocks: they need blocks")
+        unknown = sorted(self.scheduled - set(self.blocks.index)) if self.scheduled else []
+        if unknown:
+            raise ValueError(f"scheduled blocks not in the partition file: "
+                             f"{', '.join(unknown[:5])}")
 
     def describe(self) -> str:
         """The configuration in a few words, for tables."""
@@ -105,7 +117,8 @@ class MiraConfig:
                                             ("summed utility", self.accumulate),
                                             (BACKFILL_PARTS[self.backfill], True),
                                             ("10 s passes", self.interval),
-                                            ("held drain targets", self.held_targets))
+                                            ("held drain targets", self.held_targets),
+                                            ("scheduled blocks", bool(self.scheduled)))
                       if on and name]
         return " + ".join(parts)
 
@@ -119,10 +132,11 @@ def ladder(full: MiraConfig) -> list[MiraConfig]:
     """Node-count EASY, then the parts of ``full`` added one at a time
     (blocks, the drain rule, maintenance, failures, then Cobalt's rules:
     slop, summed utility, the backfill queue's rule, 10 s passes, held
-    drain targets): what a validation runs to show what each part buys."""
+    drain targets, scheduled blocks): what a validation runs to show what
+    each part buys."""
     steps = [replace(full, blocks=None, drain=False, maintenance=Calendar(), failures=(),
                      slop=False, accumulate=False, backfill="no-drain", interval=False,
-                     held_targets=False)]
+                     held_targets=False, scheduled=frozenset())]
     if full.blocks is not None:
         steps.append(replace(steps[-1], blocks=full.blocks))
         if full.drain:
@@ -134,7 +148,8 @@ def ladder(full: MiraConfig) -> list[MiraConfig]:
     if full.blocks is not None:
         for part, value in (("slop", full.slop), ("accumulate", full.accumulate),
                             ("backfill", full.backfill), ("interval", full.interval),
-                            ("held_targets", full.held_targets)):
+                            ("held_targets", full.held_targets),
+                            ("scheduled", full.scheduled)):
             if value != getattr(steps[-1], part):
                 steps.append(replace(steps[-1], **{part: value}))
     return steps
@@ -181,6 +196,26 @@ def queue_blocks(machine: BlockMachine) -> dict[str, int]:
                 mask |= 1 << number
         confined[queue] = mask
     return confined
+
+
+def scheduled_blocks(workloads: Sequence[CobaltWorkload]) -> frozenset[str]:
+    """The blocks Cobalt scheduled on, as the logs show them: every block a
+    job of ``workloads`` ran on, reservations' jobs aside (a reservation
+    names its own blocks).  Cobalt offers a queue only the blocks marked
+    ``scheduled`` with the queue in their list (``bgq_base_system``'s
+    location cache), a site setting the logs alone record: on Mira's two
+    logs the blocks of each size up to 8,192 nodes tile the machine once
+    (plus two 1,024-node torus blocks), and of the 30 larger blocks 8
+    were used."""
+    return frozenset(workload.blocks[job.id] for workload in workloads for job in workload.jobs
+                     if not workload.queues[job.id].startswith(RESERVATION_PREFIX))
+
+
+def scheduled_mask(machine: BlockMachine, names: frozenset[str]) -> int | None:
+    """The bit set of the blocks named (None: no restriction)."""
+    if not names:
+        return None
+    return sum(1 << machine.index[name] for name in names)
 
 
 #: Jobs of one reservation queue that start less than this after the
@@ -240,7 +275,9 @@ def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
                         accumulate=config.accumulate and machine is not None,
                         backfill=config.backfill if machine else "no-drain",
                         interval=SCHEDULE_INTERVAL_S if config.interval and machine else 0.0,
-                        held_targets=config.held_targets)
+                        held_targets=config.held_targets,
+                        scheduled=None if machine is None else scheduled_mask(machine,
+                                                                              config.scheduled))
 
 
 def build_net(workload: CobaltWorkload, config: MiraConfig):

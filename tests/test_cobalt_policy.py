@@ -179,6 +179,27 @@ def test_a_confined_queue_uses_only_its_blocks(machine):
     assert policy.schedule((job,), {9: (500.0, 512)}, {9: 3}, 1024, 10)[0] == []
 
 
+def test_only_scheduled_blocks_are_used_and_drained(machine):
+    """Blocks 0 and 2 scheduled (block 1 and 3 not, as a site leaves
+    blocks out of its queues): a 512-node job takes block 0, never the
+    idle block 1; with block 0 busy it waits.  The 1,024-node size keeps
+    its scheduled block 2."""
+    policy = CobaltPolicy(machine=machine, scheduled=0b101)
+    job = Job(1, 0, 100, 512, 100)
+    assert policy.schedule((job,), {}, {}, 1536, 10)[2] == {1: 0}
+    assert policy.schedule((job,), {9: (500.0, 512)}, {9: 0}, 1024, 10)[0] == []
+    big = Job(2, 0, 100, 1024, 100)
+    assert policy.schedule((big,), {}, {}, 1536, 10)[2] == {2: 2}
+
+
+def test_a_size_the_scheduled_set_names_no_block_of_stays_whole(machine):
+    """Only block 2 (1,024 nodes) is named: 512-node jobs still use every
+    512-node block, so they are not left without a block."""
+    policy = CobaltPolicy(machine=machine, scheduled=0b100)
+    job = Job(1, 0, 100, 512, 100)
+    assert policy.schedule((job,), {9: (500.0, 512)}, {9: 0}, 1024, 10)[2] == {9: 0, 1: 1}
+
+
 def test_cobalt_passes_every_ten_seconds_and_starts_one_job_a_pass(machine):
     """bgsched's schedule_jobs runs every 10 s and find_job_location stops
     at the first job it places: at t=15 nothing starts and the next pass

@@ -249,3 +249,51 @@ def test_with_cobalts_interval_jobs_start_on_ticks_one_a_pass(tmp_path):
     assert sorted(starts[[30, 31]]) == [205, 205]
     starts = simulate(workload, replace(config, interval=True)).jobs.set_index("job_id")["start"]
     assert sorted(starts[[30, 31]] - OPENS) == [210, 220]
+
+
+def test_scheduled_blocks_are_those_the_logs_jobs_ran_on_reservations_aside(files, tmp_path):
+    """Job 23's block (R01-M0) becomes a reservation's: it leaves the
+    scheduled set; the 1,024-node block 2 and R00's two midplanes stay."""
+    from nets.mira import scheduled_blocks
+    log, blocks, _ = files
+    reserved = tmp_path / "reserved.log"
+    reserved.write_text("\n".join([*LOG[:3], record("E", 23, OPENS + 300, 512, "02:00:00",
+                                                     OPENS + 300, OPENS + 4000, queue="R.test",
+                                                     block="MIR-00400-33731-512")]) + "\n")
+    assert scheduled_blocks([read_cobalt_log(reserved, machine_nodes=1536)]) == {
+        "MIR-00000-33331-512", "MIR-00040-33371-512", "MIR-00000-33371-1024"}
+    with pytest.raises(ValueError, match="not in the partition file: MIR-00400-77731-512"):
+        MiraConfig(blocks=read_blocks(blocks), scheduled=frozenset({"MIR-00400-77731-512"}))
+
+
+def test_validate_adds_the_scheduled_blocks_rung_and_it_needs_blocks(files, tmp_path, capsys):
+    log, blocks, _ = files
+    assert main(["validate", "--trace", str(log), "--machine-nodes", "1536", "--blocks",
+                 str(blocks), "--scheduled-from", str(log), "--out", str(tmp_path / "o"),
+                 "--no-plots"]) == 0
+    ladder_rows = json.loads((tmp_path / "o" / "validation.json").read_text())["ladder"]
+    assert ladder_rows[-1]["model"].endswith("held drain targets + scheduled blocks")
+    assert not ladder_rows[-2]["model"].endswith("scheduled blocks")
+    assert main(["validate", "--trace", str(log), "--machine-nodes", "1536",
+                 "--scheduled-from", str(log), "--out", str(tmp_path / "p"), "--no-plots"]) != 0
+    assert "--scheduled-from needs --blocks" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (MIRA / "wk2.log").exists(), reason="../shared/data absent")
+def test_the_blocks_mira_scheduled_up_to_8192_nodes_tile_the_machine_once():
+    """What docs/mira.md states of the two logs: per size up to 8,192
+    nodes the blocks used cover all 1,536 node boards, no two sharing one,
+    but at 1,024 nodes, where the two torus blocks of prod-1024-torus lie
+    over the 48 blocks the other queues used."""
+    from nets.mira import scheduled_blocks
+    machine = read_blocks(MIRA / "mira.xml")
+    used = scheduled_blocks([read_cobalt_log(MIRA / "wk1.log"),
+                             read_cobalt_log(MIRA / "wk2.log")])
+    assert len(used) == 196
+    for size, count in ((512, 96), (1024, 50), (2048, 24), (4096, 12), (8192, 6)):
+        blocks = [machine.blocks[machine.index[name]] for name in used
+                  if machine.blocks[machine.index[name]].size == size]
+        boards = [board for block in blocks if not (size == 1024 and "-1-" not in block.name)
+                  for board in block.node_boards]
+        assert len(blocks) == count
+        assert len(boards) == len(set(boards)) == 1536
