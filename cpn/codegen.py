@@ -58,6 +58,13 @@ class Output(NamedTuple):
     text: str
 
 
+def _pasted(text: str | int) -> str:
+    """Inscription text as it goes into the generated code: in parentheses,
+    so that text over several lines stays one expression, and the closing
+    one on a line of its own after a ``#`` comment, which would swallow it."""
+    return f"(\n{text}\n)" if "#" in str(text) else f"({text})"
+
+
 def _indented(lines: list[str], prefix: str = "    ") -> list[str]:
     return [prefix + line for line in lines]
 
@@ -171,7 +178,7 @@ def _bind_variables(variables: list[str], code: str | None, delay: str | None) -
         lines.append(f"{''.join(v + ', ' for v in variables)}= _cpn_vals")
     if code is not None:
         lines += textwrap.dedent(code).strip("\n").splitlines()
-    lines.append(f"_cpn_d = now + ({delay})" if delay else "_cpn_d = now")
+    lines.append(f"_cpn_d = now + {_pasted(delay)}" if delay else "_cpn_d = now")
     return lines
 
 
@@ -180,9 +187,11 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
     """Compute an output's token(s) into ``value`` and, into a timed place,
     the timestamp into ``stamp``; refuse what cannot enter the place."""
     term = output.term
-    lines = [f"{value} = list({term.expr})" if term.splat else f"{value} = {term.expr}"]
+    expression = _pasted(term.expr)
+    lines = [f"{value} = list{expression}" if term.splat else f"{value} = {expression}"]
     if place.timed:
-        lines.append(f"{stamp} = _cpn_d + ({term.delay})" if term.delay else f"{stamp} = _cpn_d")
+        lines.append(f"{stamp} = _cpn_d + {_pasted(term.delay)}" if term.delay
+                     else f"{stamp} = _cpn_d")
     tests = _refusals(place)
     refuse = (f"if {' or '.join(tests)}: "
               f"_cpn_refuse({transition}, {output.place}, {output.text!r}, _cpn_t)")
@@ -260,7 +269,7 @@ def _produce(output: Output, value: str, stamp: str, timed: bool) -> list[str]:
                 f"_cpn_t.value, {stamp} + _cpn_t.delay, now)",
                 f"    else: {put}"]
     if term.multiplicity != 1:
-        return [f"for _cpn_k in range({term.multiplicity}):",
+        return [f"for _cpn_k in range{_pasted(term.multiplicity)}:",
                 f"    _cpn_t = {value}", f"    {put}"]
     if timed:
         return [f"if {stamp} <= now: _cpn_R{place}.append({value}); "
