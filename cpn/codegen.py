@@ -15,7 +15,8 @@ values)``: the indices of the taken tokens in search order, and the values
 of the transition's variables.  ``_cpn_fire(picks, values, now)``
 evaluates every output first, then takes and puts tokens: a firing whose
 inscription raises, or whose token is refused, leaves the marking as it
-was.
+was.  It returns whether it left a place it takes from empty: then no
+search of the transition can succeed until that place gets a token.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def _indented(lines: list[str], prefix: str = "    ") -> list[str]:
 
 # -- the search ----------------------------------------------------------------
 
-def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str]) -> str:
+def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str],
+                  places: list[FlatPlace]) -> str:
     tokens = [step.token for step in steps if step.kind != TEST]
     lines = ["def _cpn_search(now, _cpn_out):"]
     lines += _indented(_shortage_test(tokens))
@@ -109,7 +111,8 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
             depth += 1
             for other in others:
                 emit(f"if {index} == {other}: continue")
-            for check in _pattern_checks(step.node, "_cpn_t", bound, env_names):
+            tuples = _tuple_colour(places[place].place.colour)
+            for check in _pattern_checks(step.node, "_cpn_t", bound, env_names, tuples):
                 emit(check)
             bound.update(binds(step.node, bound, env_names))
         others.append(index)
@@ -135,23 +138,36 @@ def _shortage_test(tokens: list[InputToken]) -> list[str]:
     return [f"if {short}: return None"]
 
 
-def _pattern_checks(node, source: str, bound: set[str], env_names: set[str]) -> list[str]:
-    """Statements that match ``source`` against a pattern and bind it."""
+def _pattern_checks(node, source: str, bound: set[str], env_names: set[str],
+                    tuples: bool = False) -> list[str]:
+    """Statements that match ``source`` against a pattern and bind it;
+    ``tuples`` when ``source`` is known to be a tuple (its place's colour)."""
     if isinstance(node, ast.Name) and node.id not in bound and node.id not in env_names:
         bound.add(node.id)
         return [f"{node.id} = {source}"]
     if isinstance(node, ast.Tuple):
+        names = [element.id for element in node.elts if isinstance(element, ast.Name)]
+        fresh = (len(names) == len(node.elts) == len(set(names))
+                 and not (set(names) & (bound | env_names)))
+        if fresh and tuples:  # a tuple of another length fails to unpack
+            bound.update(names)
+            return [f"try: {', '.join(names)}, = {source}", "except ValueError: continue"]
         checks = [f"if not isinstance({source}, tuple) or len({source}) != "
                   f"{len(node.elts)}: continue"]
-        names = [element.id for element in node.elts if isinstance(element, ast.Name)]
-        if (len(names) == len(node.elts) == len(set(names))
-                and not (set(names) & (bound | env_names))):  # fresh names: one unpacking
+        if fresh:  # one unpacking
             bound.update(names)
             return checks + [f"{', '.join(names)}, = {source}"]
         for position, element in enumerate(node.elts):
             checks += _pattern_checks(element, f"{source}[{position}]", bound, env_names)
         return checks
     return [f"if {source} != {ast.unparse(node)}: continue"]
+
+
+def _tuple_colour(colour) -> bool:
+    """Whether every token of a place of this colour is a tuple (the colour
+    is checked as each token enters)."""
+    types = colour if isinstance(colour, tuple) else (colour,)
+    return all(isinstance(kind, type) and issubclass(kind, tuple) for kind in types)
 
 
 # -- the firing ----------------------------------------------------------------
@@ -167,6 +183,10 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
     body += _consume(steps, places)
     for output, (value, stamp) in zip(outputs, names):
         body += _produce(output, value, stamp, places[output.place].timed)
+    taken = dict.fromkeys(step.token.place for step in steps
+                          if step.kind != TEST and step.token.consumed)
+    body.append(f"return not ({' and '.join(f'_cpn_R{p}' for p in taken)})" if taken
+                else "return False")
     return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *_indented(body)])
 
 
@@ -192,32 +212,33 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
     if place.timed:
         lines.append(f"{stamp} = _cpn_d + {_pasted(term.delay)}" if term.delay
                      else f"{stamp} = _cpn_d")
-    tests = _refusals(place)
-    refuse = (f"if {' or '.join(tests)}: "
-              f"_cpn_refuse({transition}, {output.place}, {output.text!r}, _cpn_t)")
+    def refuse(token: str) -> str:
+        return (f"if {' or '.join(_refusals(place, token))}: "
+                f"_cpn_refuse({transition}, {output.place}, {output.text!r}, {token})")
+
     if not term.splat:
-        return lines + [f"_cpn_t = {value}", refuse]
+        return lines + [refuse(value)]
     lines.append(f"for _cpn_t in {value}:")
     if place.timed:  # a Delayed element carries its own delay
         lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
-    return lines + ["    " + refuse]
+    return lines + ["    " + refuse("_cpn_t")]
 
 
-def _refusals(place: FlatPlace) -> list[str]:
-    """Tests of ``_cpn_t`` that make the simulator refuse it (see
+def _refusals(place: FlatPlace, token: str) -> list[str]:
+    """Tests of ``token`` that make the simulator refuse it (see
     ``Simulator._refuse``): not hashable, outside the place's colour set,
     or a ``Delayed`` into an untimed place.  Hashability is checked on the
     token's type (a dict, a list, a set, a mutable dataclass), so that a
     firing costs the same whatever the size of its tokens."""
     colour = place.place.colour
-    tests = [] if _hashable_colour(colour) else ["type(_cpn_t).__hash__ is None"]
+    tests = [] if _hashable_colour(colour) else [f"type({token}).__hash__ is None"]
     if isinstance(colour, (type, tuple)):
-        tests.append(f"not isinstance(_cpn_t, _cpn_C{place.index})")
+        tests.append(f"not isinstance({token}, _cpn_C{place.index})")
     elif colour is not None:
-        tests.append(f"not _cpn_C{place.index}(_cpn_t)")
+        tests.append(f"not _cpn_C{place.index}({token})")
     if not place.timed and (colour is None or not isinstance(colour, (type, tuple))
                             or issubclass(Delayed, colour)):
-        tests.insert(0, "type(_cpn_t) is _cpn_Delayed")  # else the colour refuses it
+        tests.insert(0, f"type({token}) is _cpn_Delayed")  # else the colour refuses it
     return tests
 
 

@@ -333,7 +333,7 @@ class _TransitionCompiler:
         self.check_delay(bound)
         self.check_arcs(bound | set(code.outputs if code else ()))
         outputs = self.outputs()
-        source = (search_source(steps, variables, self.env_names) + "\n\n"
+        source = (search_source(steps, variables, self.env_names, self.net.places) + "\n\n"
                   + fire_source(self.t.index, steps, variables, self.t.code, self.t.delay,
                                 outputs, self.net.places) + "\n")
         tokens = [step.token for step in steps if step.kind != TEST]
