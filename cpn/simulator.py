@@ -75,10 +75,11 @@ class Simulator(MarkingViews, Interactive, Undoable):
         for t in self.transitions:
             for p in dict.fromkeys(t.input_places):
                 self._consumers[p].append(t.index)
-        # After a firing: the transitions to search again (the firing one
-        # too: it may change its own enabling even with no input places),
-        # and those to search again only if enabled, to refresh their
-        # binding (a change they are blind to cannot enable them).
+        # After a firing: the other transitions to search again (the firing
+        # one is, unless it emptied a place it takes from: it may change its
+        # own enabling even with no input places), and those to search again
+        # only if enabled, to refresh their binding (a change they are blind
+        # to cannot enable them).
         self._affected, self._refreshed = [], []
         for t in self.transitions:
             woken = {t.index}
@@ -87,7 +88,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
                 for c in self._consumers[p]:
                     blind = p in self.transitions[c].value_blind
                     (refreshed if blind else woken).add(c)
-            self._affected.append(sorted(woken))
+            self._affected.append(tuple(sorted(woken - {t.index})))
             self._refreshed.append(tuple(sorted(refreshed - woken)))
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
         self._priority = [t.priority for t in self.transitions]
@@ -296,6 +297,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
         timed_transitions, monitors, new_version = (self._timed_transitions, self._monitors,
                                                     self._new_version)
         steps, last, now = self.steps, self._last, self.now
+        began = now
         try:
             while True:
                 if dirty:
@@ -326,13 +328,15 @@ class Simulator(MarkingViews, Interactive, Undoable):
                     if until_time is not None and stamp > until_time:
                         self._set_clock(max(until_time, now))
                         return StopReason.TIME
-                    if stamp != now:
+                    if stamp != now:  # the version changes on the way out, or now for monitors
                         old = now
                         self.now = now = stamp
-                        self._version = new_version()
-                        dirty.update(timed_transitions)
-                        for monitor in monitors:
-                            monitor.advanced(self, old, now)
+                        if timed_transitions:
+                            dirty.update(timed_transitions)
+                        if monitors:
+                            self._version = new_version()
+                            for monitor in monitors:
+                                monitor.advanced(self, old, now)
                     while heap and heap[0][0] <= stamp:
                         when, _, place, token = heappop(heap)
                         R[place].append(token)
@@ -345,8 +349,8 @@ class Simulator(MarkingViews, Interactive, Undoable):
                     dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
                 dirty.update(affected[t])
-                if emptied:  # it emptied an input place: no search can succeed
-                    dirty.discard(t)
+                if not emptied:  # else no search of it can succeed
+                    dirty.add(t)
                 for u in refreshed[t]:
                     if u in found:
                         dirty.add(u)
@@ -361,7 +365,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
-            if steps != self.steps:
+            if steps != self.steps or now != began:
                 self._version = self._new_version()
             self.steps, self._last = steps, last
 
