@@ -73,10 +73,12 @@ def _indented(lines: list[str], prefix: str = "    ") -> list[str]:
 # -- the search ----------------------------------------------------------------
 
 def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str],
-                  places: list[FlatPlace]) -> str:
+                  places: list[FlatPlace], held: frozenset = frozenset()) -> str:
+    """``held``: places that hold exactly one available token whatever
+    fires (see ``compiler.py``); their token is read, not looped over."""
     tokens = [step.token for step in steps if step.kind != TEST]
     lines = ["def _cpn_search(now, _cpn_out):"]
-    lines += _indented(_shortage_test(tokens))
+    lines += _indented(_shortage_test(tokens, held))
     picked: dict[int, list[str]] = {}  # place -> pick variables so far
     picks: list[str] = []
     bound: set[str] = set()
@@ -107,12 +109,20 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
                 emit("else:")
                 emit(f"    {give_up()}")
         else:
-            emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
-            depth += 1
-            for other in others:
-                emit(f"if {index} == {other}: continue")
             tuples = _tuple_colour(places[place].place.colour)
-            for check in _pattern_checks(step.node, "_cpn_t", bound, env_names, tuples):
+            if place in held and not others:  # its one token, at index 0
+                index, token = "0", f"_cpn_R{place}[0]"
+                if not isinstance(step.node, ast.Name):
+                    emit(f"_cpn_t = {token}")
+                    token = "_cpn_t"
+            else:
+                emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
+                depth += 1
+                token = "_cpn_t"
+                for other in others:
+                    emit(f"if {index} == {other}: continue")
+            for check in _pattern_checks(step.node, token, bound, env_names, tuples,
+                                         give_up()):
                 emit(check)
             bound.update(binds(step.node, bound, env_names))
         others.append(index)
@@ -125,12 +135,15 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
     return "\n".join(lines)
 
 
-def _shortage_test(tokens: list[InputToken]) -> list[str]:
+def _shortage_test(tokens: list[InputToken], held: frozenset) -> list[str]:
     """A place holding fewer tokens than the transition takes from it
-    disables it at once, before any other place is scanned."""
+    disables it at once, before any other place is scanned (a held place
+    never lacks its one token)."""
     needed: dict[int, int] = {}
     for token in tokens:
         needed[token.place] = needed.get(token.place, 0) + 1
+    needed = {place: count for place, count in needed.items()
+              if count > 1 or place not in held}
     if len(needed) <= 1 and all(count == 1 for count in needed.values()):
         return []
     short = " or ".join(f"len(_cpn_R{place}) < {count}" if count > 1
@@ -139,9 +152,10 @@ def _shortage_test(tokens: list[InputToken]) -> list[str]:
 
 
 def _pattern_checks(node, source: str, bound: set[str], env_names: set[str],
-                    tuples: bool = False) -> list[str]:
-    """Statements that match ``source`` against a pattern and bind it;
-    ``tuples`` when ``source`` is known to be a tuple (its place's colour)."""
+                    tuples: bool = False, give_up: str = "continue") -> list[str]:
+    """Statements that match ``source`` against a pattern and bind it, or
+    ``give_up``; ``tuples`` when ``source`` is known to be a tuple (its
+    place's colour)."""
     if isinstance(node, ast.Name) and node.id not in bound and node.id not in env_names:
         bound.add(node.id)
         return [f"{node.id} = {source}"]
@@ -151,16 +165,17 @@ def _pattern_checks(node, source: str, bound: set[str], env_names: set[str],
                  and not (set(names) & (bound | env_names)))
         if fresh and tuples:  # a tuple of another length fails to unpack
             bound.update(names)
-            return [f"try: {', '.join(names)}, = {source}", "except ValueError: continue"]
+            return [f"try: {', '.join(names)}, = {source}", f"except ValueError: {give_up}"]
         checks = [f"if not isinstance({source}, tuple) or len({source}) != "
-                  f"{len(node.elts)}: continue"]
+                  f"{len(node.elts)}: {give_up}"]
         if fresh:  # one unpacking
             bound.update(names)
             return checks + [f"{', '.join(names)}, = {source}"]
         for position, element in enumerate(node.elts):
-            checks += _pattern_checks(element, f"{source}[{position}]", bound, env_names)
+            checks += _pattern_checks(element, f"{source}[{position}]", bound, env_names,
+                                      give_up=give_up)
         return checks
-    return [f"if {source} != {ast.unparse(node)}: continue"]
+    return [f"if {source} != {ast.unparse(node)}: {give_up}"]
 
 
 def _tuple_colour(colour) -> bool:

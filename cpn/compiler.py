@@ -80,8 +80,9 @@ def singleton_places(net: FlatNet) -> set[int]:
 
 
 class _TransitionCompiler:
-    def __init__(self, net: FlatNet, t: FlatTransition, singletons: frozenset = frozenset()):
-        self.net, self.t, self.singletons = net, t, singletons
+    def __init__(self, net: FlatNet, t: FlatTransition, singletons: frozenset = frozenset(),
+                 held: frozenset = frozenset()):
+        self.net, self.t, self.singletons, self.held = net, t, singletons, held
         self.env_names = set(t.env)
         self.read_inputs, self.produced = t.read_arcs(net.places)
 
@@ -333,7 +334,8 @@ class _TransitionCompiler:
         self.check_delay(bound)
         self.check_arcs(bound | set(code.outputs if code else ()))
         outputs = self.outputs()
-        source = (search_source(steps, variables, self.env_names, self.net.places) + "\n\n"
+        source = (search_source(steps, variables, self.env_names, self.net.places,
+                                self.held) + "\n\n"
                   + fire_source(self.t.index, steps, variables, self.t.code, self.t.delay,
                                 outputs, self.net.places) + "\n")
         tokens = [step.token for step in steps if step.kind != TEST]
@@ -346,7 +348,11 @@ class _TransitionCompiler:
             source=source, env=self.t.env, value_blind=self.value_blind(steps))
 
 
-def compile_net(net: FlatNet) -> list[CompiledTransition]:
-    """Compile every transition; raises :class:`NetError` on the first fault."""
+def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTransition]:
+    """Compile every transition; raises :class:`NetError` on the first fault.
+    ``held``: untimed singleton places (see :func:`singleton_places`) that
+    hold their one token in the marking the simulator starts from, so hold
+    one whatever fires: a search reads that token instead of looping over
+    the place."""
     singletons = frozenset(singleton_places(net))
-    return [_TransitionCompiler(net, t, singletons).compile() for t in net.transitions]
+    return [_TransitionCompiler(net, t, singletons, held).compile() for t in net.transitions]

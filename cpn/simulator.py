@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .compiler import CompiledTransition, compile_net
+from .compiler import CompiledTransition, compile_net, singleton_places
 from .errors import BindingError, ColourError, NetError
 from .flatten import IMMUTABLE, FlatNet
 from .interactive import Interactive
@@ -52,7 +52,6 @@ class Simulator(MarkingViews, Interactive, Undoable):
         # The net as declared, modules and all (None when given flat): a
         # notebook draws its top level with the marking.
         self.hierarchy = net if isinstance(net, Net) else None
-        self.transitions: list[CompiledTransition] = _compiled(self.net)
         self.order = order
         self.seed = seed
         self._choice = random.Random(seed)
@@ -71,6 +70,8 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._S: list[list | None] = [[] if p.timed else None for p in places]
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
+        self._load_marking(marking or {})
+        self._held, self.transitions = _compiled(self.net, self._R, self._S)
         self._consumers = [[] for _ in places]
         for t in self.transitions:
             for p in dict.fromkeys(t.input_places):
@@ -98,7 +99,6 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._monitors: list = []
         self._hooks: list[list] = [[] for _ in self.transitions]
         self._last: tuple | None = None
-        self._load_marking(marking or {})
 
     # -- set-up --------------------------------------------------------------
     def _bind_code(self):
@@ -381,8 +381,15 @@ class Simulator(MarkingViews, Interactive, Undoable):
         return None
 
 
-def _compiled(net: FlatNet) -> list[CompiledTransition]:
-    """Compile a flat net once, however many simulators run it."""
-    if net.compiled is None:
-        net.compiled = compile_net(net)
-    return net.compiled
+def _compiled(net: FlatNet, available: list[list],
+              stamps: list[list | None]) -> tuple[frozenset, list[CompiledTransition]]:
+    """Compile a flat net once, however many simulators run it from
+    markings whose untimed singleton places hold one token (the searches
+    read that token, see ``compile_net``): ``(those places, the
+    transitions)``."""
+    if net.singletons is None:
+        net.singletons = frozenset(singleton_places(net))
+    held = frozenset(p for p in net.singletons if stamps[p] is None and len(available[p]) == 1)
+    if held not in net.compiled:
+        net.compiled[held] = compile_net(net, held)
+    return held, net.compiled[held]
