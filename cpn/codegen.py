@@ -189,19 +189,24 @@ def _tuple_colour(colour) -> bool:
 
 def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
                 code: str | None, delay: str | None, outputs: list[Output],
-                places: list[FlatPlace]) -> str:
-    """``transition`` is the index the simulator's ``_cpn_refuse`` reports."""
+                places: list[FlatPlace], held: frozenset = frozenset()) -> str:
+    """``transition`` is the index the simulator's ``_cpn_refuse`` reports;
+    a held place (see :func:`search_source`) that it takes from gets its
+    new token in place of the old one."""
     names = [(f"_cpn_o{k}", f"_cpn_e{k}") for k in range(len(outputs))]
     body = _bind_variables(variables, code, delay)
     for output, (value, stamp) in zip(outputs, names):
         body += _evaluate(transition, output, value, stamp, places[output.place])
-    body += _consume(steps, places)
+    taken = [step.token.place for step in steps if step.kind != TEST and step.token.consumed]
+    replaced = {place for place in held if taken.count(place) == 1
+                and [(o.term.splat, o.term.multiplicity) for o in outputs
+                     if o.place == place] == [(False, 1)]}
+    body += _consume(steps, places, replaced)
     for output, (value, stamp) in zip(outputs, names):
-        body += _produce(output, value, stamp, places[output.place].timed)
-    taken = dict.fromkeys(step.token.place for step in steps
-                          if step.kind != TEST and step.token.consumed)
-    body.append(f"return not ({' and '.join(f'_cpn_R{p}' for p in taken)})" if taken
-                else "return False")
+        body += ([f"_cpn_R{output.place}[0] = {value}"] if output.place in replaced
+                 else _produce(output, value, stamp, places[output.place].timed))
+    emptied = [f"_cpn_R{place}" for place in dict.fromkeys(taken) if place not in held]
+    body.append(f"return not ({' and '.join(emptied)})" if emptied else "return False")
     return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *_indented(body)])
 
 
@@ -227,6 +232,7 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
     if place.timed:
         lines.append(f"{stamp} = _cpn_d + {_pasted(term.delay)}" if term.delay
                      else f"{stamp} = _cpn_d")
+
     def refuse(token: str) -> str:
         return (f"if {' or '.join(_refusals(place, token))}: "
                 f"_cpn_refuse({transition}, {output.place}, {output.text!r}, {token})")
@@ -267,12 +273,14 @@ def _hashable_colour(colour) -> bool:
                and kind.__hash__ is not None for kind in types)
 
 
-def _consume(steps: list[SearchStep], places: list[FlatPlace]) -> list[str]:
-    """Delete the picked tokens (read arcs keep theirs)."""
+def _consume(steps: list[SearchStep], places: list[FlatPlace],
+             replaced: set[int]) -> list[str]:
+    """Delete the picked tokens (read arcs keep theirs, ``replaced``
+    places have theirs overwritten)."""
     by_place: dict[int, list[int]] = {}
     tokens = [step.token for step in steps if step.kind != TEST]
     for position, token in enumerate(tokens):
-        if token.consumed:
+        if token.consumed and token.place not in replaced:
             by_place.setdefault(token.place, []).append(position)
     lines = []
     for place, positions in by_place.items():

@@ -337,7 +337,7 @@ class _TransitionCompiler:
         source = (search_source(steps, variables, self.env_names, self.net.places,
                                 self.held) + "\n\n"
                   + fire_source(self.t.index, steps, variables, self.t.code, self.t.delay,
-                                outputs, self.net.places) + "\n")
+                                outputs, self.net.places, self.held) + "\n")
         tokens = [step.token for step in steps if step.kind != TEST]
         return CompiledTransition(
             self.t.index, self.t.path, self.t.priority, variables,
