@@ -116,13 +116,18 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
                     emit(f"_cpn_t = {token}")
                     token = "_cpn_t"
             else:
-                emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
+                fresh = (isinstance(step.node, ast.Name) and not others
+                         and binds(step.node, bound, env_names) == [step.node.id])
+                token = step.node.id if fresh else "_cpn_t"  # a fresh name: the loop binds it
+                emit(f"for {index}, {token} in enumerate(_cpn_R{place}):")
                 depth += 1
-                token = "_cpn_t"
                 for other in others:
                     emit(f"if {index} == {other}: continue")
-            for check in _pattern_checks(step.node, token, bound, env_names, tuples,
-                                         give_up()):
+                if fresh:
+                    bound.add(token)
+            for check in ([] if token in bound else
+                          _pattern_checks(step.node, token, bound, env_names, tuples,
+                                          give_up())):
                 emit(check)
             bound.update(binds(step.node, bound, env_names))
         others.append(index)
@@ -195,8 +200,9 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
     new token in place of the old one."""
     names = [(f"_cpn_o{k}", f"_cpn_e{k}") for k in range(len(outputs))]
     body = _bind_variables(variables, code, delay)
+    base = "_cpn_d" if delay else "now"  # the time the firing's tokens start from
     for output, (value, stamp) in zip(outputs, names):
-        body += _evaluate(transition, output, value, stamp, places[output.place])
+        body += _evaluate(transition, output, value, stamp, places[output.place], base)
     taken = [step.token.place for step in steps if step.kind != TEST and step.token.consumed]
     replaced = {place for place in held if taken.count(place) == 1
                 and [(o.term.splat, o.term.multiplicity) for o in outputs
@@ -212,26 +218,27 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
 
 def _bind_variables(variables: list[str], code: str | None, delay: str | None) -> list[str]:
     """Unpack the binding, run the code segment, and compute the
-    transition's ``@+`` delay into ``_cpn_d``."""
+    transition's ``@+`` delay into ``_cpn_d`` (if it has one)."""
     lines = []
     if variables:
         lines.append(f"{''.join(v + ', ' for v in variables)}= _cpn_vals")
     if code is not None:
         lines += textwrap.dedent(code).strip("\n").splitlines()
-    lines.append(f"_cpn_d = now + {_pasted(delay)}" if delay else "_cpn_d = now")
+    if delay:
+        lines.append(f"_cpn_d = now + {_pasted(delay)}")
     return lines
 
 
 def _evaluate(transition: int, output: Output, value: str, stamp: str,
-              place: FlatPlace) -> list[str]:
+              place: FlatPlace, base: str) -> list[str]:
     """Compute an output's token(s) into ``value`` and, into a timed place,
     the timestamp into ``stamp``; refuse what cannot enter the place."""
     term = output.term
     expression = _pasted(term.expr)
     lines = [f"{value} = list{expression}" if term.splat else f"{value} = {expression}"]
     if place.timed:
-        lines.append(f"{stamp} = _cpn_d + {_pasted(term.delay)}" if term.delay
-                     else f"{stamp} = _cpn_d")
+        lines.append(f"{stamp} = {base} + {_pasted(term.delay)}" if term.delay
+                     else f"{stamp} = {base}")
 
     def refuse(token: str) -> str:
         return (f"if {' or '.join(_refusals(place, token))}: "

@@ -298,6 +298,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
                                                     self._new_version)
         steps, last, now = self.steps, self._last, self.now
         began = now
+        observed = hooks if stop_when is None else [True] * len(hooks)
         try:
             while True:
                 if dirty:
@@ -337,11 +338,13 @@ class Simulator(MarkingViews, Interactive, Undoable):
                             self._version = new_version()
                             for monitor in monitors:
                                 monitor.advanced(self, old, now)
-                    while heap and heap[0][0] <= stamp:
+                    while True:  # every token of that timestamp becomes available
                         when, _, place, token = heappop(heap)
                         R[place].append(token)
                         S[place].append(when)
                         dirty.update(consumers[place])
+                        if not heap or heap[0][0] > stamp:
+                            break
                     continue  # search what it made available
                 try:
                     emptied = fire[t](picks, values, now)
@@ -351,12 +354,13 @@ class Simulator(MarkingViews, Interactive, Undoable):
                 dirty.update(affected[t])
                 if not emptied:  # else no search of it can succeed
                     dirty.add(t)
-                for u in refreshed[t]:
-                    if u in found:
-                        dirty.add(u)
+                if refreshed[t]:
+                    for u in refreshed[t]:
+                        if u in found:
+                            dirty.add(u)
                 steps += 1
                 last = (t, picks, values)
-                if hooks[t] or stop_when is not None:
+                if observed[t]:
                     self.steps, self._last = steps, last
                     reason = self._observed(t, values, stop_when)
                     if reason is not None:
