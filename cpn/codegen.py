@@ -99,7 +99,11 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
         others = picked.setdefault(place, [])
         if step.kind == LOOKUP:
             emit(f"_cpn_v = {ast.unparse(step.node)}")
-            if not others:  # two C-level scans beat raising ValueError
+            if place in held and not others:  # its one token, tested as ``in`` would
+                index = "0"
+                emit(f"_cpn_t = _cpn_R{place}[0]")
+                emit(f"if _cpn_t is not _cpn_v and not _cpn_t == _cpn_v: {give_up()}")
+            elif not others:  # two C-level scans beat raising ValueError
                 emit(f"if _cpn_v not in _cpn_R{place}: {give_up()}")
                 emit(f"{index} = _cpn_R{place}.index(_cpn_v)")
             else:
@@ -244,12 +248,21 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
         return (f"if {' or '.join(_refusals(place, token))}: "
                 f"_cpn_refuse({transition}, {output.place}, {output.text!r}, {token})")
 
-    if not term.splat:
-        return lines + [refuse(value)]
+    if not term.splat:  # a literal's colour was checked by the compiler
+        return lines + ([] if _literal(term.expr) else [refuse(value)])
     lines.append(f"for _cpn_t in {value}:")
     if place.timed:  # a Delayed element carries its own delay
         lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
     return lines + ["    " + refuse("_cpn_t")]
+
+
+def _literal(text: str) -> bool:
+    """Whether ``text`` is a Python literal (``True``, ``()``, ``0``)."""
+    try:
+        ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _refusals(place: FlatPlace, token: str) -> list[str]:
