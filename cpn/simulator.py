@@ -10,8 +10,11 @@ nothing is enabled the clock jumps to the next token timestamp.
 What makes it fast (see ``bench/engine.py``): each place keeps its
 available tokens in a list and its future tokens in one global heap keyed by
 ``(timestamp, sequence)``; each transition's last found binding is cached
-and only transitions next to a changed place are searched again; automatic
-runs take the first binding a transition's compiled search finds.
+and only transitions next to a changed place are searched again (not the
+one that fired if it emptied a place it takes from); automatic runs take the
+first binding a transition's compiled search finds; the token of an untimed
+place that always holds one is read by a search, not looped over, and
+overwritten by a firing.
 """
 
 from __future__ import annotations
