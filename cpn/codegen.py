@@ -98,39 +98,22 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
         index = f"_cpn_i{len(picks)}"
         others = picked.setdefault(place, [])
         if step.kind == LOOKUP:
-            emit(f"_cpn_v = {ast.unparse(step.node)}")
-            if place in held and not others:  # its one token, tested as ``in`` would
-                index = "0"
-                emit(f"_cpn_t = _cpn_R{place}[0]")
-                emit(f"if _cpn_t is not _cpn_v and not _cpn_t == _cpn_v: {give_up()}")
-            elif not others:  # two C-level scans beat raising ValueError
-                emit(f"if _cpn_v not in _cpn_R{place}: {give_up()}")
-                emit(f"{index} = _cpn_R{place}.index(_cpn_v)")
-            else:
-                emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
-                skip = " and ".join(f"{index} != {o}" for o in others)
-                emit(f"    if _cpn_t == _cpn_v and {skip}: break")
-                emit("else:")
-                emit(f"    {give_up()}")
+            found, index = _lookup(step.node, place, index, others, place in held, give_up())
+            for line in found:
+                emit(line)
         else:
-            tuples = _tuple_colour(places[place].place.colour)
-            if place in held and not others:  # its one token, at index 0
-                index, token = "0", f"_cpn_R{place}[0]"
-                if not isinstance(step.node, ast.Name):
-                    emit(f"_cpn_t = {token}")
-                    token = "_cpn_t"
+            token, loop = _token_source(step.node, place, index, others, place in held,
+                                        bound, env_names)
+            if loop is None:
+                index = "0"
             else:
-                fresh = (isinstance(step.node, ast.Name) and not others
-                         and binds(step.node, bound, env_names) == [step.node.id])
-                token = step.node.id if fresh else "_cpn_t"  # a fresh name: the loop binds it
-                emit(f"for {index}, {token} in enumerate(_cpn_R{place}):")
+                emit(loop)
                 depth += 1
                 for other in others:
                     emit(f"if {index} == {other}: continue")
-                if fresh:
-                    bound.add(token)
             for check in ([] if token in bound else
-                          _pattern_checks(step.node, token, bound, env_names, tuples,
+                          _pattern_checks(step.node, token, bound, env_names,
+                                          _tuple_colour(places[place].place.colour),
                                           give_up())):
                 emit(check)
             bound.update(binds(step.node, bound, env_names))
@@ -142,6 +125,38 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
     emit("_cpn_out.append(_cpn_b)")
     lines.append("    return None")
     return "\n".join(lines)
+
+
+def _lookup(node, place: int, index: str, others: list[str], held: bool,
+            give_up: str) -> tuple[list[str], str]:
+    """The lines that find a token equal to ``node`` in ``place`` (other
+    than those picked there already), and its index."""
+    lines = [f"_cpn_v = {ast.unparse(node)}"]
+    if held and not others:  # its one token, tested as ``in`` would
+        return lines + [f"_cpn_t = _cpn_R{place}[0]",
+                        f"if _cpn_t is not _cpn_v and not _cpn_t == _cpn_v: {give_up}"], "0"
+    if not others:  # two C-level scans beat raising ValueError
+        return lines + [f"if _cpn_v not in _cpn_R{place}: {give_up}",
+                        f"{index} = _cpn_R{place}.index(_cpn_v)"], index
+    skip = " and ".join(f"{index} != {o}" for o in others)
+    return lines + [f"for {index}, _cpn_t in enumerate(_cpn_R{place}):",
+                    f"    if _cpn_t == _cpn_v and {skip}: break", "else:",
+                    f"    {give_up}"], index
+
+
+def _token_source(node, place: int, index: str, others: list[str], held: bool,
+                  bound: set[str], env_names: set[str]) -> tuple[str, str | None]:
+    """Where a binding pattern's token comes from: ``(expression, None)``
+    for a held place's one token, else ``(loop variable, loop header)``; a
+    fresh bare name is the loop's own variable, bound here."""
+    if held and not others:
+        return f"_cpn_R{place}[0]", None
+    fresh = (isinstance(node, ast.Name) and not others
+             and binds(node, bound, env_names) == [node.id])
+    token = node.id if fresh else "_cpn_t"
+    if fresh:
+        bound.add(token)
+    return token, f"for {index}, {token} in enumerate(_cpn_R{place}):"
 
 
 def _shortage_test(tokens: list[InputToken], held: frozenset) -> list[str]:

@@ -356,3 +356,17 @@ def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTra
     the place."""
     singletons = frozenset(singleton_places(net))
     return [_TransitionCompiler(net, t, singletons, held).compile() for t in net.transitions]
+
+
+def compiled_for(net: FlatNet, available: list[list],
+                 stamps: list[list | None]) -> tuple[frozenset, list[CompiledTransition]]:
+    """Compile a flat net once, however many simulators run it from
+    markings whose untimed singleton places hold one token (the searches
+    read that token, see ``compile_net``): ``(those places, the
+    transitions)``."""
+    if net.singletons is None:
+        net.singletons = frozenset(singleton_places(net))
+    held = frozenset(p for p in net.singletons if stamps[p] is None and len(available[p]) == 1)
+    if held not in net.compiled:
+        net.compiled[held] = compile_net(net, held)
+    return held, net.compiled[held]

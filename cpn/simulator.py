@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .compiler import CompiledTransition, compile_net, singleton_places
+from .compiler import CompiledTransition, compiled_for
 from .errors import BindingError, ColourError, NetError
 from .flatten import IMMUTABLE, FlatNet
 from .interactive import Interactive
@@ -74,27 +74,10 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
         self._load_marking(marking or {})
-        self._held, self.transitions = _compiled(self.net, self._R, self._S)
-        self._consumers = [[] for _ in places]
-        for t in self.transitions:
-            for p in dict.fromkeys(t.input_places):
-                self._consumers[p].append(t.index)
-        # After a firing: the other transitions to search again (the firing
-        # one is, unless it emptied a place it takes from: it may change its
-        # own enabling even with no input places), and those to search again
-        # only if enabled, to refresh their binding (a change they are blind
-        # to cannot enable them).
-        self._affected, self._refreshed = [], []
-        for t in self.transitions:
-            woken = {t.index}
-            refreshed = set()
-            for p in t.changed_places:
-                for c in self._consumers[p]:
-                    blind = p in self.transitions[c].value_blind
-                    (refreshed if blind else woken).add(c)
-            self._affected.append(tuple(sorted(woken - {t.index})))
-            self._refreshed.append(tuple(sorted(refreshed - woken)))
+        self._held, self.transitions = compiled_for(self.net, self._R, self._S)
+        self._consumers, self._woken, self._refreshed = self._dependencies()
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
+        self._watched = bool(self._timed_transitions)  # or a monitor is attached
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
@@ -102,8 +85,33 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._monitors: list = []
         self._hooks: list[list] = [[] for _ in self.transitions]
         self._last: tuple | None = None
+        # What the hot loop reads (the same objects, changed in place).
+        self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
+                     self._S, self._consumers, self._woken, self._refreshed)
 
     # -- set-up --------------------------------------------------------------
+    def _dependencies(self) -> tuple[list, list, list]:
+        """The transitions taking from each place; after each firing, the
+        transitions to search again, indexed by whether it emptied a place it
+        takes from (``[False]`` includes the firing one, which may change its
+        own enabling even with no input places; ``[True]`` not: no search of
+        it can succeed), and those to search again only if enabled, to
+        refresh their binding (a change they are blind to cannot enable them)."""
+        consumers: list[list[int]] = [[] for _ in self.net.places]
+        for t in self.transitions:
+            for p in dict.fromkeys(t.input_places):
+                consumers[p].append(t.index)
+        wakes, refreshes = [], []
+        for t in self.transitions:
+            woken, refreshed = {t.index}, set()
+            for p in t.changed_places:
+                for c in consumers[p]:
+                    blind = p in self.transitions[c].value_blind
+                    (refreshed if blind else woken).add(c)
+            wakes.append((tuple(sorted(woken)), tuple(sorted(woken - {t.index}))))
+            refreshes.append(tuple(sorted(refreshed - woken)))
+        return consumers, wakes, refreshes
+
     def _bind_code(self):
         searches, fires = [], []
         for t in self.transitions:
@@ -167,6 +175,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
         """Attach a monitor (see ``monitors.py``); returns it."""
         monitor.attach(self)
         self._monitors.append(monitor)
+        self._watched = True
         for t in monitor.watched_transitions(self):
             self._hooks[t].append(monitor)
         return monitor
@@ -287,28 +296,19 @@ class Simulator(MarkingViews, Interactive, Undoable):
         return RunResult(self._loop(limit, until_time, stop_when), self.now, self.steps)
 
     def _loop(self, limit: int, until_time: float | None = None,
-              stop_when: Callable[["Simulator"], bool] | None = None,
-              chosen: Binding | None = None) -> StopReason:
+              stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
         """The hot loop (for :meth:`run`, :meth:`fire`, :meth:`enabled`): search the dirty
-        transitions; under ``limit`` firings, fire ``chosen`` once or the run's choice,
-        else advance the clock; mark what the firing may change.  All locals, and the
-        clock's advance (:meth:`_advance`, :meth:`_set_clock`) written out in it: a
-        firing costs about a microsecond, a method call a tenth of one."""
-        found, dirty, search, fire = self._found, self._dirty, self._search, self._fire
-        affected, refreshed, hooks = self._affected, self._refreshed, self._hooks
-        heap, R, S, consumers = self._heap, self._R, self._S, self._consumers
-        timed_transitions, monitors, new_version = (self._timed_transitions, self._monitors,
-                                                    self._new_version)
-        steps, last, now = self.steps, self._last, self.now
-        began = now
-        observed = hooks if stop_when is None else [True] * len(hooks)
+        transitions; under ``limit`` firings, fire the run's choice, else advance the
+        clock; mark what the firing may change.  All locals, no method calls."""
+        found, dirty, search, fire, heap, R, S, consumers, woken, refreshed = self._hot
+        steps, last, now, began = self.steps, self._last, self.now, self.now
+        observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         try:
             while True:
                 if dirty:
                     try:
                         for t in dirty:
-                            binding = search[t](now, None)
-                            if binding is None:
+                            if (binding := search[t](now, None)) is None:
                                 found.pop(t, None)
                             else:
                                 found[t] = binding
@@ -317,30 +317,17 @@ class Simulator(MarkingViews, Interactive, Undoable):
                     dirty.clear()
                 if steps >= limit:
                     return StopReason.STEPS
-                if chosen is not None:
-                    (t, picks, values), chosen = (chosen.index, chosen.picks, chosen.raw), None
-                    found.pop(t, None)
-                elif len(found) == 1:
+                if len(found) == 1:
                     t, (picks, values) = found.popitem()
                 elif found:
-                    t = self._choose()
-                    picks, values = found.pop(t)
-                else:  # nothing enabled: the clock moves to the next timestamp
-                    if not heap:
-                        return StopReason.DEAD
-                    stamp = heap[0][0]
-                    if until_time is not None and stamp > until_time:
-                        self._set_clock(max(until_time, now))
-                        return StopReason.TIME
-                    if stamp != now:  # the version changes on the way out, or now for monitors
-                        old = now
-                        self.now = now = stamp
-                        if timed_transitions:
-                            dirty.update(timed_transitions)
-                        if monitors:
-                            self._version = new_version()
-                            for monitor in monitors:
-                                monitor.advanced(self, old, now)
+                    picks, values = found.pop(t := self._choose())
+                elif not heap or until_time is not None and heap[0][0] > until_time:
+                    return self._advance(until_time)  # dead, or the clock stops at until_time
+                else:  # the clock moves to the next timestamp (:meth:`_advance` written out)
+                    if (stamp := heap[0][0]) != now:
+                        if self._watched:  # guards read the clock, monitors integrate
+                            self._set_clock(stamp)
+                        self.now = now = stamp  # else the version changes on the way out
                     while True:  # every token of that timestamp becomes available
                         when, _, place, token = heappop(heap)
                         R[place].append(token)
@@ -354,19 +341,12 @@ class Simulator(MarkingViews, Interactive, Undoable):
                 except Exception as error:
                     dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
-                dirty.update(affected[t])
-                if not emptied:  # else no search of it can succeed
-                    dirty.add(t)
+                dirty.update(woken[t][emptied])  # not itself if no search of it can succeed
                 if refreshed[t]:
-                    for u in refreshed[t]:
-                        if u in found:
-                            dirty.add(u)
-                steps += 1
-                last = (t, picks, values)
+                    dirty.update(u for u in refreshed[t] if u in found)
+                steps, last = steps + 1, (t, picks, values)
                 if observed[t]:
-                    self.steps, self._last = steps, last
-                    reason = self._observed(t, values, stop_when)
-                    if reason is not None:
+                    if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
                     now = self.now  # in case what observed it moved the clock
                 if steps >= limit:  # no search after the last firing asked for
@@ -376,10 +356,11 @@ class Simulator(MarkingViews, Interactive, Undoable):
                 self._version = self._new_version()
             self.steps, self._last = steps, last
 
-    def _observed(self, t: int, values: tuple,
-                  stop_when: Callable[["Simulator"], bool] | None) -> StopReason | None:
+    def _observed(self, t: int, values: tuple, stop_when: Callable[["Simulator"], bool] | None,
+                  steps: int, last: tuple) -> StopReason | None:
         """After a firing that monitors watch or a run that stops on a
         predicate: whether to stop, and why."""
+        self.steps, self._last = steps, last
         self._version = self._new_version()
         if any([monitor.fired(self, t, values) for monitor in self._hooks[t]]):
             return StopReason.BREAKPOINT
@@ -387,16 +368,3 @@ class Simulator(MarkingViews, Interactive, Undoable):
             return StopReason.PREDICATE
         return None
 
-
-def _compiled(net: FlatNet, available: list[list],
-              stamps: list[list | None]) -> tuple[frozenset, list[CompiledTransition]]:
-    """Compile a flat net once, however many simulators run it from
-    markings whose untimed singleton places hold one token (the searches
-    read that token, see ``compile_net``): ``(those places, the
-    transitions)``."""
-    if net.singletons is None:
-        net.singletons = frozenset(singleton_places(net))
-    held = frozenset(p for p in net.singletons if stamps[p] is None and len(available[p]) == 1)
-    if held not in net.compiled:
-        net.compiled[held] = compile_net(net, held)
-    return held, net.compiled[held]
