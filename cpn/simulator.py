@@ -299,7 +299,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
         """The hot loop (for :meth:`run`, :meth:`fire`, :meth:`enabled`): search the dirty
         transitions; under ``limit`` firings, fire the run's choice, else advance the
-        clock; mark what the firing may change.  All locals, no method calls."""
+        clock; mark what the firing may change.  All locals; no method call on the way."""
         found, dirty, search, fire, heap, R, S, consumers, woken, refreshed = self._hot
         steps, last, now, began = self.steps, self._last, self.now, self.now
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
