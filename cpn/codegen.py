@@ -15,8 +15,9 @@ values)``: the indices of the taken tokens in search order, and the values
 of the transition's variables.  ``_cpn_fire(picks, values, now)``
 evaluates every output first, then takes and puts tokens: a firing whose
 inscription raises, or whose token is refused, leaves the marking as it
-was.  It returns whether it left a place it takes from empty: then no
-search of the transition can succeed until that place gets a token.
+was.  It returns the transitions to search again, which the simulator
+binds: ``_cpn_woken`` (itself included), or ``_cpn_others`` when it left
+a place it takes from empty, since no search of it can then succeed.
 """
 
 from __future__ import annotations
@@ -231,7 +232,8 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
         body += ([f"_cpn_R{output.place}[0] = {value}"] if output.place in replaced
                  else _produce(output, value, stamp, places[output.place].timed))
     emptied = [f"_cpn_R{place}" for place in dict.fromkeys(taken) if place not in held]
-    body.append(f"return not ({' and '.join(emptied)})" if emptied else "return False")
+    body.append(f"return _cpn_woken if {' and '.join(emptied)} else _cpn_others" if emptied
+                else "return _cpn_woken")
     return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *_indented(body)])
 
 

@@ -87,16 +87,16 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
-                     self._S, self._consumers, self._woken, self._refreshed)
+                     self._S, self._consumers, self._refreshed)
 
     # -- set-up --------------------------------------------------------------
     def _dependencies(self) -> tuple[list, list, list]:
         """The transitions taking from each place; after each firing, the
-        transitions to search again, indexed by whether it emptied a place it
-        takes from (``[False]`` includes the firing one, which may change its
-        own enabling even with no input places; ``[True]`` not: no search of
-        it can succeed), and those to search again only if enabled, to
-        refresh their binding (a change they are blind to cannot enable them)."""
+        transitions to search again, the firing one included (it may change
+        its own enabling even with no input places) and not (for a firing that
+        emptied a place it takes from: no search of it can succeed), and
+        those to search again only if enabled, to refresh their binding (a
+        change they are blind to cannot enable them)."""
         consumers: list[list[int]] = [[] for _ in self.net.places]
         for t in self.transitions:
             for p in dict.fromkeys(t.input_places):
@@ -120,6 +120,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
                 scope[f"_cpn_R{p}"] = self._R[p]
                 scope[f"_cpn_S{p}"] = self._S[p]
                 scope[f"_cpn_C{p}"] = place.place.colour
+            scope["_cpn_woken"], scope["_cpn_others"] = self._woken[t.index]
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put,
                          _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
@@ -297,10 +298,9 @@ class Simulator(MarkingViews, Interactive, Undoable):
 
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
-        """The hot loop (for :meth:`run`, :meth:`fire`, :meth:`enabled`): search the dirty
-        transitions; under ``limit`` firings, fire the run's choice, else advance the
-        clock; mark what the firing may change.  All locals; no method call on the way."""
-        found, dirty, search, fire, heap, R, S, consumers, woken, refreshed = self._hot
+        """The hot loop of :meth:`run`, :meth:`fire`, :meth:`enabled`: search the dirty, fire
+        (under ``limit``) or advance the clock, mark what changed.  No method call on the way."""
+        found, dirty, search, fire, heap, R, S, consumers, refreshed = self._hot
         steps, last, now, began = self.steps, self._last, self.now, self.now
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         try:
@@ -337,11 +337,12 @@ class Simulator(MarkingViews, Interactive, Undoable):
                             break
                     continue  # search what it made available
                 try:
-                    emptied = fire[t](picks, values, now)
+                    woken = fire[t](picks, values, now)
                 except Exception as error:
                     dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
-                dirty.update(woken[t][emptied])  # not itself if no search of it can succeed
+                if woken:
+                    dirty.update(woken)
                 if refreshed[t]:
                     dirty.update(u for u in refreshed[t] if u in found)
                 steps, last = steps + 1, (t, picks, values)
