@@ -4,7 +4,11 @@ Run ``python bench/engine.py``; it prints one line per net::
 
     NAME firings=K firings_per_s=N snakes_firings_per_s=M ratio=R simpn_firings_per_s=S
 
-(R = ours / SNAKES).  ``--profile`` adds a cProfile of our engine on the
+(R = ours / SNAKES), and under the nets that have a speed goal a line::
+
+    GOAL: ours / TARGET firings per CPU second = X (target >= 1) met|MISSED
+
+``--profile`` adds a cProfile of our engine on the
 first two nets (to stderr), ``--quick`` shortens every measurement.
 
 What is timed, in CPU seconds (``time.process_time``: the machine may be
@@ -207,6 +211,11 @@ def profile(make, steps: int, limit: int = 15) -> str:
     return out.getvalue()
 
 
+#: The engine's speed goals, firings per CPU second: a firing of the timed
+#: loop is the engine's own cost (one search, one firing, one clock advance);
+#: the jobs net adds guarded searches through a long queue.
+GOALS = {"one_token_loop": 1_000_000, "jobs_on_nodes": 100_000}
+
 BENCHES = [
     # name, net factory, firings per run, SNAKES firing cap (None: firings cost alike)
     ("one_token_loop", one_token_loop, 200_000, None),
@@ -234,6 +243,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name} firings={fired} firings_per_s={mine:.0f} snakes_firings_per_s={theirs:.0f} "
               f"ratio={mine / theirs:.1f} simpn_firings_per_s="
               f"{'not installed' if other is None else f'{other:.0f}'}", flush=True)
+        if name in GOALS:
+            ratio = mine / GOALS[name]
+            print(f"  GOAL: ours / {GOALS[name]:,} firings per CPU second = {ratio:.2f} "
+                  f"(target >= 1) {'met' if ratio >= 1 else 'MISSED'}", flush=True)
     if args.profile:
         for name, make, steps, _ in BENCHES[:2]:
             print(f"--- cProfile: {name}, {steps} firings ---", file=sys.stderr)

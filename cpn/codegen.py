@@ -15,7 +15,9 @@ values)``: the indices of the taken tokens in search order, and the values
 of the transition's variables.  ``_cpn_fire(picks, values, now)``
 evaluates every output first, then takes and puts tokens: a firing whose
 inscription raises, or whose token is refused, leaves the marking as it
-was.
+was.  It returns the transitions to search again, which the simulator
+binds: ``_cpn_woken`` (itself included), or ``_cpn_others`` when it left
+a place it takes from empty, since no search of it can then succeed.
 """
 
 from __future__ import annotations
@@ -58,16 +60,26 @@ class Output(NamedTuple):
     text: str
 
 
+def _pasted(text: str | int) -> str:
+    """Inscription text as it goes into the generated code: in parentheses,
+    so that text over several lines stays one expression, and the closing
+    one on a line of its own after a ``#`` comment, which would swallow it."""
+    return f"(\n{text}\n)" if "#" in str(text) else f"({text})"
+
+
 def _indented(lines: list[str], prefix: str = "    ") -> list[str]:
     return [prefix + line for line in lines]
 
 
 # -- the search ----------------------------------------------------------------
 
-def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str]) -> str:
+def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str],
+                  places: list[FlatPlace], held: frozenset = frozenset()) -> str:
+    """``held``: places that hold exactly one available token whatever
+    fires (see ``compiler.py``); their token is read, not looped over."""
     tokens = [step.token for step in steps if step.kind != TEST]
     lines = ["def _cpn_search(now, _cpn_out):"]
-    lines += _indented(_shortage_test(tokens))
+    lines += _indented(_shortage_test(tokens, held))
     picked: dict[int, list[str]] = {}  # place -> pick variables so far
     picks: list[str] = []
     bound: set[str] = set()
@@ -87,22 +99,23 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
         index = f"_cpn_i{len(picks)}"
         others = picked.setdefault(place, [])
         if step.kind == LOOKUP:
-            emit(f"_cpn_v = {ast.unparse(step.node)}")
-            if not others:  # two C-level scans beat raising ValueError
-                emit(f"if _cpn_v not in _cpn_R{place}: {give_up()}")
-                emit(f"{index} = _cpn_R{place}.index(_cpn_v)")
-            else:
-                emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
-                skip = " and ".join(f"{index} != {o}" for o in others)
-                emit(f"    if _cpn_t == _cpn_v and {skip}: break")
-                emit("else:")
-                emit(f"    {give_up()}")
+            found, index = _lookup(step.node, place, index, others, place in held, give_up())
+            for line in found:
+                emit(line)
         else:
-            emit(f"for {index}, _cpn_t in enumerate(_cpn_R{place}):")
-            depth += 1
-            for other in others:
-                emit(f"if {index} == {other}: continue")
-            for check in _pattern_checks(step.node, "_cpn_t", bound, env_names):
+            token, loop = _token_source(step.node, place, index, others, place in held,
+                                        bound, env_names)
+            if loop is None:
+                index = "0"
+            else:
+                emit(loop)
+                depth += 1
+                for other in others:
+                    emit(f"if {index} == {other}: continue")
+            for check in ([] if token in bound else
+                          _pattern_checks(step.node, token, bound, env_names,
+                                          _tuple_colour(places[place].place.colour),
+                                          give_up())):
                 emit(check)
             bound.update(binds(step.node, bound, env_names))
         others.append(index)
@@ -115,12 +128,47 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
     return "\n".join(lines)
 
 
-def _shortage_test(tokens: list[InputToken]) -> list[str]:
+def _lookup(node, place: int, index: str, others: list[str], held: bool,
+            give_up: str) -> tuple[list[str], str]:
+    """The lines that find a token equal to ``node`` in ``place`` (other
+    than those picked there already), and its index."""
+    lines = [f"_cpn_v = {ast.unparse(node)}"]
+    if held and not others:  # its one token, tested as ``in`` would
+        return lines + [f"_cpn_t = _cpn_R{place}[0]",
+                        f"if _cpn_t is not _cpn_v and not _cpn_t == _cpn_v: {give_up}"], "0"
+    if not others:  # two C-level scans beat raising ValueError
+        return lines + [f"if _cpn_v not in _cpn_R{place}: {give_up}",
+                        f"{index} = _cpn_R{place}.index(_cpn_v)"], index
+    skip = " and ".join(f"{index} != {o}" for o in others)
+    return lines + [f"for {index}, _cpn_t in enumerate(_cpn_R{place}):",
+                    f"    if _cpn_t == _cpn_v and {skip}: break", "else:",
+                    f"    {give_up}"], index
+
+
+def _token_source(node, place: int, index: str, others: list[str], held: bool,
+                  bound: set[str], env_names: set[str]) -> tuple[str, str | None]:
+    """Where a binding pattern's token comes from: ``(expression, None)``
+    for a held place's one token, else ``(loop variable, loop header)``; a
+    fresh bare name is the loop's own variable, bound here."""
+    if held and not others:
+        return f"_cpn_R{place}[0]", None
+    fresh = (isinstance(node, ast.Name) and not others
+             and binds(node, bound, env_names) == [node.id])
+    token = node.id if fresh else "_cpn_t"
+    if fresh:
+        bound.add(token)
+    return token, f"for {index}, {token} in enumerate(_cpn_R{place}):"
+
+
+def _shortage_test(tokens: list[InputToken], held: frozenset) -> list[str]:
     """A place holding fewer tokens than the transition takes from it
-    disables it at once, before any other place is scanned."""
+    disables it at once, before any other place is scanned (a held place
+    never lacks its one token)."""
     needed: dict[int, int] = {}
     for token in tokens:
         needed[token.place] = needed.get(token.place, 0) + 1
+    needed = {place: count for place, count in needed.items()
+              if count > 1 or place not in held}
     if len(needed) <= 1 and all(count == 1 for count in needed.values()):
         return []
     short = " or ".join(f"len(_cpn_R{place}) < {count}" if count > 1
@@ -128,87 +176,127 @@ def _shortage_test(tokens: list[InputToken]) -> list[str]:
     return [f"if {short}: return None"]
 
 
-def _pattern_checks(node, source: str, bound: set[str], env_names: set[str]) -> list[str]:
-    """Statements that match ``source`` against a pattern and bind it."""
+def _pattern_checks(node, source: str, bound: set[str], env_names: set[str],
+                    tuples: bool = False, give_up: str = "continue") -> list[str]:
+    """Statements that match ``source`` against a pattern and bind it, or
+    ``give_up``; ``tuples`` when ``source`` is known to be a tuple (its
+    place's colour)."""
     if isinstance(node, ast.Name) and node.id not in bound and node.id not in env_names:
         bound.add(node.id)
         return [f"{node.id} = {source}"]
     if isinstance(node, ast.Tuple):
-        checks = [f"if not isinstance({source}, tuple) or len({source}) != "
-                  f"{len(node.elts)}: continue"]
         names = [element.id for element in node.elts if isinstance(element, ast.Name)]
-        if (len(names) == len(node.elts) == len(set(names))
-                and not (set(names) & (bound | env_names))):  # fresh names: one unpacking
+        fresh = (len(names) == len(node.elts) == len(set(names))
+                 and not (set(names) & (bound | env_names)))
+        if fresh and tuples:  # a tuple of another length fails to unpack
+            bound.update(names)
+            return [f"try: {', '.join(names)}, = {source}", f"except ValueError: {give_up}"]
+        checks = [f"if not isinstance({source}, tuple) or len({source}) != "
+                  f"{len(node.elts)}: {give_up}"]
+        if fresh:  # one unpacking
             bound.update(names)
             return checks + [f"{', '.join(names)}, = {source}"]
         for position, element in enumerate(node.elts):
-            checks += _pattern_checks(element, f"{source}[{position}]", bound, env_names)
+            checks += _pattern_checks(element, f"{source}[{position}]", bound, env_names,
+                                      give_up=give_up)
         return checks
-    return [f"if {source} != {ast.unparse(node)}: continue"]
+    return [f"if {source} != {ast.unparse(node)}: {give_up}"]
+
+
+def _tuple_colour(colour) -> bool:
+    """Whether every token of a place of this colour is a tuple (the colour
+    is checked as each token enters)."""
+    types = colour if isinstance(colour, tuple) else (colour,)
+    return all(isinstance(kind, type) and issubclass(kind, tuple) for kind in types)
 
 
 # -- the firing ----------------------------------------------------------------
 
 def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
                 code: str | None, delay: str | None, outputs: list[Output],
-                places: list[FlatPlace]) -> str:
-    """``transition`` is the index the simulator's ``_cpn_refuse`` reports."""
+                places: list[FlatPlace], held: frozenset = frozenset()) -> str:
+    """``transition`` is the index the simulator's ``_cpn_refuse`` reports;
+    a held place (see :func:`search_source`) that it takes from gets its
+    new token in place of the old one."""
     names = [(f"_cpn_o{k}", f"_cpn_e{k}") for k in range(len(outputs))]
     body = _bind_variables(variables, code, delay)
+    base = "_cpn_d" if delay else "now"  # the time the firing's tokens start from
     for output, (value, stamp) in zip(outputs, names):
-        body += _evaluate(transition, output, value, stamp, places[output.place])
-    body += _consume(steps, places)
+        body += _evaluate(transition, output, value, stamp, places[output.place], base)
+    taken = [step.token.place for step in steps if step.kind != TEST and step.token.consumed]
+    replaced = {place for place in held if taken.count(place) == 1
+                and [(o.term.splat, o.term.multiplicity) for o in outputs
+                     if o.place == place] == [(False, 1)]}
+    body += _consume(steps, places, replaced)
     for output, (value, stamp) in zip(outputs, names):
-        body += _produce(output, value, stamp, places[output.place].timed)
+        body += ([f"_cpn_R{output.place}[0] = {value}"] if output.place in replaced
+                 else _produce(output, value, stamp, places[output.place].timed))
+    emptied = [f"_cpn_R{place}" for place in dict.fromkeys(taken) if place not in held]
+    body.append(f"return _cpn_woken if {' and '.join(emptied)} else _cpn_others" if emptied
+                else "return _cpn_woken")
     return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *_indented(body)])
 
 
 def _bind_variables(variables: list[str], code: str | None, delay: str | None) -> list[str]:
     """Unpack the binding, run the code segment, and compute the
-    transition's ``@+`` delay into ``_cpn_d``."""
+    transition's ``@+`` delay into ``_cpn_d`` (if it has one)."""
     lines = []
     if variables:
         lines.append(f"{''.join(v + ', ' for v in variables)}= _cpn_vals")
     if code is not None:
         lines += textwrap.dedent(code).strip("\n").splitlines()
-    lines.append(f"_cpn_d = now + ({delay})" if delay else "_cpn_d = now")
+    if delay:
+        lines.append(f"_cpn_d = now + {_pasted(delay)}")
     return lines
 
 
 def _evaluate(transition: int, output: Output, value: str, stamp: str,
-              place: FlatPlace) -> list[str]:
+              place: FlatPlace, base: str) -> list[str]:
     """Compute an output's token(s) into ``value`` and, into a timed place,
     the timestamp into ``stamp``; refuse what cannot enter the place."""
     term = output.term
-    lines = [f"{value} = list({term.expr})" if term.splat else f"{value} = {term.expr}"]
+    expression = _pasted(term.expr)
+    lines = [f"{value} = list{expression}" if term.splat else f"{value} = {expression}"]
     if place.timed:
-        lines.append(f"{stamp} = _cpn_d + ({term.delay})" if term.delay else f"{stamp} = _cpn_d")
-    tests = _refusals(place)
-    refuse = (f"if {' or '.join(tests)}: "
-              f"_cpn_refuse({transition}, {output.place}, {output.text!r}, _cpn_t)")
-    if not term.splat:
-        return lines + [f"_cpn_t = {value}", refuse]
+        lines.append(f"{stamp} = {base} + {_pasted(term.delay)}" if term.delay
+                     else f"{stamp} = {base}")
+
+    def refuse(token: str) -> str:
+        return (f"if {' or '.join(_refusals(place, token))}: "
+                f"_cpn_refuse({transition}, {output.place}, {output.text!r}, {token})")
+
+    if not term.splat:  # a literal's colour was checked by the compiler
+        return lines + ([] if _literal(term.expr) else [refuse(value)])
     lines.append(f"for _cpn_t in {value}:")
     if place.timed:  # a Delayed element carries its own delay
         lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
-    return lines + ["    " + refuse]
+    return lines + ["    " + refuse("_cpn_t")]
 
 
-def _refusals(place: FlatPlace) -> list[str]:
-    """Tests of ``_cpn_t`` that make the simulator refuse it (see
+def _literal(text: str) -> bool:
+    """Whether ``text`` is a Python literal (``True``, ``()``, ``0``)."""
+    try:
+        ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _refusals(place: FlatPlace, token: str) -> list[str]:
+    """Tests of ``token`` that make the simulator refuse it (see
     ``Simulator._refuse``): not hashable, outside the place's colour set,
     or a ``Delayed`` into an untimed place.  Hashability is checked on the
     token's type (a dict, a list, a set, a mutable dataclass), so that a
     firing costs the same whatever the size of its tokens."""
     colour = place.place.colour
-    tests = [] if _hashable_colour(colour) else ["type(_cpn_t).__hash__ is None"]
+    tests = [] if _hashable_colour(colour) else [f"type({token}).__hash__ is None"]
     if isinstance(colour, (type, tuple)):
-        tests.append(f"not isinstance(_cpn_t, _cpn_C{place.index})")
+        tests.append(f"not isinstance({token}, _cpn_C{place.index})")
     elif colour is not None:
-        tests.append(f"not _cpn_C{place.index}(_cpn_t)")
+        tests.append(f"not _cpn_C{place.index}({token})")
     if not place.timed and (colour is None or not isinstance(colour, (type, tuple))
                             or issubclass(Delayed, colour)):
-        tests.insert(0, "type(_cpn_t) is _cpn_Delayed")  # else the colour refuses it
+        tests.insert(0, f"type({token}) is _cpn_Delayed")  # else the colour refuses it
     return tests
 
 
@@ -222,12 +310,14 @@ def _hashable_colour(colour) -> bool:
                and kind.__hash__ is not None for kind in types)
 
 
-def _consume(steps: list[SearchStep], places: list[FlatPlace]) -> list[str]:
-    """Delete the picked tokens (read arcs keep theirs)."""
+def _consume(steps: list[SearchStep], places: list[FlatPlace],
+             replaced: set[int]) -> list[str]:
+    """Delete the picked tokens (read arcs keep theirs, ``replaced``
+    places have theirs overwritten)."""
     by_place: dict[int, list[int]] = {}
     tokens = [step.token for step in steps if step.kind != TEST]
     for position, token in enumerate(tokens):
-        if token.consumed:
+        if token.consumed and token.place not in replaced:
             by_place.setdefault(token.place, []).append(position)
     lines = []
     for place, positions in by_place.items():
@@ -260,7 +350,7 @@ def _produce(output: Output, value: str, stamp: str, timed: bool) -> list[str]:
                 f"_cpn_t.value, {stamp} + _cpn_t.delay, now)",
                 f"    else: {put}"]
     if term.multiplicity != 1:
-        return [f"for _cpn_k in range({term.multiplicity}):",
+        return [f"for _cpn_k in range{_pasted(term.multiplicity)}:",
                 f"    _cpn_t = {value}", f"    {put}"]
     if timed:
         return [f"if {stamp} <= now: _cpn_R{place}.append({value}); "

@@ -80,8 +80,9 @@ def singleton_places(net: FlatNet) -> set[int]:
 
 
 class _TransitionCompiler:
-    def __init__(self, net: FlatNet, t: FlatTransition, singletons: frozenset = frozenset()):
-        self.net, self.t, self.singletons = net, t, singletons
+    def __init__(self, net: FlatNet, t: FlatTransition, singletons: frozenset = frozenset(),
+                 held: frozenset = frozenset()):
+        self.net, self.t, self.singletons, self.held = net, t, singletons, held
         self.env_names = set(t.env)
         self.read_inputs, self.produced = t.read_arcs(net.places)
 
@@ -333,9 +334,10 @@ class _TransitionCompiler:
         self.check_delay(bound)
         self.check_arcs(bound | set(code.outputs if code else ()))
         outputs = self.outputs()
-        source = (search_source(steps, variables, self.env_names) + "\n\n"
+        source = (search_source(steps, variables, self.env_names, self.net.places,
+                                self.held) + "\n\n"
                   + fire_source(self.t.index, steps, variables, self.t.code, self.t.delay,
-                                outputs, self.net.places) + "\n")
+                                outputs, self.net.places, self.held) + "\n")
         tokens = [step.token for step in steps if step.kind != TEST]
         return CompiledTransition(
             self.t.index, self.t.path, self.t.priority, variables,
@@ -346,7 +348,25 @@ class _TransitionCompiler:
             source=source, env=self.t.env, value_blind=self.value_blind(steps))
 
 
-def compile_net(net: FlatNet) -> list[CompiledTransition]:
-    """Compile every transition; raises :class:`NetError` on the first fault."""
+def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTransition]:
+    """Compile every transition; raises :class:`NetError` on the first fault.
+    ``held``: untimed singleton places (see :func:`singleton_places`) that
+    hold their one token in the marking the simulator starts from, so hold
+    one whatever fires: a search reads that token instead of looping over
+    the place."""
     singletons = frozenset(singleton_places(net))
-    return [_TransitionCompiler(net, t, singletons).compile() for t in net.transitions]
+    return [_TransitionCompiler(net, t, singletons, held).compile() for t in net.transitions]
+
+
+def compiled_for(net: FlatNet, available: list[list],
+                 stamps: list[list | None]) -> tuple[frozenset, list[CompiledTransition]]:
+    """Compile a flat net once, however many simulators run it from
+    markings whose untimed singleton places hold one token (the searches
+    read that token, see ``compile_net``): ``(those places, the
+    transitions)``."""
+    if net.singletons is None:
+        net.singletons = frozenset(singleton_places(net))
+    held = frozenset(p for p in net.singletons if stamps[p] is None and len(available[p]) == 1)
+    if held not in net.compiled:
+        net.compiled[held] = compile_net(net, held)
+    return held, net.compiled[held]

@@ -115,7 +115,10 @@ class FlatNet:
     # The declared paths of places that became another one: a port is its
     # socket, a member of a fusion set is the fused place.
     aliases: dict[str, int] = field(default_factory=dict)
-    compiled: list | None = field(default=None, repr=False)  # set by the simulator
+    # Set by the simulator: its places of one token (``compiler.singleton_places``),
+    # and its compiled transitions for each set of them that a marking holds.
+    singletons: frozenset | None = field(default=None, repr=False)
+    compiled: dict = field(default_factory=dict, repr=False)
 
     def place_index(self, path: str) -> int:
         """The place named ``path``, or declared as ``path`` (a port, a

@@ -47,7 +47,8 @@ class Term:
 
 
 def _split_top_level(text: str, separator: str) -> list[str]:
-    """Split ``text`` on ``separator`` outside brackets and string literals."""
+    """Split ``text`` on ``separator`` outside brackets, string literals and
+    ``#`` comments (a comment runs to the end of its line)."""
     parts, depth, quote, start, i = [], 0, None, 0, 0
     while i < len(text):
         ch = text[i]
@@ -58,6 +59,10 @@ def _split_top_level(text: str, separator: str) -> list[str]:
                 quote = None
         elif ch in "'\"":
             quote = ch
+        elif ch == "#":
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
         elif ch in "([{":
             depth += 1
         elif ch in ")]}":

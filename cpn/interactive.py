@@ -68,5 +68,13 @@ class Interactive:
                                "priority is enabled now")
         if undoable:
             self._snapshot()
-        self._loop(limit=self.steps + 1, chosen=binding)
+        # The run's loop fires the one binding found; the others are found
+        # again after it.
+        others = [t for t in self._found if t != binding.index]
+        self._found.clear()
+        self._found[binding.index] = (binding.picks, binding.raw)
+        try:
+            self._loop(limit=self.steps + 1)
+        finally:
+            self._dirty.update(others)
         return binding

@@ -147,12 +147,18 @@ class PlaceIntegral(Monitor):
         super().attach(sim)
         self.start = sim.now
         self._index = sim.place_index(self.place)  # fails now on an unknown place
+        # An untimed place's list is its marking (the simulator changes it in
+        # place): read at every clock move without a call.
+        self._tokens = sim._R[self._index] if sim._S[self._index] is None else None
 
     def current(self) -> float:
-        return float(self.value_of(self.sim._tokens_of(self._index)))
+        tokens = self._tokens
+        return float(self.value_of(self.sim._tokens_of(self._index) if tokens is None
+                                   else tokens))
 
     def advanced(self, sim, old, new):
-        level = self.current()
+        tokens = self._tokens
+        level = float(self.value_of(sim._tokens_of(self._index) if tokens is None else tokens))
         self.value += level * (new - old)
         if self.step is not None:
             first = math.ceil((old - self.start) / self.step)

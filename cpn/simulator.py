@@ -10,8 +10,11 @@ nothing is enabled the clock jumps to the next token timestamp.
 What makes it fast (see ``bench/engine.py``): each place keeps its
 available tokens in a list and its future tokens in one global heap keyed by
 ``(timestamp, sequence)``; each transition's last found binding is cached
-and only transitions next to a changed place are searched again; automatic
-runs take the first binding a transition's compiled search finds.
+and only transitions next to a changed place are searched again (not the
+one that fired if it emptied a place it takes from); automatic runs take the
+first binding a transition's compiled search finds; the token of an untimed
+place that always holds one is read by a search, not looped over, and
+overwritten by a firing.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import heapq
 import itertools
 import random
 import sys
+from heapq import heappop
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .compiler import CompiledTransition, compile_net
+from .compiler import CompiledTransition, compiled_for
 from .errors import BindingError, ColourError, NetError
 from .flatten import IMMUTABLE, FlatNet
 from .interactive import Interactive
@@ -51,7 +55,6 @@ class Simulator(MarkingViews, Interactive, Undoable):
         # The net as declared, modules and all (None when given flat): a
         # notebook draws its top level with the marking.
         self.hierarchy = net if isinstance(net, Net) else None
-        self.transitions: list[CompiledTransition] = _compiled(self.net)
         self.order = order
         self.seed = seed
         self._choice = random.Random(seed)
@@ -70,27 +73,11 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._S: list[list | None] = [[] if p.timed else None for p in places]
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
-        self._consumers = [[] for _ in places]
-        for t in self.transitions:
-            for p in dict.fromkeys(t.input_places):
-                self._consumers[p].append(t.index)
-        # After a firing: the transitions to search again (the firing one
-        # too: it may change its own enabling even with no input places),
-        # and those to search again only if enabled, to refresh their
-        # binding (a change they are blind to cannot enable them).
-        self._affected, self._refreshed = [], []
-        for t in self.transitions:
-            woken = {t.index}
-            refreshed = set()
-            for p in t.changed_places:
-                for c in self._consumers[p]:
-                    blind = p in self.transitions[c].value_blind
-                    (refreshed if blind else woken).add(c)
-            self._affected.append(sorted(woken))
-            self._refreshed.append(tuple(sorted(refreshed - woken)))
+        self._load_marking(marking or {})
+        self._held, self.transitions = compiled_for(self.net, self._R, self._S)
+        self._consumers, self._woken, self._refreshed = self._dependencies()
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
-        self._inputs = [tuple(self._R[p] for p in dict.fromkeys(t.input_places))
-                        for t in self.transitions]
+        self._watched = bool(self._timed_transitions)  # or a monitor is attached
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
@@ -98,9 +85,33 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._monitors: list = []
         self._hooks: list[list] = [[] for _ in self.transitions]
         self._last: tuple | None = None
-        self._load_marking(marking or {})
+        # What the hot loop reads (the same objects, changed in place).
+        self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
+                     self._S, self._consumers, self._refreshed)
 
     # -- set-up --------------------------------------------------------------
+    def _dependencies(self) -> tuple[list, list, list]:
+        """The transitions taking from each place; after each firing, the
+        transitions to search again, the firing one included (it may change
+        its own enabling even with no input places) and not (for a firing that
+        emptied a place it takes from: no search of it can succeed), and
+        those to search again only if enabled, to refresh their binding (a
+        change they are blind to cannot enable them)."""
+        consumers: list[list[int]] = [[] for _ in self.net.places]
+        for t in self.transitions:
+            for p in dict.fromkeys(t.input_places):
+                consumers[p].append(t.index)
+        wakes, refreshes = [], []
+        for t in self.transitions:
+            woken, refreshed = {t.index}, set()
+            for p in t.changed_places:
+                for c in consumers[p]:
+                    blind = p in self.transitions[c].value_blind
+                    (refreshed if blind else woken).add(c)
+            wakes.append((tuple(sorted(woken)), tuple(sorted(woken - {t.index}))))
+            refreshes.append(tuple(sorted(refreshed - woken)))
+        return consumers, wakes, refreshes
+
     def _bind_code(self):
         searches, fires = [], []
         for t in self.transitions:
@@ -109,6 +120,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
                 scope[f"_cpn_R{p}"] = self._R[p]
                 scope[f"_cpn_S{p}"] = self._S[p]
                 scope[f"_cpn_C{p}"] = place.place.colour
+            scope["_cpn_woken"], scope["_cpn_others"] = self._woken[t.index]
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put,
                          _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
@@ -164,6 +176,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
         """Attach a monitor (see ``monitors.py``); returns it."""
         monitor.attach(self)
         self._monitors.append(monitor)
+        self._watched = True
         for t in monitor.watched_transitions(self):
             self._hooks[t].append(monitor)
         return monitor
@@ -284,23 +297,18 @@ class Simulator(MarkingViews, Interactive, Undoable):
         return RunResult(self._loop(limit, until_time, stop_when), self.now, self.steps)
 
     def _loop(self, limit: int, until_time: float | None = None,
-              stop_when: Callable[["Simulator"], bool] | None = None,
-              chosen: Binding | None = None) -> StopReason:
-        """The hot loop (for :meth:`run`, :meth:`fire`, :meth:`enabled`): search the dirty
-        transitions; under ``limit`` firings, fire ``chosen`` once or the run's choice,
-        else advance the clock; mark what the firing may change.  All locals."""
-        found, dirty, search, fire = self._found, self._dirty, self._search, self._fire
-        affected, refreshed, hooks, inputs = (self._affected, self._refreshed, self._hooks,
-                                              self._inputs)
-        advance, steps, last = self._advance, self.steps, self._last
+              stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
+        """The hot loop of :meth:`run`, :meth:`fire`, :meth:`enabled`: search the dirty, fire
+        (under ``limit``) or advance the clock, mark what changed.  No method call on the way."""
+        found, dirty, search, fire, heap, R, S, consumers, refreshed = self._hot
+        steps, last, now, began = self.steps, self._last, self.now, self.now
+        observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         try:
             while True:
                 if dirty:
-                    now = self.now
                     try:
                         for t in dirty:
-                            binding = search[t](now, None)
-                            if binding is None:
+                            if (binding := search[t](now, None)) is None:
                                 found.pop(t, None)
                             else:
                                 found[t] = binding
@@ -309,45 +317,51 @@ class Simulator(MarkingViews, Interactive, Undoable):
                     dirty.clear()
                 if steps >= limit:
                     return StopReason.STEPS
-                if chosen is not None:
-                    (t, picks, values), chosen = (chosen.index, chosen.picks, chosen.raw), None
-                    found.pop(t, None)
+                if len(found) == 1:
+                    t, (picks, values) = found.popitem()
                 elif found:
-                    t = next(iter(found)) if len(found) == 1 else self._choose()
-                    picks, values = found.pop(t)
-                elif (reason := advance(until_time)) is not None:
-                    return reason
-                else:
-                    continue  # the clock moved: search what it made available
+                    picks, values = found.pop(t := self._choose())
+                elif not heap or until_time is not None and heap[0][0] > until_time:
+                    return self._advance(until_time)  # dead, or the clock stops at until_time
+                else:  # the clock moves to the next timestamp (:meth:`_advance` written out)
+                    if (stamp := heap[0][0]) != now:
+                        if self._watched:  # guards read the clock, monitors integrate
+                            self._set_clock(stamp)
+                        self.now = now = stamp  # else the version changes on the way out
+                    while True:  # every token of that timestamp becomes available
+                        when, _, place, token = heappop(heap)
+                        R[place].append(token)
+                        S[place].append(when)
+                        dirty.update(consumers[place])
+                        if not heap or heap[0][0] > stamp:
+                            break
+                    continue  # search what it made available
                 try:
-                    fire[t](picks, values, self.now)
+                    woken = fire[t](picks, values, now)
                 except Exception as error:
                     dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
-                dirty.update(affected[t])
-                if not all(inputs[t]):  # it emptied an input place: no search can succeed
-                    dirty.discard(t)
-                for u in refreshed[t]:
-                    if u in found:
-                        dirty.add(u)
-                steps += 1
-                last = (t, picks, values)
-                if hooks[t] or stop_when is not None:
-                    self.steps, self._last = steps, last
-                    reason = self._observed(t, values, stop_when)
-                    if reason is not None:
+                if woken:
+                    dirty.update(woken)
+                if refreshed[t]:
+                    dirty.update(u for u in refreshed[t] if u in found)
+                steps, last = steps + 1, (t, picks, values)
+                if observed[t]:
+                    if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
+                    now = self.now  # in case what observed it moved the clock
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
-            if steps != self.steps:
+            if steps != self.steps or now != began:
                 self._version = self._new_version()
             self.steps, self._last = steps, last
 
-    def _observed(self, t: int, values: tuple,
-                  stop_when: Callable[["Simulator"], bool] | None) -> StopReason | None:
+    def _observed(self, t: int, values: tuple, stop_when: Callable[["Simulator"], bool] | None,
+                  steps: int, last: tuple) -> StopReason | None:
         """After a firing that monitors watch or a run that stops on a
         predicate: whether to stop, and why."""
+        self.steps, self._last = steps, last
         self._version = self._new_version()
         if any([monitor.fired(self, t, values) for monitor in self._hooks[t]]):
             return StopReason.BREAKPOINT
@@ -355,9 +369,3 @@ class Simulator(MarkingViews, Interactive, Undoable):
             return StopReason.PREDICATE
         return None
 
-
-def _compiled(net: FlatNet) -> list[CompiledTransition]:
-    """Compile a flat net once, however many simulators run it."""
-    if net.compiled is None:
-        net.compiled = compile_net(net)
-    return net.compiled

@@ -9,6 +9,8 @@ the same numbers.  Monitors are not rolled back.  Mixed into ``Simulator``.
 
 from __future__ import annotations
 
+from .errors import NetError
+
 
 class Undoable:
     """:meth:`checkpoint`, :meth:`restore` and :meth:`undo` of a ``Simulator``."""
@@ -45,6 +47,13 @@ class Undoable:
         return True
 
     def _restore(self, state: tuple) -> None:
+        R = state[2]
+        lacking = [p for p in self._held if len(R[p]) != 1]
+        if lacking:  # a checkpoint of another simulator, from another marking
+            place = self.net.places[lacking[0]]
+            raise NetError(f"cannot restore a checkpoint with {len(R[place.index])} tokens in "
+                           f"place '{place.path}': this simulator started with one there, and "
+                           "every firing keeps one")
         self.now, self.steps, R, S, heap, self._last, self._version, streams = state
         if streams is not None:
             choice, rng, rng_state = streams

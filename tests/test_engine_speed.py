@@ -1,9 +1,12 @@
 """What keeps the engine's hot loop short, held as behaviour: no search
-that cannot succeed, and tuple patterns bound in one unpacking."""
+that cannot succeed, tuple patterns bound in one unpacking, and the token
+of a place that always holds one read without a loop."""
 
 from __future__ import annotations
 
-from cpn import Net, Simulator
+import pytest
+
+from cpn import Net, NetError, Simulator
 
 
 def one_token_loop() -> Net:
@@ -44,3 +47,33 @@ def test_a_tuple_of_fresh_names_is_bound_in_one_unpacking_and_others_are_still_m
     sim.run()
     assert sorted(sim.tokens("Triples")) == [(3, 2, 1), (6, 5, 5)]
     assert sim.tokens("Pairs") == [(4,)]
+
+
+def summing_net() -> Net:
+    net = Net("sum")
+    net.place("Jobs", int, initial=[1, 2, 3])
+    net.place("Total", int, initial=[0])
+    net.transition("Add")
+    net.arc("Jobs", "Add", "x")
+    net.arc("Total", "Add", "n")
+    net.arc("Add", "Total", "n + x")
+    return net
+
+
+def test_a_place_that_always_holds_one_token_is_read_not_looped_over():
+    sim = Simulator(summing_net(), order="declared")
+    total = sim.place_index("Total")
+    assert f"n = _cpn_R{total}[0]" in sim.transitions[0].source
+    assert sim.run().steps == 3 and sim.tokens("Total") == [6]
+
+
+def test_given_more_tokens_such_a_place_is_looped_over_and_no_checkpoint_crosses():
+    two = Simulator(summing_net(), order="declared", marking={"Total": [0, 10]})
+    total = two.place_index("Total")
+    assert f"enumerate(_cpn_R{total})" in two.transitions[0].source
+    state = two.checkpoint()
+    assert two.run().steps == 3 and two.tokens("Total") == [12, 4]
+    one = Simulator(summing_net(), order="declared")
+    with pytest.raises(NetError, match="2 tokens in place 'Total'"):
+        one.restore(state)
+    assert one.run().steps == 3 and one.tokens("Total") == [6]
