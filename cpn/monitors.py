@@ -14,8 +14,8 @@ values the marking is constant, so the integral is exact.
 >>> area = sim.add_monitor(PlaceIntegral("P", lambda tokens: sum(tokens)))
 >>> sim.run(until_time=6).time
 6
->>> area.value  # 0 on [0,2), 1 on [2,4), 2 on [4,6)
-6.0
+>>> area.value  # 1 on [0,2) (a token waiting for time 2 is in the place), 2, then 3
+12.0
 """
 
 from __future__ import annotations
