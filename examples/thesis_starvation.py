@@ -13,6 +13,7 @@ needs 10 h more takes the burst past the thesis' 13.52 h.  Then the script runs 
 without the overtakers: how much of the gap they make.
 
     python examples/thesis_starvation.py [--trace FILE.swf] [--profile-seed N]
+                                         [--chunk-size N]
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ OVERTAKER_S = 10 * 3600  # with the burst's 6.5 h, past Table 5.5's noRes 13.52 
 RULES = {"noRes": "none", "Res": "size"}
 
 
-def run(jobs, profiles, reservations: str) -> tuple[pd.DataFrame, float]:
+def run(jobs, profiles, reservations: str, chunk_size: int = 7) -> tuple[pd.DataFrame, float]:
     """One MaxJobPerf run at 70 %: its jobs, with their waits, and its
     mean BSLD."""
-    result = simulate(jobs, ThesisConfig(CPUS, MaxJobPerfConfig(reservations=reservations)),
-                      profiles)
+    config = MaxJobPerfConfig(reservations=reservations, chunk_size=chunk_size)
+    result = simulate(jobs, ThesisConfig(CPUS, config), profiles)
     frame = result.jobs.set_index("job_id")
     return frame.assign(wait=frame["start"] - frame["submit"]), result.metrics["bsld"]
 
@@ -55,18 +56,19 @@ def summary(frame: pd.DataFrame, bsld: float) -> dict:
             "wait_max_h": frame["wait"].max() / 3600, "longest": int(frame["wait"].idxmax())}
 
 
-def starvation_table(trace: Path = ATLAS, profile_seed: int = 0):
+def starvation_table(trace: Path = ATLAS, profile_seed: int = 0, chunk_size: int = 7):
     """The overtakers of the noRes run, and each rule's BSLD and waits with
     and without them."""
     jobs = thesis_portion(trace, CPUS)
     profiles = draw_profiles(jobs, seed=profile_seed)
-    nores = run(jobs, profiles, "none")
+    nores = run(jobs, profiles, "none", chunk_size)
     ahead = overtakers(nores[0])
     rows = []
     for kept, portion in (("all jobs", jobs),
                           ("without overtakers", [j for j in jobs if j.id not in ahead.index])):
         for name, rule in RULES.items():
-            done = nores if (kept, name) == ("all jobs", "noRes") else run(portion, profiles, rule)
+            done = nores if (kept, name) == ("all jobs", "noRes") else run(portion, profiles, rule,
+                                                                         chunk_size)
             rows.append({"jobs": kept, "rule": name, **summary(*done)})
     columns = ["submit", "start", "end", "cpus", "requested", "frequency_ghz"]
     return ahead[columns].assign(hours=(ahead["end"] - ahead["start"]) / 3600), pd.DataFrame(rows)
@@ -76,8 +78,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", type=Path, default=ATLAS)
     parser.add_argument("--profile-seed", type=int, default=0)
+    parser.add_argument("--chunk-size", type=int, default=7, help="WQChunkSize (thesis: 7)")
     args = parser.parse_args(argv)
-    ahead, table = starvation_table(args.trace, args.profile_seed)
+    ahead, table = starvation_table(args.trace, args.profile_seed, args.chunk_size)
     with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
         print(ahead.to_string())
         print()
