@@ -227,9 +227,11 @@ def _own_options(policy: str, options: Mapping[str, Any]) -> tuple[tuple[str, An
 def _typed(name: str, value, declared: str):
     """``value`` as the option's declared type (``"float | None"``, ...)."""
     if value is None:
-        if "None" not in declared:
-            raise ValueError(f"{name} needs a value")
-        return None
+        if "None" in declared:
+            return None
+        if "str" in declared:  # the word none, which a command line reads as no value
+            return "none"
+        raise ValueError(f"{name} needs a value")
     if "str" in declared:
         return value
     if "bool" in declared:

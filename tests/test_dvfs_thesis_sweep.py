@@ -77,6 +77,16 @@ def test_bad_options_are_refused_up_front(base, options, message):
         base.with_policy(policy, **options)
 
 
+def test_the_word_none_names_a_rule_where_an_option_is_a_word(base):
+    """``--option reservations=none`` reaches the policy as the rule "none"
+    (the command line reads the word as no value)."""
+    from cli.sweep import _option_axis
+
+    name, values = _option_axis("reservations=none,size")
+    runs = [base.with_policy("max_job_perf", **{name: value}) for value in values]
+    assert [dict(run.options)["reservations"] for run in runs] == ["none", "size"]
+
+
 def test_measured_options_have_a_prerequisite(base):
     assert base.with_policy("pb_guided").prerequisite() == base
     assert base.with_policy("pb_guided", bsld_lower=1.5).prerequisite() is None
