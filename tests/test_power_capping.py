@@ -264,3 +264,16 @@ def test_a_pass_is_skipped_only_when_nothing_fits_and_the_queue_is_in_arrival_or
     assert not rules.holds_all((early, late), 250.0, {})  # nothing runs: a job may start
     wait = AllocationRules(PowerModel(100.0, 0.0), PowerCap.wait(300.0))
     assert not wait.holds_all((early, late), 250.0, running)  # WAIT parks jobs instead
+
+
+def test_dvfs_progress_forgets_ended_jobs_without_a_change_of_level():
+    """Under a cap that never binds the level never changes; *Progress*
+    still drops the jobs that ended when the next one starts, or every
+    level search would read all the jobs of the run."""
+    from nets.puppet import build_net, run_model
+
+    jobs = [Job(i, 10.0 * i, 5, 1, 5, jp=100.0) for i in range(50)]
+    config = PuppetConfig(4, node_watts=100.0, idle_fraction=0.0, cap=CpuScaling(1000.0))
+    result, sim = run_model(build_net(config), jobs, config)
+    assert starts(result) == {i: 10.0 * i for i in range(50)}
+    assert list(sim.tokens("Allocation/Progress")[0]) == [49]
