@@ -35,8 +35,9 @@ Transitions:
   Off*) or boots (-> *Powering On*).  It stops when no job is left to
   come, wait or run.  It skips the ticks that would decide nothing: after
   one, *Clock* waits until the clock could change the decision, and
-  *Wake* brings it back to the period's grid when the marking changes;
-  *Drop* removes a superseded *Clock* token (``tick_clock.py``).
+  *Wake*, when the marking changes, decides for the tick due next on the
+  period's grid whether it must fire; *Drop* removes a superseded *Clock*
+  token (``tick_clock.py``).
 * *Booted*, *Halted*: the end of a transition.
 * *Observe* (only when a group has a ``min_wait_s``): reads the jobs the
   scheduler selects, before *Allocate* takes them, for the mean waits.
@@ -61,7 +62,7 @@ from .decisions import (BootBatch, Decision, HaltBatch, boots, decide, halts, is
                         power_change, quiet_until, record_waits)
 from .idle_pool import IdlePool, follow, merge_before, take_oldest
 from .policy import EnergySavingPolicy
-from .tick_clock import TickClock, after_tick, seen_by, unchanged, woken
+from .tick_clock import TickClock, after_tick, due, seen_by, unchanged, woken
 
 #: Priorities (lower fires first): the start-up switch-off, then the idle
 #: pool following *Nodes* (before *Allocate W* = 50 and *Allocate* = 100),
@@ -74,10 +75,12 @@ P_OBSERVE = 90
 P_BOOTED = P_FINISH - 10
 P_HALTED = P_FINISH - 5
 P_TICK = P_LOW + 1
-#: *Wake* and *Drop* only move the tick's clock: any priority of their own
-#: will do (one no other transition has, so no tie draws a random number).
-P_WAKE = P_LOW - 1
-P_DROP = P_LOW - 2
+#: *Wake* once every change of the instant is in (after fault tolerance's
+#: *Retime*, P_LOW + 2, which changes nothing a decision reads); *Drop*
+#: only removes a superseded token.  Priorities no other transition has,
+#: so no tie draws a random number.
+P_WAKE = P_LOW + 3
+P_DROP = P_LOW + 4
 
 
 def energy_saving(policy: EnergySavingPolicy, machine_nodes: int,
@@ -135,7 +138,8 @@ def _environment(policy: EnergySavingPolicy, machine_nodes: int, node: NodePower
         "record_waits": partial(record_waits, smoothing=policy.wait_smoothing),
         "until": float(active_until), "idle_threshold": float(policy.idle_threshold_s),
         "quiet_until": partial(quiet_until, policy=policy), "period": float(policy.period_s),
-        "after_tick": after_tick, "seen_by": seen_by, "unchanged": unchanged, "woken": woken}
+        "after_tick": after_tick, "seen_by": seen_by, "unchanged": unchanged, "woken": woken,
+        "due": due}
 
 
 def _add_idle_pool(module: Net, on: int) -> None:
@@ -202,14 +206,19 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
                  "Power": "watts + power_change(decision)", "LastDecision": "decision"})
     seen = {"Queuing": "queue", "Nodes": "free", "IdlePool": "idle", "Standby": "standby",
             "Booting": "booting", "Halting": "halting", "Waits": "waits",
-            "RuntimeInfo": "running"}
+            "RuntimeInfo": "running", "Selected": "sel"}
     module.transition(
         "Wake", priority=P_WAKE,
         guard="clock.seen is not None and not unchanged(clock.seen, queue, free, idle, "
               "standby, booting, halting, waits, running)",
-        code="clock_now, delay = woken(clock, now, period)",
+        code="at = due(clock, now, period)\n"
+             "decision = decide(at, queue, free, idle, standby, booting, halting, waits)\n"
+             "clock_now, ticks = woken(clock, now, at, period, decision, "
+             "not sel and (at <= until or bool(queue) or bool(running) or bool(booting)), "
+             "seen_by(queue, free, idle, standby, booting, halting, waits, running), "
+             "quiet_until(at, queue, idle, standby))",
         inputs={"TickClock": "clock", **seen},
-        outputs={"TickClock": "clock_now", "Clock": "clock_now.version@+delay", **seen})
+        outputs={"TickClock": "clock_now", "Clock": "*ticks", **seen})
     module.transition("Drop", priority=P_DROP, guard="tick != clock.version",
                       inputs={"Clock": "tick", "TickClock": "clock"},
                       outputs={"TickClock": "clock"})

@@ -6,13 +6,15 @@ nothing either unless the marking changed or the clock passed one of the
 moments :func:`~.decisions.quiet_until` names (a group's mean wait or an
 idle batch reaching its threshold).  So after such a tick the *Clock*
 token is put a whole number of periods later, on the tick grid, one period
-before that moment (the margin keeps floating-point rounding out of it),
-and *Wake* puts a new one at the next grid instant as soon as the marking
-the tick saw changes.  A superseded token is dropped when its time comes
-(a timed token cannot be taken back early): *Clock* tokens carry the
-version of :class:`TickClock` they belong to.  Every tick that could
-decide something still fires, at the same instant as when the tick ran
-every period, so the decisions are the same.
+before that moment (the margin keeps floating-point rounding out of it).
+When the marking the tick saw changes, *Wake* (once all changes of the
+instant are in) works out what the tick due next on the grid would decide
+on it: nothing, and that tick is skipped as if it had fired; something,
+and a *Clock* token is put there.  A superseded token is dropped when its
+time comes (a timed token cannot be taken back early): *Clock* tokens
+carry the version of :class:`TickClock` they belong to.  Every tick that
+could decide something still fires, at the same instant as when the tick
+ran every period, so the decisions are the same.
 """
 
 from __future__ import annotations
@@ -71,20 +73,40 @@ def after_tick(clock: TickClock, decision: Decision, now: float, period: float,
     period on after a decision that did something; after one that did
     nothing, the last grid instant a period or more before ``wake``
     (:func:`~.decisions.quiet_until`), or none when ``wake`` is never."""
+    return _following(clock.version, now, decision, period, seen, wake, now)
+
+
+def _following(version: int, tick: float, decision: Decision, period: float, seen: tuple,
+               wake: float, now: float) -> tuple[TickClock, list[Delayed]]:
+    """:func:`after_tick` for a tick at ``tick`` (fired, or skipped as if
+    it had), the token put at ``now``."""
     if decision.power_on or decision.power_off:
-        return TickClock(clock.version, now), [Delayed(clock.version, period)]
+        return TickClock(version, tick), [Delayed(version, delay_to(now, tick + period))]
     if math.isinf(wake):
-        return TickClock(clock.version, now, seen), []
-    at = now + period
+        return TickClock(version, tick, seen), []
+    at = tick + period
     while at + period < wake:
         at += period
-    return TickClock(clock.version, now, seen), [Delayed(clock.version, delay_to(now, at))]
+    return TickClock(version, tick, seen), [Delayed(version, delay_to(now, at))]
 
 
-def woken(clock: TickClock, now: float, period: float) -> tuple[TickClock, float]:
-    """The marking changed while the tick slept: a new version, due at the
-    first grid instant at or after ``now``, and the delay to it."""
-    at = clock.last + period
+def due(clock: TickClock, now: float, period: float) -> float:
+    """The first grid instant at or after ``now``: the tick that would see
+    a change made at ``now``."""
+    at = clock.last
     while at < now:
         at += period
-    return TickClock(clock.version + 1, clock.last), delay_to(now, at)
+    return at
+
+
+def woken(clock: TickClock, now: float, at: float, period: float, decision: Decision,
+          active: bool, seen: tuple, wake: float) -> tuple[TickClock, list[Delayed]]:
+    """The marking changed while the tick slept; ``decision`` is what the
+    tick due ``at`` (:func:`due`) would decide on it, ``active`` whether its
+    guard would let it fire.  Unless the marking changes again first (which
+    wakes the tick again), a tick that would decide nothing is skipped as
+    if it had fired; any other is put on the grid.  A new version either way."""
+    version = clock.version + 1
+    if active and not (decision.power_on or decision.power_off):
+        return _following(version, at, decision, period, seen, wake, now)
+    return TickClock(version, clock.last), [Delayed(version, delay_to(now, at))]
