@@ -143,7 +143,7 @@ class ScalingRules:
         if not running or self.scaling.admission == "nodes":
             return True
         lowest = self.scaling.levels[-1]
-        started = self.power.busy_delta(job._replace(pf=lowest))
+        started = self.power.busy_delta_at(job, lowest)
         return under_cap(self._watts_at(self._busy(progress, running), watts, current, lowest)
                          + started, self.scaling.cap_watts)
 

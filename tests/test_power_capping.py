@@ -277,3 +277,15 @@ def test_dvfs_progress_forgets_ended_jobs_without_a_change_of_level():
     result, sim = run_model(build_net(config), jobs, config)
     assert starts(result) == {i: 10.0 * i for i in range(50)}
     assert list(sim.tokens("Allocation/Progress")[0]) == [49]
+
+
+def test_a_jobs_power_at_a_frequency_without_making_the_job():
+    from modules.power import PowerModel
+
+    power = PowerModel(100.0, 0.3)
+    for job in (Job(1, 0, 10, 3, 10, jp=250.0), Job(2, 0, 10, 1, 10, jp=40.0, pf=0.7)):
+        for frequency in (1.0, 0.9, 0.5):
+            assert power.busy_delta_at(job, frequency) == power.busy_delta(
+                job._replace(pf=frequency))
+    assert power.busy_delta_at(Job(3, 0, 10, 2, 10, jp=200.0), 0.5) == \
+        200.0 * (0.35 + 0.65 * 0.25) - 2 * 30.0
