@@ -82,34 +82,23 @@ def scheduler_base(module: Net, submit: bool = True, overrun: str = "keep") -> N
 
 
 def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
-                     schedule: Callable | None = None, name: str = "BatchScheduling",
-                     holds_all: Callable | None = None) -> Net:
+                     schedule: Callable | None = None, name: str = "BatchScheduling") -> Net:
     """The module; ports Queuing, Runtime Info, Nodes (read) and Selected.
 
     ``schedule(queue, running, free, now) -> (started, waiting)`` is the
     policy *Schedule* runs: by default EASY as ``config`` says; another
     paper's policy (FIFO per queue, EASY with booting nodes...) plugs in
-    here and keeps Submit, Trigger and the ports.  ``holds_all(queue,
-    watts, running)``, given, adds the port Power: when it says allocation
-    would hold whatever the pass selects (BLOCK with no power to spare,
-    ``AllocationRules.holds_all``), *Schedule* selects nothing and skips
-    the pass."""
+    here and keeps Submit, Trigger and the ports."""
     if schedule is None:
         schedule = partial(easy_pass_on_nodes, policy=config.policy,
                            estimate=config.estimate, backfill=config.backfill)
     module = Net(name, env={"schedule": schedule})
     scheduler_base(module, overrun=config.overrun)
-    code, power = "started, waiting = schedule(queue, running, free, now)", {}
-    if holds_all is not None:
-        module.env["holds_all"] = holds_all
-        module.place("Power", float, port="inout")
-        code = ("started, waiting = (((), queue) if holds_all(queue, watts, running) "
-                "else schedule(queue, running, free, now))")
-        power = {"Power": "watts"}
     module.transition(
-        "Schedule", priority=P_SCHEDULE[config.trigger], code=code,
+        "Schedule", priority=P_SCHEDULE[config.trigger],
+        code="started, waiting = schedule(queue, running, free, now)",
         inputs={"Trigger": "True", "Queuing": "queue", "RuntimeInfo": "running",
-                "Nodes": "free", "Selected": "()", **power},
+                "Nodes": "free", "Selected": "()"},
         outputs={"Trigger": "False", "Queuing": "waiting", "RuntimeInfo": "running",
-                 "Nodes": "free", "Selected": "tuple(started)", **power})
+                 "Nodes": "free", "Selected": "tuple(started)"})
     return module

@@ -86,18 +86,6 @@ class AllocationRules:
         nothing else runs (a job alone over the cap must not stall the queue)."""
         return under_cap(watts + self.power.busy_delta(job), self.cap.cap_watts) or not running
 
-    def holds_all(self, queue: tuple[Job, ...], watts: float, running: Mapping) -> bool:
-        """BLOCK (no wait queue) would hold whatever a scheduling pass
-        selects: no queued job fits the power left (the first selected one
-        would not), and the queue is in arrival order, as *Hold*'s requeue
-        leaves it.  The pass can then be skipped: the marking after it is
-        the one *Hold* would leave."""
-        if self.cap.wait_queue_length or not running or not queue:
-            return False
-        least = min(map(self.power.busy_delta, queue))  # fits is monotone in the job's power
-        return (not under_cap(watts + least, self.cap.cap_watts)
-                and sorted(queue, key=_ARRIVAL) == list(queue))
-
     def blocked(self, waiting: Sequence[Job], now: float) -> bool:
         """A waiting job has waited longer than ``w``."""
         return bool(waiting) and any(now - job.et > self.cap.max_wait for job in waiting)

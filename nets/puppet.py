@@ -109,14 +109,8 @@ class PuppetConfig:
 
 def build_net(config: PuppetConfig) -> Net:
     """The PuPPET net for ``config``; jobs are the marking of
-    ``Scheduler/User`` (see :func:`simulate`).  Under BLOCK its scheduler
-    skips the passes whose jobs allocation would all hold (``holds_all``)."""
-    scheduler = None
-    if (isinstance(config.cap, PowerCap) and not math.isinf(config.cap.cap_watts)
-            and not config.cap.wait_queue_length):
-        rules = AllocationRules(config.power, config.cap)
-        scheduler = batch_scheduling(config.scheduling, holds_all=rules.holds_all)
-    return compose("PuPPET", config, started="Running", ended="Running", scheduler=scheduler)
+    ``Scheduler/User`` (see :func:`simulate`)."""
+    return compose("PuPPET", config, started="Running", ended="Running")
 
 
 def compose(name: str, config: PuppetConfig, started: str, ended: str,

@@ -234,38 +234,6 @@ def test_held_jobs_go_back_by_arrival_then_id():
     assert [job.id for job in requeue(queue, [Job(0, 5.0, 1, 1, 1)])] == [2, 0, 1, 3]
 
 
-def test_block_skips_the_scheduling_passes_whose_jobs_it_would_all_hold():
-    """Job 1 leaves 50 W under the cap until 100; jobs 2-4 (100 W each)
-    arrive meanwhile.  Each arrival's pass would select them for allocation
-    to hold them all again: it is skipped, and they start when power frees."""
-    from cpn.monitors import FiringCounter
-    from nets.puppet import build_net, run_model
-
-    jobs = [Job(1, 0, 100, 1, 100, jp=250.0)] + [Job(i, i - 1, 10, 1, 10, jp=100.0)
-                                                 for i in (2, 3, 4)]
-    config = PuppetConfig(4, node_watts=100.0, idle_fraction=0.0, cap=PowerCap.block(300.0))
-    counter = FiringCounter("Allocation/Hold", "Scheduler/Schedule")
-    result, _ = run_model(build_net(config), jobs, config, monitors=[counter])
-    assert starts(result) == {1: 0, 2: 100, 3: 100, 4: 100}
-    assert counter.counts.get("Allocation/Hold", 0) == 0
-    assert counter.counts["Scheduler/Schedule"] == 8  # every arrival and every end
-
-
-def test_a_pass_is_skipped_only_when_nothing_fits_and_the_queue_is_in_arrival_order():
-    from modules.power import PowerModel
-    from modules.power_capping import AllocationRules
-
-    rules = AllocationRules(PowerModel(100.0, 0.0), PowerCap.block(300.0))
-    running = {1: (100.0, 1)}
-    late, early = Job(3, 5.0, 1, 1, 1, jp=100.0), Job(2, 1.0, 1, 1, 1, jp=100.0)
-    assert rules.holds_all((early, late), 250.0, running)
-    assert not rules.holds_all((late, early), 250.0, running)  # Hold would reorder it
-    assert not rules.holds_all((early, late._replace(jp=50.0)), 250.0, running)
-    assert not rules.holds_all((early, late), 250.0, {})  # nothing runs: a job may start
-    wait = AllocationRules(PowerModel(100.0, 0.0), PowerCap.wait(300.0))
-    assert not wait.holds_all((early, late), 250.0, running)  # WAIT parks jobs instead
-
-
 def test_dvfs_progress_forgets_ended_jobs_without_a_change_of_level():
     """Under a cap that never binds the level never changes; *Progress*
     still drops the jobs that ended when the next one starts, or every
