@@ -214,11 +214,8 @@ def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0)
         "end": times(end + time_offset for _, end in finished),
         "nodes": [job.js for job in jobs], "power": [job.jp for job in jobs],
         "requested": [job.wt for job in jobs], "runtime": [job.rt for job in jobs]}
-    if not jobs:
-        return pd.DataFrame([], columns=list(columns))
-    # by job id, column by column before the frame is made: no sorted copy of a whole frame
-    order = np.argsort(np.asarray(columns["job_id"]), kind="stable")
-    return pd.DataFrame({name: np.asarray(values)[order] for name, values in columns.items()})
+    frame = pd.DataFrame(columns) if jobs else pd.DataFrame([], columns=list(columns))
+    return frame.sort_values("job_id", kind="stable").reset_index(drop=True)
 
 
 def unfinished_records(sim: Simulator, jobs: Sequence[Job],
@@ -229,9 +226,9 @@ def unfinished_records(sim: Simulator, jobs: Sequence[Job],
     token, the job itself or an execution carrying it as ``job``, whose
     ``et`` is when it started), ``queued`` (submitted, waiting) or
     ``unsubmitted`` (its submit time not reached)."""
-    if len(sim.view("Finished")) == len(jobs):  # each job finishes once: a complete run
-        return pd.DataFrame([], columns=list(UNFINISHED_COLUMNS))
     finished = {job.id for job, _ in sim.view("Finished")}
+    if all(job.id in finished for job in jobs):  # a complete run: no marking to copy
+        return pd.DataFrame([], columns=list(UNFINISHED_COLUMNS))
     running = sim.tokens("RuntimeInfo")[0]
     marking = sim.marking
     starts = {}
