@@ -4,6 +4,7 @@
     python bench/puppet.py --million     # also 1,000,000 jobs under WFP (a minute or more)
     python bench/puppet.py --curie       # also a 20,000-job prefix of CEA-Curie (if present)
     python bench/puppet.py --profile wfp --cap 70% --capping dvfs   # cProfile of one cpn run
+    python bench/puppet.py --cases wfp wfp-sleeping  # only these cpn run cases and their goals
 
 The workload is ``bench/small_machine.py``'s seeded trace.  The floor is
 ``tests/reference_easy.py``, a plain event loop with EASY that shares no
@@ -149,13 +150,15 @@ def simulation_time(report: Report, jobs, repeat: int) -> dict[str, float]:
     return floors
 
 
-def command_runs(report: Report, trace: Path, jobs, repeat: int, work: Path) -> dict:
-    """Every ``cpn run`` case, median CPU seconds; the capped ones with the
+def command_runs(report: Report, trace: Path, jobs, repeat: int, work: Path,
+                 cases: list[str]) -> dict:
+    """The ``cpn run`` cases named, median CPU seconds; the capped ones with the
     uncapped peak cached by a first run (and once without, for the record)."""
     waits = {policy: reference_waits(jobs, policy) for policy in ("fcfs", "wfp")}
     cache = work / "cache"
     seconds = {}
-    for name, flags in RUNS.items():
+    for name in cases:
+        flags = RUNS[name]
         out = work / name
         times = [cpn_run(trace, [*flags, "--no-plots"], out, cache)[0] for _ in range(repeat)]
         seconds[name] = statistics.median(times)
@@ -170,16 +173,22 @@ def command_runs(report: Report, trace: Path, jobs, repeat: int, work: Path) -> 
 
 
 def command_goals(report: Report, seconds: dict, trace: Path, work: Path) -> None:
-    plain = seconds["wfp"]
+    """The goals of the cases run (the ratios need the plain wfp run)."""
+    plain = seconds.get("wfp")
     for capping in ("dvfs", "wait", "block"):
         name = f"wfp-{capping}-70%"
-        report.goal(f"cpn run {name}", seconds[name], 2.0, " s")
-        report.goal(f"cpn run {name} / plain wfp", seconds[name] / plain, 1.5, "x")
-    cold, _ = cpn_run(trace, [*RUNS["wfp-dvfs-70%"], "--no-plots"], work / "cold",
-                      work / "empty-cache")
-    report.info(f"wfp-dvfs-70% with no cached peak (runs the uncapped run too): {cold:.2f} s")
+        if name in seconds:
+            report.goal(f"cpn run {name}", seconds[name], 2.0, " s")
+            if plain:
+                report.goal(f"cpn run {name} / plain wfp", seconds[name] / plain, 1.5, "x")
+    if "wfp-dvfs-70%" in seconds:
+        cold, _ = cpn_run(trace, [*RUNS["wfp-dvfs-70%"], "--no-plots"], work / "cold",
+                          work / "empty-cache")
+        report.info(f"wfp-dvfs-70% with no cached peak (runs the uncapped run too): "
+                    f"{cold:.2f} s")
     for name in ("wfp-topper", "wfp-sleeping"):
-        report.goal(f"cpn run {name} / plain wfp", seconds[name] / plain, 1.3, "x")
+        if name in seconds and plain:
+            report.goal(f"cpn run {name} / plain wfp", seconds[name] / plain, 1.3, "x")
 
 
 def fixed_cost(report: Report, work: Path, repeat: int) -> None:
@@ -256,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", nargs=argparse.REMAINDER, metavar="CPN_RUN_FLAGS",
                         help="cProfile one cpn run on the trace instead")
     parser.add_argument("--top", type=int, default=30, help="functions shown by --profile")
+    parser.add_argument("--cases", nargs="+", choices=list(RUNS), metavar="CASE",
+                        help=f"only these cpn run cases (of {', '.join(RUNS)}) and their "
+                             "goals, without the simulation and fixed-cost figures")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
@@ -268,10 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         report = Report()
         print(f"# {JOBS:,} synthetic jobs on {NODES} nodes; CPU seconds, median of "
               f"{args.repeat}", flush=True)
-        simulation_time(report, jobs, args.repeat)
-        seconds = command_runs(report, trace, jobs, args.repeat, work)
+        if args.cases is None:
+            simulation_time(report, jobs, args.repeat)
+        seconds = command_runs(report, trace, jobs, args.repeat, work, args.cases or list(RUNS))
         command_goals(report, seconds, trace, work)
-        fixed_cost(report, work, args.repeat)
+        if args.cases is None:
+            fixed_cost(report, work, args.repeat)
         if args.million:
             million(report, work)
         if args.curie:

@@ -25,6 +25,7 @@ level is rejected or runs alone (see ``power_capping.py``).  An optional
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping
 
 from cpn import Delayed, Net, P_LOW
@@ -33,7 +34,7 @@ from cpn.colours import FrozenDict
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .job import Job
-from .power import PowerModel, under_cap
+from .power import CAP_ROUNDING, PowerModel, under_cap
 from .power_capping import requeue
 
 P_DISCARD = P_FINISH - 1  # superseded ends go before real ones
@@ -94,6 +95,19 @@ class ScalingRules:
     def running_jobs(self, progress: Mapping, running: Mapping) -> list:
         return [entry for job_id, entry in progress.items() if job_id in running]
 
+    def _busy(self, progress: Mapping, running: Mapping) -> float:
+        """The running jobs' power at nominal frequency, summed in
+        *Progress* order; the last sum is kept for the same two tokens
+        (immutable: the same objects, the same sum), as the guards of
+        *Allocate*, *Hold* and *Rescale* and *Rescale*'s code all ask for it
+        between two changes of the running jobs."""
+        last = self.__dict__.get("_last_busy")  # not a field: frozen, compared by fields
+        if last is not None and last[0] is progress and last[1] is running:
+            return last[2]
+        busy = sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
+        self.__dict__["_last_busy"] = (progress, running, busy)
+        return busy
+
     def watts_at(self, jobs: list, watts: float, current: float, frequency: float) -> float:
         """System power if the running ``jobs`` moved from level ``current``
         to ``frequency``: *Power* changes by their power only, so nodes that
@@ -104,13 +118,21 @@ class ScalingRules:
         """:meth:`watts_at` for running jobs of ``busy`` watts at nominal frequency."""
         return watts + busy * (self.power.scale(frequency) - self.power.scale(current))
 
+    @cached_property
+    def _scaled_levels(self) -> tuple[tuple[float, float], ...]:
+        """Each level with its power scale, computed once (the level is
+        searched after every change of power)."""
+        return tuple((frequency, self.power.scale(frequency)) for frequency in self.scaling.levels)
+
     def level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
         """The highest level that keeps the system under the cap (else the
-        lowest); the running jobs' power is summed once for every level."""
-        busy = sum(job.jp for job, _, _ in self.running_jobs(progress, running))
-        for frequency in self.scaling.levels:
-            if under_cap(self._watts_at(busy, watts, current, frequency),
-                         self.scaling.cap_watts):
+        lowest); the running jobs' power is summed once for every level.
+        (:meth:`_watts_at` and ``under_cap`` written out, on scales computed once.)"""
+        busy = self._busy(progress, running)
+        at_current = self.power.scale(current)
+        limit = self.scaling.cap_watts * (1 + CAP_ROUNDING)
+        for frequency, scale in self._scaled_levels:
+            if watts + busy * (scale - at_current) <= limit:
                 return frequency
         return self.scaling.levels[-1]
 
@@ -121,10 +143,9 @@ class ScalingRules:
         if not running or self.scaling.admission == "nodes":
             return True
         lowest = self.scaling.levels[-1]
-        started = self.power.busy_delta(job._replace(pf=lowest))
-        jobs = self.running_jobs(progress, running)
-        return under_cap(self.watts_at(jobs, watts, current, lowest) + started,
-                         self.scaling.cap_watts)
+        started = self.power.busy_delta_at(job, lowest)
+        return under_cap(self._watts_at(self._busy(progress, running), watts, current, lowest)
+                         + started, self.scaling.cap_watts)
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):
@@ -149,6 +170,18 @@ class ScalingRules:
                                    job.js)
         watts = self.watts_at(list(progress_now.values()), watts, old, new)
         return watts, FrozenDict(progress_now), FrozenDict(running_now), tokens
+
+    @staticmethod
+    def started(progress: Mapping, running: Mapping, job: Job, now: float,
+                forget_ended: bool) -> FrozenDict:
+        """*Progress* with ``job`` started at ``now``.  With ``forget_ended``
+        the jobs no longer running leave it (otherwise only a change of level
+        drops them, and every level search would read every job that ended
+        since); their order, which the power sums follow, is kept.  Only
+        where an ended job never runs again: a requeued job keeps its place."""
+        if forget_ended and len(progress) > len(running):
+            progress = {job_id: entry for job_id, entry in progress.items() if job_id in running}
+        return FrozenDict({**progress, job.id: (job, job.rt, now)})
 
     @staticmethod
     def stale(job: Job, progress: Mapping, running: Mapping) -> bool:
@@ -181,7 +214,8 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
         outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
                  "Power": "watts + busy_delta(job)",
                  "RuntimeInfo": f"running | {{job.id: (now + duration({planned}, f), job.js)}}",
-                 "Progress": "progress | {job.id: (job, job.rt, now)}", "Level": "f",
+                 "Progress": f"rules.started(progress, running, job, now, {retime_jobs})",
+                 "Level": "f",
                  "Running": "job@+duration(job.rt, f)" if retime_jobs else "job"})
     module.transition(
         "Hold", priority=P_ALLOCATE,

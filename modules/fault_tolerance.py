@@ -138,22 +138,45 @@ def plan_job(job: Job, settings: FaultTolerance,
     walltime stretched by the expected overheads) and its plan.  A job too
     large to be replicated ``r`` times on the machine's ``machine_units``
     gets the replicas that fit (partial replication, eq. 4 with that degree)."""
-    processes = settings.units_for(job.js)
+    return _planned(job, settings, _layout(job.js, settings, machine_units))
+
+
+def plan_jobs(jobs: Sequence[Job], settings: FaultTolerance,
+              machine_units: int | None = None) -> list[tuple[Job, Plan]]:
+    """:func:`plan_job` of every job; what depends on a job's size alone
+    is worked out once per size (a trace has few sizes and many jobs)."""
+    layouts: dict[int, tuple] = {}
+    planned = []
+    for job in jobs:
+        layout = layouts.get(job.js)
+        if layout is None:
+            layout = layouts[job.js] = _layout(job.js, settings, machine_units)
+        planned.append(_planned(job, settings, layout))
+    return planned
+
+
+def _layout(size: int, settings: FaultTolerance, machine_units: int | None) -> tuple:
+    """A job of ``size`` nodes: its replica counts, walltime stretch,
+    checkpoint overhead and nodes once replicated."""
+    processes = settings.units_for(size)
     degree = settings.degree
     if machine_units is not None and processes <= machine_units:
         degree = min(degree, machine_units / processes)
     replicas = tuple(replica_counts(processes, degree))
     degree = sum(replicas) / processes
     stretch = 1.0 + settings.communication * (degree - 1)
+    return replicas, stretch, settings.checkpoint_cost(size), sum(replicas) * settings.unit_nodes
+
+
+def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Plan]:
+    replicas, stretch, overhead, nodes = layout
     work = job.rt * stretch
-    unit_rate = 1.0 / settings.unit_mttf
-    rate = replicated_failure_rate(work, unit_rate, replicas)
-    overhead = settings.checkpoint_cost(job.js)
+    rate = replicated_failure_rate(work, 1.0 / settings.unit_mttf, replicas)
     interval = daly_interval(overhead, rate) if settings.checkpoints else math.inf
-    nodes = sum(replicas) * settings.unit_nodes
-    expected = (lambda t: t * stretch + (0.0 if math.isinf(interval)
-                                         else t * stretch / interval * overhead))
-    scheduled = job._replace(js=nodes, jp=job.jp * nodes / job.js, wt=expected(job.wt))
+    expected = job.wt * stretch
+    if not math.isinf(interval):
+        expected = expected + job.wt * stretch / interval * overhead
+    scheduled = job._replace(js=nodes, jp=job.jp * nodes / job.js, wt=expected)
     return scheduled, Plan(replicas, work, interval, overhead)
 
 

@@ -68,3 +68,9 @@ class PowerModel:
     def busy_delta(self, job: Job) -> float:
         """Change in system power when ``job`` starts on idle nodes."""
         return float(self.job_watts(job) - job.js * self.idle_node_watts)
+
+    def busy_delta_at(self, job: Job, frequency: float) -> float:
+        """:meth:`busy_delta` of ``job`` run at ``frequency`` (without making
+        that job: admission asks it of every queued job)."""
+        watts = job.jp if frequency == 1.0 else job.jp * self.scale(frequency)
+        return float(watts - job.js * self.idle_node_watts)

@@ -39,7 +39,7 @@ def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
     level under DVFS): the cap cannot hold while they run."""
     floor = power.idle_system(machine_nodes)
     return [job for job in jobs
-            if not under_cap(floor + power.busy_delta(job._replace(pf=frequency)), cap_watts)]
+            if not under_cap(floor + power.busy_delta_at(job, frequency), cap_watts)]
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,8 @@ import gzip
 import os
 import re
 import zlib
-from operator import itemgetter
+from array import array
+from itertools import chain
 from pathlib import Path
 from typing import Iterable
 
@@ -105,6 +106,11 @@ _INTEGER = re.compile(rb"-?\d+")
 # well-formed line.
 _NUMERIC_BYTES = b"0123456789-. \t\r\n"
 _new_tuple = tuple.__new__
+#: Array type codes of the accepted jobs' columns (see ``_JobLines``), and
+#: the numpy type of each code.
+_ROW_CODES = ("q", "d", "d", "q", "d", "q", "q", "q")
+_DTYPES = {"q": np.int64, "d": np.float64}
+_BATCH = 1 << 12  # rows gathered as tuples before they join the columns
 
 
 def read_swf(
@@ -197,10 +203,14 @@ class _JobLines:
         self.path, self.ppn, self.machine, self.unit = path, ppn, machine, unit
         self.reject_unknown_walltime = reject_unknown_walltime
         self.clip_oversized = clip_oversized
-        self.rows: list[tuple] = []  # accepted: id, submit, run, size, requested, user, group, exe
+        # accepted jobs, column by column in typed arrays (8 bytes a field, not
+        # a tuple of Python numbers): id, submit, run, size, requested, user, group, exe
+        self.rows = tuple(array(code) for code in _ROW_CODES)
+        self.pending: list[tuple] = []  # the latest rows, moved into the columns by the batch
+        self.pending_log: list[tuple] = []
         self.rejected: tuple[list, list, list] = ([], [], [])  # job ids, lines, reasons
         self.first_lines: dict[int, int] = {}  # job id -> the line that owns it
-        self.log: list[tuple] = []  # one LOG_COLUMNS row per job id
+        self.log = array("d")  # one LOG_COLUMNS row per job id, flat
         self.substituted = self.clipped = 0
 
     def add(self, lineno: int, raw: bytes) -> None:
@@ -222,7 +232,7 @@ class _JobLines:
             nodes = -(-nodes // self.unit) * self.unit
         first_line = self.first_lines.setdefault(job_id, lineno)
         if first_line == lineno:
-            self.log.append((job_id, lineno, submit, wait, runtime, nodes))
+            self.pending_log.append((job_id, lineno, submit, wait, runtime, nodes))
         reason = self._rejection(first_line, lineno, runtime, status, nodes, requested_time)
         if reason is not None:
             for column, value in zip(self.rejected, (job_id, lineno, reason)):
@@ -234,7 +244,17 @@ class _JobLines:
         if requested_time <= 0:
             requested_time = runtime
             self.substituted += 1
-        self.rows.append((job_id, submit, runtime, nodes, requested_time, user, group, executable))
+        self.pending.append((job_id, submit, runtime, nodes, requested_time, user, group,
+                             executable))
+        if len(self.pending_log) >= _BATCH or len(self.pending) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        for column, values in zip(self.rows, zip(*self.pending)):
+            column.extend(values)
+        self.log.extend(chain.from_iterable(self.pending_log))
+        self.pending.clear()
+        self.pending_log.clear()
 
     def _rejection(self, first_line: int, lineno: int, runtime: float, status: int,
                    nodes: int, requested_time: float) -> str | None:
@@ -254,13 +274,18 @@ class _JobLines:
 
     def workload(self, header: dict[str, str], shift_to_zero: bool, size_unit: str) -> Workload:
         """The :class:`Workload` of the lines taken, jobs in order of submit."""
-        rows = self.rows
-        if any(rows[k][1] > rows[k + 1][1] for k in range(len(rows) - 1)):
-            rows.sort(key=itemgetter(1))  # stable: file order among equal submits
-        offset = rows[0][1] if rows and shift_to_zero else 0.0
+        self._flush()
+        columns = self.rows
+        submits = np.frombuffer(columns[1], dtype=float)
+        if len(submits) > 1 and (submits[1:] < submits[:-1]).any():
+            order = np.argsort(submits, kind="stable")  # file order among equal submits
+            columns = tuple(array(column.typecode, np.frombuffer(column, dtype=_DTYPES[
+                column.typecode])[order].tobytes()) for column in columns)
+        offset = columns[1][0] if len(submits) and shift_to_zero else 0.0
         # tuple.__new__ skips the NamedTuple's Python-level __new__: same Job, faster
         jobs = [_new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x, 0))
-                for i, s, r, n, w, u, g, x in rows]
+                for i, s, r, n, w, u, g, x in zip(*columns)]
+        self.rows = None  # the columns can go before the log frame is made
         ids, lines, reasons = self.rejected
         rejected = pd.DataFrame({"job_id": pd.Series(ids, dtype="int64"),
                                  "line": pd.Series(lines, dtype="int64"),
@@ -308,10 +333,10 @@ def _read(
     return job_lines.workload(header.values, shift_to_zero, size_unit)
 
 
-def _log_frame(rows: list[tuple]) -> pd.DataFrame:
-    """:attr:`Workload.log` from its rows, through one numpy array (a
+def _log_frame(rows: array) -> pd.DataFrame:
+    """:attr:`Workload.log` from its rows (flat), through one numpy array (a
     DataFrame built from tuples is several times slower)."""
-    table = np.array(rows, dtype=float).reshape(-1, len(LOG_COLUMNS))
+    table = np.frombuffer(rows, dtype=float).reshape(-1, len(LOG_COLUMNS))
     frame = pd.DataFrame(table, columns=list(LOG_COLUMNS))
     return frame.astype({"job_id": "int64", "line": "int64", "nodes": "int64"})
 

@@ -35,7 +35,7 @@ from cpn import Net
 from modules.batch_scheduling import P_FINISH
 from modules.cpu_scaling import CpuScaling
 from modules.fault_tolerance import (Execution, FailureSource, FaultRules, fault_tolerance,
-                                     plan_job)
+                                     plan_jobs)
 from modules.job import Job
 from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
@@ -75,7 +75,7 @@ def build_net(jobs: Sequence[Job], config: TopperConfig,
     """The TOPPER net for ``jobs``, and the jobs as its scheduler sees them
     (whole units, replicas included, walltime stretched: ``plan_job``),
     which go in ``Scheduler/User``.  ``sleeping``: see :func:`simulate`."""
-    planned = [plan_job(job, config.resilience, config.units) for job in jobs]
+    planned = plan_jobs(jobs, config.resilience, config.units)
     too_big = [job.id for job, _ in planned if job.js > config.puppet.machine_nodes]
     if too_big:
         raise ValueError(

@@ -357,3 +357,36 @@ def test_nasa_ipsc_saving_brackets_table_1(nasa_prefix, idle_threshold_s, saves_
     # the whole trace), a node possibly still powering off first.
     delay = saving.metrics["makespan_s"] - always.metrics["makespan_s"]
     assert 555 <= delay <= 555 + policy.period_s + config.node.power_off_s
+
+
+def test_ticks_that_would_decide_nothing_are_skipped():
+    """Ten idle days between two jobs: the tick fires for the decisions
+    (two switch-offs, a boot) and around them, not every minute; the
+    decisions fall on the minutes they would every minute."""
+    from cpn.monitors import FiringCounter
+
+    counter = FiringCounter("EnergySaving/Tick")
+    config = EnergySavingConfig(2, policy=EnergySavingPolicy(idle_threshold_s=600))
+    result = simulate([job(1, 0, 1, rt=100), job(2, 864_000, 2, rt=100)], config,
+                      monitors=[counter])
+    decisions = [(d.time, d.power_on, d.power_off) for d in result.decisions]
+    # node 2 idle since 0 goes at 600, node 1 (idle since 100) at 720; job 2
+    # arrives on a minute and the tick of that instant boots both
+    assert decisions == [(600, 0, 1), (720, 0, 1), (864_000, 2, 0)]
+    assert starts(result) == {1: 0, 2: 864_000 + 555}
+    assert counter.counts["EnergySaving/Tick"] < 30  # 14,400 minutes
+
+
+def test_the_tick_sleeps_until_the_clock_could_change_a_decision():
+    from modules.energy_saving.decisions import quiet_until
+
+    policy = EnergySavingPolicy(idle_threshold_s=600,
+                                thresholds=GroupThresholds(max_wait_s=3600))
+    queue = (job(1, 100, 1), job(2, 300, 1))
+    pool = IdlePool(3, ((0.0, 1), (500.0, 2)))
+    # at 700: the batch idle since 500 passes the threshold at 1100; the
+    # group's mean wait (submits average 200) passes an hour at 3800
+    assert quiet_until(700.0, queue, pool, 1, policy) == 1100.0
+    assert quiet_until(1200.0, queue, IdlePool(0, ()), 1, policy) == 3800.0
+    assert quiet_until(1200.0, queue, IdlePool(0, ()), 0, policy) == float("inf")  # no standby
+    assert quiet_until(5000.0, queue, IdlePool(0, ()), 1, policy) == float("inf")  # urgent already

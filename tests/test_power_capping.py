@@ -232,3 +232,28 @@ def test_held_jobs_go_back_by_arrival_then_id():
 
     queue = (Job(3, 5.0, 1, 1, 1), Job(1, 5.0, 1, 1, 1), Job(2, 1.0, 1, 1, 1))
     assert [job.id for job in requeue(queue, [Job(0, 5.0, 1, 1, 1)])] == [2, 0, 1, 3]
+
+
+def test_dvfs_progress_forgets_ended_jobs_without_a_change_of_level():
+    """Under a cap that never binds the level never changes; *Progress*
+    still drops the jobs that ended when the next one starts, or every
+    level search would read all the jobs of the run."""
+    from nets.puppet import build_net, run_model
+
+    jobs = [Job(i, 10.0 * i, 5, 1, 5, jp=100.0) for i in range(50)]
+    config = PuppetConfig(4, node_watts=100.0, idle_fraction=0.0, cap=CpuScaling(1000.0))
+    result, sim = run_model(build_net(config), jobs, config)
+    assert starts(result) == {i: 10.0 * i for i in range(50)}
+    assert list(sim.tokens("Allocation/Progress")[0]) == [49]
+
+
+def test_a_jobs_power_at_a_frequency_without_making_the_job():
+    from modules.power import PowerModel
+
+    power = PowerModel(100.0, 0.3)
+    for job in (Job(1, 0, 10, 3, 10, jp=250.0), Job(2, 0, 10, 1, 10, jp=40.0, pf=0.7)):
+        for frequency in (1.0, 0.9, 0.5):
+            assert power.busy_delta_at(job, frequency) == power.busy_delta(
+                job._replace(pf=frequency))
+    assert power.busy_delta_at(Job(3, 0, 10, 2, 10, jp=200.0), 0.5) == \
+        200.0 * (0.35 + 0.65 * 0.25) - 2 * 30.0

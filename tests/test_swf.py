@@ -622,3 +622,31 @@ def test_theta_absolute_times():
     assert wl.time_offset == 1_641_021_254  # first submit, a 2022 Unix time
     assert wl.jobs[0].st == 0.0 and wl.machine_nodes == 4360
     assert wl.jobs[0].js == 128 and wl.jobs[0].rt == 10849 and wl.jobs[0].wt == 10800
+
+
+def test_reading_keeps_the_jobs_fields_in_arrays_not_per_job_tuples(tmp_path):
+    """A million-job trace must read in well under a gigabyte: the fields
+    of the lines read wait in typed arrays (8 bytes each) until the jobs
+    are made, not in per-line tuples of Python numbers.  Measured on 100,000
+    lines: 567 bytes a job at the peak (the jobs themselves, about 180, and
+    the duplicate-id index included), 719 when every line was kept as
+    tuples; 640 lies between, 10 % from each."""
+    import random
+    import tracemalloc
+
+    rng = random.Random(0)
+    path = tmp_path / "many.swf"
+    with open(path, "w") as out:
+        out.write("; MaxNodes: 64\n; MaxProcs: 64\n")
+        for i in range(1, 100_001):
+            run = rng.randint(1, 9999)
+            out.write(f"{i} {i * 7} 0 {run} {rng.randint(1, 64)} -1 -1 -1 {run + 60} -1 1 "
+                      f"{rng.randint(1, 50)} 1 1 1 -1 -1 -1\n")
+    tracemalloc.start()
+    try:
+        workload = read_swf(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(workload.jobs) == 100_000 and len(workload.log) == 100_000
+    assert peak / 100_000 < 640

@@ -197,3 +197,19 @@ def test_an_execution_fails_when_its_first_process_loses_every_replica():
     assert Execution(job, Plan((2, 2), 100, math.inf, 0), 100, 0, units).failure() == 50.0
     assert Execution(job, Plan((1, 3), 100, math.inf, 0), 100, 0, units).failure() == 50.0
     assert Execution(job, Plan((3, 1), 100, math.inf, 0), 100, 0, units).failure() == 70.0
+
+
+def test_planning_a_workload_works_out_each_job_size_once(monkeypatch):
+    """What depends on a job's size (replicas, stretch, checkpoint cost) is
+    computed once per size; the plans are those of one job at a time."""
+    import modules.fault_tolerance as fault_tolerance
+
+    settings = FaultTolerance(method="replication", unit_nodes=2)
+    jobs = [Job(i, 0, 100 * i, 1 + i % 3, 150 * i, jp=10.0) for i in range(1, 10)]
+    one_by_one = [fault_tolerance.plan_job(job, settings, 8) for job in jobs]
+    counted = []
+    original = fault_tolerance.replica_counts
+    monkeypatch.setattr(fault_tolerance, "replica_counts",
+                        lambda *args: counted.append(args) or original(*args))
+    assert fault_tolerance.plan_jobs(jobs, settings, 8) == one_by_one
+    assert len(counted) == 3  # sizes 1, 2 and 3

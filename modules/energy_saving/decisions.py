@@ -9,6 +9,7 @@ here too.
 
 from __future__ import annotations
 
+import math
 from operator import attrgetter
 from typing import Mapping, NamedTuple, Sequence
 
@@ -158,6 +159,32 @@ def decide(now: float, queue: Sequence[Job], free: int, pool: IdlePool, standby:
         return Decision(now, power_on=count, jobs=jobs, reasons=reasons)
     count, reasons = nodes_to_power_off(now, queue, pool, waits, policy, unit_nodes)
     return Decision(now, power_off=count, reasons=reasons)
+
+
+def quiet_until(now: float, queue: Sequence[Job], pool: IdlePool, standby: int,
+                policy: EnergySavingPolicy) -> float:
+    """When a decision that did nothing at ``now`` could first do
+    something if the marking stayed as it is (``inf``: never).  Only the
+    clock moves then, and :func:`decide` reads it in two places: a group's
+    mean wait passing its ``max_wait_s`` (possible boots, with nodes in
+    standby) and an idle batch passing the idle threshold (possible
+    switch-offs).  Lets the tick sleep through the instants in between."""
+    wake = math.inf
+    if standby > 0 and queue:
+        by_group: dict[int, list[Job]] = {}
+        for job in queue:
+            by_group.setdefault(job.group, []).append(job)
+        for group, jobs in by_group.items():
+            mean_submit = sum(job.st for job in jobs) / len(jobs)  # as urgent_jobs has it
+            limit = policy.for_group(group).max_wait_s
+            if not now - mean_submit > limit:  # not urgent yet
+                wake = min(wake, mean_submit + limit)
+    cutoff = now - policy.idle_threshold_s
+    for since, _ in pool.batches:
+        if since > cutoff:  # the oldest batch not yet idle long enough
+            wake = min(wake, since + policy.idle_threshold_s)
+            break
+    return wake
 
 
 def boots(decision: Decision, node: NodePower) -> list[BootBatch]:

@@ -21,8 +21,9 @@ Places of the module: *Standby* (count), *Booting* (the batches powering
 on: nodes, ready time, jobs they serve), *Powering On* / *Powering Off*
 (timed batch tokens, available when the transition ends), *Halting*
 (count powering off), *Idle Pool* (the idle nodes' ages: ``(since, count)``
-batches, ``idle_pool.py``), *Waits* (per-group mean wait of started jobs)
-and *Clock* (the tick's timer).  Loaded nodes are *Runtime Info*'s.
+batches, ``idle_pool.py``), *Waits* (per-group mean wait of started jobs),
+*Clock* (the tick's timer) and *Tick Clock* (its version and
+what the last idle tick saw).  Loaded nodes are *Runtime Info*'s.
 
 Transitions:
 
@@ -32,7 +33,11 @@ Transitions:
 * *Tick* (every ``period_s``, after everything else of the instant): the
   energy-saving scheduler, ``decisions.decide``; switches off (-> *Powering
   Off*) or boots (-> *Powering On*).  It stops when no job is left to
-  come, wait or run.
+  come, wait or run.  It skips the ticks that would decide nothing: after
+  one, *Clock* waits until the clock could change the decision, and
+  *Wake*, when the marking changes, decides for the tick due next on the
+  period's grid whether it must fire; *Drop* removes a superseded *Clock*
+  token (``tick_clock.py``).
 * *Booted*, *Halted*: the end of a transition.
 * *Observe* (only when a group has a ``min_wait_s``): reads the jobs the
   scheduler selects, before *Allocate* takes them, for the mean waits.
@@ -54,9 +59,10 @@ from cpn.colours import FrozenDict
 from ..batch_scheduling import P_FINISH, TRIGGER_FUSION
 from ..node_power import NodePower
 from .decisions import (BootBatch, Decision, HaltBatch, boots, decide, halts, is_tail,
-                        power_change, record_waits)
+                        power_change, quiet_until, record_waits)
 from .idle_pool import IdlePool, follow, merge_before, take_oldest
 from .policy import EnergySavingPolicy
+from .tick_clock import TickClock, after_tick, due, seen_by, unchanged, woken
 
 #: Priorities (lower fires first): the start-up switch-off, then the idle
 #: pool following *Nodes* (before *Allocate W* = 50 and *Allocate* = 100),
@@ -69,6 +75,12 @@ P_OBSERVE = 90
 P_BOOTED = P_FINISH - 10
 P_HALTED = P_FINISH - 5
 P_TICK = P_LOW + 1
+#: *Wake* once every change of the instant is in (after fault tolerance's
+#: *Retime*, P_LOW + 2, which changes nothing a decision reads); *Drop*
+#: only removes a superseded token.  Priorities no other transition has,
+#: so no tie draws a random number.
+P_WAKE = P_LOW + 3
+P_DROP = P_LOW + 4
 
 
 def energy_saving(policy: EnergySavingPolicy, machine_nodes: int,
@@ -124,7 +136,10 @@ def _environment(policy: EnergySavingPolicy, machine_nodes: int, node: NodePower
         "boots": partial(boots, node=node), "halts": partial(halts, node=node),
         "power_change": partial(power_change, node=node), "is_tail": is_tail,
         "record_waits": partial(record_waits, smoothing=policy.wait_smoothing),
-        "until": float(active_until), "idle_threshold": float(policy.idle_threshold_s)}
+        "until": float(active_until), "idle_threshold": float(policy.idle_threshold_s),
+        "quiet_until": partial(quiet_until, policy=policy), "period": float(policy.period_s),
+        "after_tick": after_tick, "seen_by": seen_by, "unchanged": unchanged, "woken": woken,
+        "due": due}
 
 
 def _add_idle_pool(module: Net, on: int) -> None:
@@ -148,6 +163,7 @@ def _add_node_states(module: Net, cold: int) -> None:
     module.place("PoweringOn", BootBatch, timed=True)
     module.place("PoweringOff", HaltBatch, timed=True)
     module.place("Clock", int, initial=[timed(0, 0.0)], timed=True)
+    module.place("TickClock", TickClock, initial=[TickClock(0, 0.0)])
     module.place("LastDecision", Decision, initial=[Decision(-math.inf)])
     module.place("Waits", FrozenDict, initial=[FrozenDict()])
 
@@ -163,18 +179,24 @@ def _add_start(module: Net, cold: int, node: NodePower) -> None:
 
 def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
     """*Tick*: every ``period_s``, one decision; its switch-offs leave the
-    idle pool, its boots and halts begin."""
+    idle pool, its boots and halts begin.  While ticks would decide nothing
+    it sleeps, *Wake* wakes it when the marking changes and *Drop* removes
+    a superseded *Clock* token (``tick_clock.py``)."""
     read = {"Selected": "sel", "Queuing": "queue", "RuntimeInfo": "running", "Waits": "waits"}
     module.transition(
         "Tick", priority=P_TICK,
-        guard="not sel and (now <= until or queue or running or booting)",
+        guard="tick == clock.version and not sel "
+              "and (now <= until or queue or running or booting)",
         code="decision = decide(now, queue, free, idle, standby, booting, halting, waits)\n"
              "pool = take_oldest(merge_before(idle, now - idle_threshold), "
-             "decision.power_off)",
-        inputs={"Clock": "tick", **read, "Nodes": "free", "IdlePool": "idle",
-                "Standby": "standby", "Booting": "booting", "Halting": "halting",
-                "Power": "watts", "LastDecision": "last"},
-        outputs={"Clock": f"tick@+{policy.period_s!r}", **read,
+             "decision.power_off)\n"
+             "clock_now, ticks = after_tick(clock, decision, now, period, "
+             "seen_by(queue, free, pool, standby, booting, halting, waits, running), "
+             "quiet_until(now, queue, pool, standby))",
+        inputs={"Clock": "tick", "TickClock": "clock", **read, "Nodes": "free",
+                "IdlePool": "idle", "Standby": "standby", "Booting": "booting",
+                "Halting": "halting", "Power": "watts", "LastDecision": "last"},
+        outputs={"Clock": "*ticks", "TickClock": "clock_now", **read,
                  "Nodes": "free - decision.power_off", "IdlePool": "pool",
                  "Standby": "standby - decision.power_on",
                  "Booting": "booting + tuple(boots(decision))",
@@ -182,6 +204,24 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
                  "PoweringOn": f"*boots(decision)@+{node.power_on_s!r}",
                  "PoweringOff": f"*halts(decision)@+{node.power_off_s!r}",
                  "Power": "watts + power_change(decision)", "LastDecision": "decision"})
+    seen = {"Queuing": "queue", "Nodes": "free", "IdlePool": "idle", "Standby": "standby",
+            "Booting": "booting", "Halting": "halting", "Waits": "waits",
+            "RuntimeInfo": "running", "Selected": "sel"}
+    module.transition(
+        "Wake", priority=P_WAKE,
+        guard="clock.seen is not None and not unchanged(clock.seen, queue, free, idle, "
+              "standby, booting, halting, waits, running)",
+        code="at = due(clock, now, period)\n"
+             "decision = decide(at, queue, free, idle, standby, booting, halting, waits)\n"
+             "clock_now, ticks = woken(clock, now, at, period, decision, "
+             "not sel and (at <= until or bool(queue) or bool(running) or bool(booting)), "
+             "seen_by(queue, free, idle, standby, booting, halting, waits, running), "
+             "quiet_until(at, queue, idle, standby))",
+        inputs={"TickClock": "clock", **seen},
+        outputs={"TickClock": "clock_now", "Clock": "*ticks", **seen})
+    module.transition("Drop", priority=P_DROP, guard="tick != clock.version",
+                      inputs={"Clock": "tick", "TickClock": "clock"},
+                      outputs={"TickClock": "clock"})
 
 
 def _add_transition_ends(module: Net, node: NodePower) -> None:
