@@ -306,8 +306,7 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
 
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
-        """The hot loop of :meth:`run`, :meth:`fire`, :meth:`enabled`: search the dirty, fire
-        (under ``limit``) or advance the clock, mark what changed.  No method call on the way."""
+        """The hot loop of run, fire, enabled: search, fire or advance, mark what changed."""
         found, dirty, search, fire, heap, R, S, consumers, refreshed, keys = self._hot
         steps, last, now, began = self.steps, self._last, self.now, self.now
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
@@ -350,7 +349,8 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                 except Exception as error:
                     dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
-                dirty.update(woken)  # a tuple, empty when nothing is to search again
+                if woken:
+                    dirty.update(woken)
                 if refreshed[t]:
                     dirty.update(u for u in refreshed[t] if u in found)
                 steps, last = steps + 1, (t, picks, values)
