@@ -74,9 +74,11 @@ def _indented(lines: list[str], prefix: str = "    ") -> list[str]:
 # -- the search ----------------------------------------------------------------
 
 def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str],
-                  places: list[FlatPlace], held: frozenset = frozenset()) -> str:
+                  places: list[FlatPlace], held: frozenset = frozenset(),
+                  key: tuple[int, int, str, bool] | None = None) -> str:
     """``held``: places that hold exactly one available token whatever
-    fires (see ``compiler.py``); their token is read, not looped over."""
+    fires (see ``compiler.py``); their token is read, not looped over.
+    ``key``: see :func:`_bound_test`."""
     tokens = [step.token for step in steps if step.kind != TEST]
     lines = ["def _cpn_search(now, _cpn_out):"]
     lines += _indented(_shortage_test(tokens, held))
@@ -91,11 +93,13 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
     def give_up() -> str:
         return "continue" if depth else "return None"
 
-    for step in steps:
+    for position, step in enumerate(steps):
         if step.kind == TEST:
             emit(f"if not ({ast.unparse(step.node)}): {give_up()}")
             continue
         place = step.token.place
+        if key is not None and key[0] == position:
+            emit(_bound_test(key, steps, give_up())[0])
         index = f"_cpn_i{len(picks)}"
         others = picked.setdefault(place, [])
         if step.kind == LOOKUP:
@@ -124,8 +128,25 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
     emit(f"_cpn_b = (({''.join(p + ', ' for p in picks)}), ({values}))")
     emit("if _cpn_out is None: return _cpn_b")
     emit("_cpn_out.append(_cpn_b)")
+    if key is not None:
+        lines.append("    " + _bound_test(key, steps, "")[1])
     lines.append("    return None")
     return "\n".join(lines)
+
+
+def _bound_test(key: tuple[int, int, str, bool], steps: list[SearchStep],
+                give_up: str) -> tuple[str, str]:
+    """``key`` is ``(step, slot, name, strict)`` when the loop of that step
+    fails for every token whose key is above (``strict``: not below)
+    ``name``: the line that gives up before the loop when ``name`` is below
+    the bound in ``_cpn_lo[slot]`` (see ``keybounds.py``), and the line
+    that, after a search that walked the place in vain since tokens left
+    it, makes the bound exact again."""
+    position, slot, name, strict = key
+    place = steps[position].token.place
+    return (f"if (type({name}) is int or type({name}) is float) and "
+            f"{name} {'<=' if strict else '<'} _cpn_lo[{slot}]: {give_up}",
+            f"if len(_cpn_R{place}) < _cpn_exact[{slot}]: _cpn_lowest({slot})")
 
 
 def _lookup(node, place: int, index: str, others: list[str], held: bool,
@@ -214,10 +235,12 @@ def _tuple_colour(colour) -> bool:
 
 def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
                 code: str | None, delay: str | None, outputs: list[Output],
-                places: list[FlatPlace], held: frozenset = frozenset()) -> str:
+                places: list[FlatPlace], held: frozenset = frozenset(),
+                keyed: frozenset = frozenset()) -> str:
     """``transition`` is the index the simulator's ``_cpn_refuse`` reports;
     a held place (see :func:`search_source`) that it takes from gets its
-    new token in place of the old one."""
+    new token in place of the old one; a token put into a ``keyed`` place
+    lowers its keys' bounds (``_cpn_lower``, see ``compiler.KeyBound``)."""
     names = [(f"_cpn_o{k}", f"_cpn_e{k}") for k in range(len(outputs))]
     body = _bind_variables(variables, code, delay)
     base = "_cpn_d" if delay else "now"  # the time the firing's tokens start from
@@ -230,7 +253,8 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
     body += _consume(steps, places, replaced)
     for output, (value, stamp) in zip(outputs, names):
         body += ([f"_cpn_R{output.place}[0] = {value}"] if output.place in replaced
-                 else _produce(output, value, stamp, places[output.place].timed))
+                 else _produce(output, value, stamp, places[output.place].timed,
+                               output.place in keyed))
     emptied = [f"_cpn_R{place}" for place in dict.fromkeys(taken) if place not in held]
     body.append(f"return _cpn_woken if {' and '.join(emptied)} else _cpn_others" if emptied
                 else "return _cpn_woken")
@@ -336,12 +360,15 @@ def _consume(steps: list[SearchStep], places: list[FlatPlace],
     return lines
 
 
-def _produce(output: Output, value: str, stamp: str, timed: bool) -> list[str]:
+def _produce(output: Output, value: str, stamp: str, timed: bool,
+             keyed: bool = False) -> list[str]:
     """Put the evaluated token(s) into the place: a timed token available
-    now joins the place's list, a later one waits in the simulator's heap."""
+    now joins the place's list, a later one waits in the simulator's heap
+    (``_cpn_put`` and the clock's advance lower a keyed place's bounds)."""
     place, term = output.place, output.term
+    lower = f"; _cpn_lower({place}, {{}})" if keyed else ""
     put = (f"_cpn_put({place}, _cpn_t, {stamp}, now)" if timed
-           else f"_cpn_R{place}.append(_cpn_t)")
+           else f"_cpn_R{place}.append(_cpn_t)" + lower.format("_cpn_t"))
     if term.splat:
         if not timed:
             return [f"for _cpn_t in {value}:", f"    {put}"]
@@ -354,6 +381,6 @@ def _produce(output: Output, value: str, stamp: str, timed: bool) -> list[str]:
                 f"    _cpn_t = {value}", f"    {put}"]
     if timed:
         return [f"if {stamp} <= now: _cpn_R{place}.append({value}); "
-                f"_cpn_S{place}.append({stamp})",
+                f"_cpn_S{place}.append({stamp})" + lower.format(value),
                 f"else: _cpn_push(_cpn_heap, ({stamp}, _cpn_next(), {place}, {value}))"]
-    return [f"_cpn_R{place}.append({value})"]
+    return [f"_cpn_R{place}.append({value})" + lower.format(value)]

@@ -20,6 +20,7 @@ from .codegen import (BIND, LOOKUP, TEST, InputToken, Output, SearchStep, fire_s
                       search_source)
 from .errors import NetError
 from .flatten import IMMUTABLE, FlatNet, FlatTransition, hashable
+from .keybounds import KeyBound, key_test
 from .inscription import (INTERNAL_PREFIX, RESERVED, CodeSegment, Term, binds,
                           check_expression, free_names, parse_terms, pattern_names,
                           split_conjuncts)
@@ -44,6 +45,8 @@ class CompiledTransition:
     # transition is enabled (bound by a bare variable used by no guard or
     # other input arc): their changes need not wake it while it is disabled.
     value_blind: list[int] = field(default_factory=list)
+    # The key (see ``KeyBound``) whose lower bound its search reads, if any.
+    key: KeyBound | None = None
 
 
 def singleton_places(net: FlatNet) -> set[int]:
@@ -321,8 +324,16 @@ class _TransitionCompiler:
         return outputs
 
     # -- assembly -------------------------------------------------------------
-    def compile(self) -> CompiledTransition:
+    def compile(self, slots: dict[tuple, int], keyed: frozenset) -> CompiledTransition:
+        """``slots``: the bound slot of each key (see ``KeyBound``) of the
+        net, which this transition's may join; ``keyed``: the places with
+        a key."""
         steps, bound = self.plan()
+        test = key_test(steps, self.held, self.env_names)
+        key = None
+        if test is not None:
+            spec = test[1]
+            key = KeyBound(slots.setdefault(spec, len(slots)), *spec)
         self.check_pure(steps)
         self.check_attributes()
         for name in bound | self.env_names:
@@ -334,10 +345,11 @@ class _TransitionCompiler:
         self.check_delay(bound)
         self.check_arcs(bound | set(code.outputs if code else ()))
         outputs = self.outputs()
-        source = (search_source(steps, variables, self.env_names, self.net.places,
-                                self.held) + "\n\n"
+        source = (search_source(steps, variables, self.env_names, self.net.places, self.held,
+                                None if key is None else (test[0], key.slot, *test[2:]))
+                  + "\n\n"
                   + fire_source(self.t.index, steps, variables, self.t.code, self.t.delay,
-                                outputs, self.net.places, self.held) + "\n")
+                                outputs, self.net.places, self.held, keyed) + "\n")
         tokens = [step.token for step in steps if step.kind != TEST]
         return CompiledTransition(
             self.t.index, self.t.path, self.t.priority, variables,
@@ -345,7 +357,7 @@ class _TransitionCompiler:
             changed_places=sorted({token.place for token in tokens if token.consumed}
                                   | {output.place for output in outputs}),
             uses_time=any("now" in free_names(step.node) for step in steps),
-            source=source, env=self.t.env, value_blind=self.value_blind(steps))
+            source=source, env=self.t.env, value_blind=self.value_blind(steps), key=key)
 
 
 def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTransition]:
@@ -355,7 +367,17 @@ def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTra
     one whatever fires: a search reads that token instead of looping over
     the place."""
     singletons = frozenset(singleton_places(net))
-    return [_TransitionCompiler(net, t, singletons, held).compile() for t in net.transitions]
+    compilers = [_TransitionCompiler(net, t, singletons, held) for t in net.transitions]
+    keyed = set()  # every firing that puts a token there must lower the bound
+    for compiler in compilers:
+        try:
+            test = key_test(compiler.plan()[0], held, compiler.env_names)
+        except NetError:
+            continue  # raised again, in its order, by compile()
+        if test is not None:
+            keyed.add(test[1][0])
+    slots: dict[tuple, int] = {}
+    return [compiler.compile(slots, frozenset(keyed)) for compiler in compilers]
 
 
 def compiled_for(net: FlatNet, available: list[list],

@@ -33,6 +33,7 @@ from .compiler import CompiledTransition, compiled_for
 from .errors import BindingError, ColourError, NetError
 from .flatten import IMMUTABLE, FlatNet
 from .interactive import Interactive
+from .keybounds import KeyBounds
 from .marking_views import MarkingViews
 from .net import Delayed, Net
 from .results import Binding, RunResult, StopReason
@@ -41,7 +42,7 @@ from .undo import Undoable
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
 
-class Simulator(MarkingViews, Interactive, Undoable):
+class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
     a separate stream, the model's ``rng`` that inscriptions may use."""
@@ -73,8 +74,10 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._S: list[list | None] = [[] if p.timed else None for p in places]
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
+        self._keys: list[tuple] = [() for _ in places]  # place -> its KeyBounds
         self._load_marking(marking or {})
         self._held, self.transitions = compiled_for(self.net, self._R, self._S)
+        self._bounds()
         self._consumers, self._woken, self._refreshed = self._dependencies()
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
         self._watched = bool(self._timed_transitions)  # or a monitor is attached
@@ -87,7 +90,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
-                     self._S, self._consumers, self._refreshed)
+                     self._S, self._consumers, self._refreshed, self._keys)
 
     # -- set-up --------------------------------------------------------------
     def _dependencies(self) -> tuple[list, list, list]:
@@ -124,7 +127,8 @@ class Simulator(MarkingViews, Interactive, Undoable):
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put,
                          _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
-                         rng=self.rng)
+                         _cpn_lo=self._lo, _cpn_exact=self._exact,
+                         _cpn_lowest=self._lowest, _cpn_lower=self._lower, rng=self.rng)
             exec(compile(t.source, f"<transition {t.path}>", "exec"), scope)
             searches.append(scope["_cpn_search"])
             fires.append(scope["_cpn_fire"])
@@ -155,6 +159,8 @@ class Simulator(MarkingViews, Interactive, Undoable):
         if stamp <= now:
             self._R[place].append(token)
             self._S[place].append(stamp)
+            if self._keys[place]:
+                self._lower(place, token)
         else:
             heapq.heappush(self._heap, (stamp, self._next(), place, token))
 
@@ -254,6 +260,8 @@ class Simulator(MarkingViews, Interactive, Undoable):
             R[place].append(token)
             S[place].append(when)
             dirty.update(consumers[place])
+            if self._keys[place]:
+                self._lower(place, token)
         return None
 
     def _set_clock(self, new: float) -> None:
@@ -298,9 +306,8 @@ class Simulator(MarkingViews, Interactive, Undoable):
 
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
-        """The hot loop of :meth:`run`, :meth:`fire`, :meth:`enabled`: search the dirty, fire
-        (under ``limit``) or advance the clock, mark what changed.  No method call on the way."""
-        found, dirty, search, fire, heap, R, S, consumers, refreshed = self._hot
+        """The hot loop of run, fire, enabled: search, fire or advance, mark what changed."""
+        found, dirty, search, fire, heap, R, S, consumers, refreshed, keys = self._hot
         steps, last, now, began = self.steps, self._last, self.now, self.now
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         try:
@@ -333,6 +340,7 @@ class Simulator(MarkingViews, Interactive, Undoable):
                         R[place].append(token)
                         S[place].append(when)
                         dirty.update(consumers[place])
+                        if keys[place]: self._lower(place, token)  # noqa: E701 (keybounds.py)
                         if not heap or heap[0][0] > stamp:
                             break
                     continue  # search what it made available

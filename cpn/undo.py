@@ -66,5 +66,7 @@ class Undoable:
             if mine is not None:
                 mine[:] = saved
         self._heap[:] = heap
+        for slot in range(len(self._lo)):
+            self._lowest(slot)
         self._found.clear()
         self._dirty.update(range(len(self.transitions)))
