@@ -113,18 +113,22 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     smallest = min(map(_size, queue))
     if free < smallest:
         return [], queue  # nothing fits: the order and the shadow time change nothing
-    ordered = order_queue(queue, policy, now, estimate, wfp_exponent)
-    started: list[Job] = []
-    position = 0
-    while position < len(ordered) and ordered[position].js <= free:
-        job = ordered[position]
-        free -= job.js
-        started.append(job)
+    # FCFS order is the queue's own: no copy, and the queue left is its tail
+    ordered = queue if policy == "fcfs" else order_queue(queue, policy, now, estimate,
+                                                          wfp_exponent)
+    position, length = 0, len(ordered)
+    while position < length and ordered[position].js <= free:
+        free -= ordered[position].js
         position += 1
-    if position < len(ordered) and backfill and free > 0 and free >= smallest:
+    started = list(ordered[:position])
+    backfilled = []
+    if position < length and backfill and free > 0 and free >= smallest:
         ends = list(running.values())
         ends += [(now + job.estimate(estimate), job.js) for job in started]
-        started += _backfilled(ordered, position, ends, free, smallest, now, estimate)
+        backfilled = _backfilled(ordered, position, ends, free, smallest, now, estimate)
+    if ordered is queue:
+        return started + backfilled, _without(queue[position:], backfilled)
+    started += backfilled
     return started, _without(queue, started)
 
 
