@@ -110,7 +110,7 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     """
     if not queue:
         return [], queue
-    smallest = min(map(_size, queue))
+    smallest = _smallest(queue)
     if free < smallest:
         return [], queue  # nothing fits: the order and the shadow time change nothing
     # FCFS order is the queue's own: no copy, and the queue left is its tail
@@ -130,6 +130,26 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
         return started + backfilled, _without(queue[position:], backfilled)
     started += backfilled
     return started, _without(queue, started)
+
+
+#: The queue the last pass saw and the fewest nodes a job of it needs.
+_seen: tuple[tuple[Job, ...], int] = ((), 0)
+
+
+def _smallest(queue: tuple[Job, ...]) -> int:
+    """The fewest nodes a job of ``queue`` needs.  A pass after a job's
+    end sees the queue the pass before saw (when that started nothing),
+    one after a submission that queue plus a job: neither is scanned
+    again (a scan is most of a pass that starts nothing)."""
+    global _seen
+    seen, smallest = _seen
+    if queue is not seen:
+        if seen and len(queue) == len(seen) + 1 and queue[:-1] == seen:
+            smallest = min(smallest, queue[-1].js)
+        else:
+            smallest = min(map(_size, queue))
+        _seen = queue, smallest
+    return smallest
 
 
 def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
