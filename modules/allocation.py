@@ -63,7 +63,7 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
     resources = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
     started = {"Nodes": "free - job.js", "Power": "watts + busy_delta(job)",
                "RuntimeInfo": f"running | {{job.id: (now + {planned}, job.js)}}",
-               "Running": f"job._replace(et=now)@+{runtime}"}
+               "Running": f"job.entered(now)@+{runtime}"}
     if math.isinf(cap.cap_watts):  # nothing can wait or be held: leave them out
         module.transition("Allocate", priority=P_ALLOCATE, guard="sel", code="job = sel[0]",
                           inputs={"Selected": "sel", **resources},
@@ -80,7 +80,7 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
         guard="sel and not blocked(waiting, now) and sel[0].js <= free "
               "and not fits(sel[0], watts, running) and len(waiting) < wait_room",
         inputs=head, outputs={"Selected": "sel[1:]",
-                              "WaitQueue": "waiting + (sel[0]._replace(et=now),)",
+                              "WaitQueue": "waiting + (sel[0].entered(now),)",
                               **resources})
     module.transition(
         "Hold", priority=P_ALLOCATE,

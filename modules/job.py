@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+_tuple_new = tuple.__new__
+
 
 class Job(NamedTuple):
     """One job of a workload, as a coloured token.
@@ -37,6 +39,12 @@ class Job(NamedTuple):
         walltime (modes ``"requested"`` and ``"mixed"``) or its actual
         runtime (``"actual"``); see ``modules.easy``."""
         return self.rt if mode == "actual" else self.wt
+
+    def entered(self, et: float) -> "Job":
+        """The job as it enters a place at ``et``: ``_replace(et=et)``
+        without its dict of keywords, a third of the cost (every start
+        does this)."""
+        return _tuple_new(Job, (*self[:6], et, *self[7:]))
 
     def killed_at_limit(self) -> "Job":
         """The job as a scheduler that enforces walltimes runs it (Slurm,

@@ -1,4 +1,5 @@
-"""The EASY pass does no work when nothing can start, and orders WFP
+"""The EASY pass does no work when nothing can start (nor scans a queue it
+has seen for its smallest job), and orders WFP
 queues exactly as sorting by each job's score would."""
 
 from __future__ import annotations
@@ -49,3 +50,27 @@ def test_a_wfp_pass_starts_in_score_order_and_leaves_the_rest_in_arrival_order()
     started, waiting = easy_pass_on_nodes(queue, {9: (200.0, 4)}, 4, 100.0, policy="wfp")
     assert [job.id for job in started] == [4, 2]
     assert waiting == (queue[0], queue[2])
+
+
+def test_a_pass_after_a_job_end_or_a_submission_does_not_scan_the_queue_for_its_smallest_job(
+        monkeypatch):
+    sizes_read = []
+    monkeypatch.setattr(easy, "_size", lambda job: sizes_read.append(job.id) or job.js)
+    queue = tuple(Job(i, 0, 100, 4, 100) for i in range(1, 6))
+    running = {9: (50.0, 8)}
+    assert easy_pass_on_nodes(queue, running, 2, 10.0) == ([], queue)  # scanned once
+    sizes_read.clear()
+    assert easy_pass_on_nodes(queue, running, 3, 20.0) == ([], queue)  # a job ended
+    grown = queue + (Job(6, 20, 10, 2, 10),)
+    started, waiting = easy_pass_on_nodes(grown, running, 3, 20.0)  # a job was submitted
+    assert [job.id for job in started] == [6] and waiting == queue
+    assert sizes_read == []
+
+
+def test_a_queue_as_long_as_the_last_one_plus_one_but_with_other_jobs_is_scanned_again():
+    blocked = (Job(1, 0, 100, 4, 100), Job(2, 0, 100, 4, 100))
+    assert easy_pass_on_nodes(blocked, {9: (50.0, 8)}, 1, 0.0) == ([], blocked)
+    other = (Job(3, 0, 100, 4, 100), Job(4, 0, 10, 1, 10), Job(5, 0, 100, 4, 100))
+    started, waiting = easy_pass_on_nodes(other, {9: (50.0, 8)}, 1, 0.0)
+    assert [job.id for job in started] == [4] and [job.id for job in waiting] == [3, 5]
+

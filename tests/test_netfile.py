@@ -323,7 +323,7 @@ def test_saving_names_a_registry_type_a_colour_needs():
                                            r"'AllocationRules' to it"):
         dumps(net, registry)
     registry = {k: v for k, v in FUNCTIONS.items() if v is not Job}
-    with pytest.raises(NetFileError, match=r"record Job has methods \(estimate, killed_at_limit\) "
+    with pytest.raises(NetFileError, match=r"record Job has methods \(estimate, entered, killed_at_limit\) "
                                            r"a named tuple read back would lack: add 'Job' "
                                            r"to the registry"):
         dumps(net, registry)

@@ -195,3 +195,8 @@ def test_a_net_error_names_the_place():
     with pytest.raises(NetError, match="unknown place 'Nowhere'"):
         from cpn import Simulator
         Simulator(build_net(PuppetConfig(4)), marking={"Nowhere": []})
+
+
+def test_a_job_entering_a_place_is_the_job_with_that_time_and_nothing_else_changed():
+    job = Job(1, 0.0, 5.0, 2, 6.0, 3.0, et=1.0, pf=0.8, user=4, version=2)
+    assert job.entered(7.5) == job._replace(et=7.5) and type(job.entered(7.5)) is Job
