@@ -1,6 +1,6 @@
 """The EASY pass does no work when nothing can start (nor scans a queue it
-has seen for its smallest job), and orders WFP
-queues exactly as sorting by each job's score would."""
+has seen for its smallest job), and orders WFP queues exactly as sorting
+by each job's score would."""
 
 from __future__ import annotations
 
