@@ -140,9 +140,12 @@ def _smallest(queue: tuple[Job, ...]) -> int:
     """The fewest nodes a job of ``queue`` needs.  A pass after a job's
     end sees the queue the pass before saw (when that started nothing),
     one after a submission that queue plus a job: neither is scanned
-    again (a scan is most of a pass that starts nothing)."""
+    again (a scan is most of a pass that starts nothing).  Only tuples
+    are remembered: they cannot change."""
     global _seen
     seen, smallest = _seen
+    if type(queue) is not tuple:  # a list may have changed since
+        return min(map(_size, queue))
     if queue is not seen:
         if seen and len(queue) == len(seen) + 1 and queue[:-1] == seen:
             smallest = min(smallest, queue[-1].js)

@@ -74,3 +74,10 @@ def test_a_queue_as_long_as_the_last_one_plus_one_but_with_other_jobs_is_scanned
     started, waiting = easy_pass_on_nodes(other, {9: (50.0, 8)}, 1, 0.0)
     assert [job.id for job in started] == [4] and [job.id for job in waiting] == [3, 5]
 
+
+
+def test_a_queue_given_as_a_list_that_changed_since_the_last_pass_is_scanned_again():
+    queue = [Job(1, 0, 100, 4, 100), Job(2, 0, 100, 4, 100)]
+    assert easy_pass_on_nodes(queue, {9: (50.0, 8)}, 1, 0.0)[0] == []
+    queue[1] = Job(3, 0, 10, 1, 10)
+    assert [job.id for job in easy_pass_on_nodes(queue, {9: (50.0, 8)}, 1, 0.0)[0]] == [3]
