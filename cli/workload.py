@@ -67,9 +67,14 @@ def read_trace(args) -> Workload:
 
 def load_workload(args) -> Workload:
     """The trace named by ``--trace`` (or the built-in synthetic month),
-    with each job's power set as ``--power`` says."""
+    with each job's power set as ``--power`` says, without the schedule the
+    trace records (``log``): a run never reads it, and it would hold 48 MB
+    a million jobs through the run (``cpn validate`` reads it)."""
+    import pandas as pd
+
     from modules.power_profile import (assign_constant_power, assign_csv_power,
                                        assign_rack_power)
+    from modules.workload import LOG_COLUMNS
 
     if args.trace is None:
         from modules.synthetic import synthetic_month
@@ -77,7 +82,7 @@ def load_workload(args) -> Workload:
         if args.power == "drawn":
             return workload  # the synthetic month comes with drawn powers
     else:
-        workload = read_trace(args)
+        workload = replace(read_trace(args), log=pd.DataFrame(columns=list(LOG_COLUMNS)))
         refuse_nothing_to_run(workload)
     if args.power == "constant":
         jobs = assign_constant_power(workload.jobs, args.node_watts)

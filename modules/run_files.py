@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +36,31 @@ def power_series_frame(times, watts, end=None, collapse: bool = True) -> pd.Data
     else:
         t, w = np.asarray(times, dtype=float), np.asarray(watts, dtype=float)
     return pd.DataFrame({"time": t, "watts": w})
+
+
+#: Rows formatted and written at a time by :func:`write_csv` (a few MB of text).
+CSV_ROWS_AT_ONCE = 8_192
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """``frame.to_csv(path, index=False)``, the same bytes, about twice as
+    fast for a frame of finite numbers (a run's jobs and power series):
+    pandas formats each float through numpy, Python's ``repr`` gives the
+    same shortest text sooner.  Any other frame goes to pandas."""
+    columns = [frame[name].to_numpy() for name in frame.columns]
+    if not all(column.dtype.kind in "iu" or (column.dtype.kind == "f"
+                                             and np.isfinite(column).all())
+               for column in columns):
+        frame.to_csv(path, index=False)
+        return
+    with open(path, "w", newline="") as stream:
+        csv.writer(stream, lineterminator=os.linesep).writerow(frame.columns)
+        row = ",".join(["{}"] * len(columns)) + os.linesep
+        for first in range(0, len(frame), CSV_ROWS_AT_ONCE):
+            texts = [map(float.__repr__ if column.dtype.kind == "f" else str,
+                         column[first:first + CSV_ROWS_AT_ONCE].tolist())
+                     for column in columns]
+            stream.write("".join(row.format(*values) for values in zip(*texts)))
 
 
 def json_safe(value):
@@ -71,7 +98,7 @@ def write_results(out_dir, jobs_df, metrics: dict, times, watts, end=None,
     jobs = job_frame(jobs_df)
     paths = {"jobs.csv": out / "jobs.csv", "unfinished.csv": out / "unfinished.csv",
              "metrics.json": out / "metrics.json", "power.csv": out / "power.csv"}
-    jobs.to_csv(paths["jobs.csv"], index=False)
+    write_csv(jobs, paths["jobs.csv"])
     if unfinished is None:
         unfinished = pd.DataFrame(columns=list(UNFINISHED_COLUMNS))
     unfinished[list(UNFINISHED_COLUMNS)].to_csv(paths["unfinished.csv"], index=False)
@@ -80,7 +107,7 @@ def write_results(out_dir, jobs_df, metrics: dict, times, watts, end=None,
         f.write("\n")
     if end is None:
         end = metrics.get("series_end_s")
-    power_series_frame(times, watts, end).to_csv(paths["power.csv"], index=False)
+    write_csv(power_series_frame(times, watts, end), paths["power.csv"])
     if importlib.util.find_spec("pyarrow") is not None:
         paths["jobs.parquet"] = out / "jobs.parquet"
         jobs.to_parquet(paths["jobs.parquet"], index=False)

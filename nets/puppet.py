@@ -199,23 +199,33 @@ def rejected_records(jobs: Sequence[Job], time_offset: float = 0.0) -> pd.DataFr
 
 
 def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> pd.DataFrame:
-    """Flat per-job records; times shifted back by ``time_offset`` so they
-    read as in the trace."""
-    jobs = [job for job, _ in finished]
+    """Flat per-job records in order of job id; times shifted back by
+    ``time_offset`` so they read as in the trace.
+
+    Built one column at a time, each array put in id order as it is made:
+    a million jobs never become row tuples, nor a frame sorted by copying
+    all its columns at once (the end of a run is where its memory peaks)."""
+    names = ["job_id", "submit", "start", "end", "nodes", "power", "requested", "runtime"]
+    if not finished:
+        return pd.DataFrame([], columns=names)
+    ids = np.asarray([job.id for job, _ in finished])
+    order = np.argsort(ids, kind="stable")
 
     def times(values):  # shifted times straight into an array: no million new floats at once
-        return (np.fromiter(values, dtype=float, count=len(jobs))
-                if isinstance(time_offset, float) else list(values))
+        return (np.fromiter(values, dtype=float, count=len(finished))
+                if isinstance(time_offset, float) else np.asarray(list(values)))
 
-    columns = {  # column by column: a million jobs never become a million row tuples
-        "job_id": [job.id for job in jobs],
-        "submit": times(job.st + time_offset for job in jobs),
-        "start": times(job.et + time_offset for job in jobs),
-        "end": times(end + time_offset for _, end in finished),
-        "nodes": [job.js for job in jobs], "power": [job.jp for job in jobs],
-        "requested": [job.wt for job in jobs], "runtime": [job.rt for job in jobs]}
-    frame = pd.DataFrame(columns) if jobs else pd.DataFrame([], columns=list(columns))
-    return frame.sort_values("job_id", kind="stable").reset_index(drop=True)
+    def fields(name):  # numpy infers the dtype from the values as pandas would from a list
+        return np.asarray([getattr(job, name) for job, _ in finished])
+
+    columns = {  # each array is put in order as it is made; the unordered one goes at once
+        "job_id": ids[order],
+        "submit": times(job.st + time_offset for job, _ in finished)[order],
+        "start": times(job.et + time_offset for job, _ in finished)[order],
+        "end": times(end + time_offset for _, end in finished)[order],
+        "nodes": fields("js")[order], "power": fields("jp")[order],
+        "requested": fields("wt")[order], "runtime": fields("rt")[order]}
+    return pd.DataFrame(columns, copy=False)
 
 
 def unfinished_records(sim: Simulator, jobs: Sequence[Job],

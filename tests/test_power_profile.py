@@ -153,6 +153,26 @@ def test_unknown_owners_draw_their_own():
     assert all(36_480 <= j.jp <= 160_600 for j in out)  # 1024 nodes = one rack
 
 
+
+def test_owners_draw_in_order_of_their_first_job():
+    """Draw k goes to the k-th owner to appear, a job of nobody's (user and
+    group -1) an owner of its own: the rule written as a loop, against the
+    arrays that number a million jobs' owners."""
+    from modules.power_profile import _owner_draws
+
+    rng = np.random.default_rng(3)
+    owners = rng.integers(-1, 4, size=(2_000, 2))
+    jobs = [job(i, user=int(u), group=int(g)) for i, (u, g) in enumerate(owners)]
+    first_seen: dict = {}
+    expected = []
+    for k, (u, g) in enumerate(owners.tolist()):
+        key = ("nobody", k) if u == g == -1 else (u, g)
+        expected.append(first_seen.setdefault(key, len(first_seen)))
+    draws, count = _owner_draws(jobs)
+    assert draws.tolist() == expected
+    assert count == len(first_seen)
+
+
 # ---------------------------------------------------------------- CSV
 
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -21,7 +22,7 @@ from cli.main import main
 from modules.cpu_scaling import CpuScaling
 from modules.job import Job
 from modules.power_steps import energy_exact, energy_fixed_step
-from modules.run_files import UNFINISHED_COLUMNS
+from modules.run_files import CSV_ROWS_AT_ONCE, UNFINISHED_COLUMNS, write_csv
 from modules.resilience import FaultTolerance
 from nets.energy_saving import SleepingNodes, simulate_puppet
 from nets.puppet import PuppetConfig, build_net, ctrl_c_requests, run_model, simulate
@@ -227,3 +228,24 @@ def test_a_complete_run_lists_no_unfinished_job_without_copying_the_marking(monk
     assert result.jobs["start"].tolist() == [0.0, 100.0, 200.0]
     assert result.unfinished.empty and list(result.unfinished.columns) == [
         "job_id", "state", "submit", "start", "nodes"]
+
+
+@pytest.mark.parametrize("odd", [None, np.nan, "text, quoted"])
+def test_write_csv_writes_the_bytes_pandas_writes(tmp_path, odd):
+    """jobs.csv and power.csv are written without pandas' float formatting
+    and must not change by a byte: floats at the edges of Python's and
+    numpy's shortest text (1e16, 1e-05, subnormal, -0.0), signed and
+    unsigned integers, more rows than one batch; a NaN or a string sends
+    the frame to pandas (empty field, quoting)."""
+    rng = np.random.default_rng(0)
+    rows = CSV_ROWS_AT_ONCE + 7
+    edges = [0.1, 1e16, 1.5e16, 9999999999999998.0, 1e-05, 1e-04, -0.0, 5e-324, 1e22, 2.0**60]
+    floats = np.concatenate([edges, rng.standard_normal(rows - len(edges))
+                             * 10.0 ** rng.integers(-20, 20, rows - len(edges))])
+    frame = pd.DataFrame({"time": floats, "job_id": np.arange(rows) - 5,
+                          "nodes": np.arange(rows, dtype=np.uint32)})
+    if odd is not None:
+        frame["extra"] = odd
+    write_csv(frame, tmp_path / "ours.csv")
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
