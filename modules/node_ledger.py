@@ -13,7 +13,6 @@ and inactive time, shutdowns and a state timeline
 from __future__ import annotations
 
 import heapq
-from collections import deque
 
 import numpy as np
 import pandas as pd
@@ -60,7 +59,7 @@ class NodeLedger:
         self.power_ons = [0] * nodes
         self.active_intervals = [1] * on + [0] * (nodes - on)
         self.inactive_intervals = [0] * on + [1] * (nodes - on)
-        self.idle: deque[int] = deque(range(on))  # least recently used first
+        self.idle: list[int] = list(range(on))  # least recently used first (a few dozen)
         self.standby: list = [self._standby_key(n) for n in range(on, nodes)]
         heapq.heapify(self.standby)
         self.running: dict = {}  # job id -> node numbers
@@ -82,12 +81,13 @@ class NodeLedger:
         if self.closed_at is not None or not nodes:
             return
         state, since, residency = self.state, self.since, self.residency
-        old = [state[n] for n in nodes]
-        started = [since[n] for n in nodes]
-        for node, was, began in zip(nodes, old, started):
+        old, started = [], []
+        for node in nodes:
+            was, began = state[node], since[node]
             residency[node][was] += now - began
-            state[node] = to
-            since[node] = now
+            state[node], since[node] = to, now
+            old.append(was)
+            started.append(began)
         if self._timeline is not None:
             self._timeline.append((nodes, old, started, now))
 
@@ -95,7 +95,8 @@ class NodeLedger:
         """A job takes ``count`` idle nodes, the most recently idle first."""
         if count > len(self.idle):
             raise ValueError(f"job {job_id} needs {count} nodes, only {len(self.idle)} idle")
-        taken = [self.idle.pop() for _ in range(count)]
+        taken = self.idle[:-count - 1:-1] if count else []  # popped from the end
+        del self.idle[len(self.idle) - count:]
         self._move(taken, LOADED, now)
         self.running[job_id] = taken
         self.job_started_at[job_id] = now
@@ -114,7 +115,8 @@ class NodeLedger:
         """Switch off the ``count`` least recently used idle nodes."""
         if count > len(self.idle):
             raise ValueError(f"cannot switch off {count} nodes, only {len(self.idle)} idle")
-        halted = [self.idle.popleft() for _ in range(count)]
+        halted = self.idle[:count]
+        del self.idle[:count]
         self._move(halted, POWERING_OFF, now)
         if self.closed_at is None:
             for node in halted:
