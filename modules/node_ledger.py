@@ -70,7 +70,8 @@ class NodeLedger:
         self.active = on
         self.max_active = on
         self.closed_at: float | None = None
-        # One (nodes, their old states, since when, until) per change.
+        # One (nodes, their old states, since when, until) per change; one
+        # state and one time stand for all the nodes of a job that ended.
         self._timeline = [] if timeline else None
 
     # -- changes ---------------------------------------------------------------
@@ -105,9 +106,16 @@ class NodeLedger:
     def job_ended(self, job_id, now: float) -> list[int]:
         """The job's nodes become idle (most recently used)."""
         freed = self.running.pop(job_id)
-        held = len(freed) * (now - self.job_started_at.pop(job_id))
+        began = self.job_started_at.pop(job_id)
+        held = len(freed) * (now - began)
         self.job_node_s[job_id] = self.job_node_s.get(job_id, 0.0) + held
-        self._move(freed, IDLE, now)
+        if self.closed_at is None:  # _move, knowing they are all loaded since it began
+            state, since, residency, spent = self.state, self.since, self.residency, now - began
+            for node in freed:
+                residency[node][LOADED] += spent
+                state[node], since[node] = IDLE, now
+            if self._timeline is not None:
+                self._timeline.append((freed, LOADED, began, now))
         self.idle.extend(freed)
         return freed
 
@@ -217,10 +225,13 @@ class NodeLedger:
         columns = ["node", "state", "start", "end"]
         if not self._timeline:
             return pd.DataFrame(columns=columns)
-        nodes = np.fromiter((n for chunk in self._timeline for n in chunk[0]), np.int64)
-        states = np.fromiter((s for chunk in self._timeline for s in chunk[1]), np.int8)
-        starts = np.fromiter((t for chunk in self._timeline for t in chunk[2]), np.float64)
-        ends = np.fromiter((chunk[3] for chunk in self._timeline for _ in chunk[0]),
+        chunks = [(nodes, old, started, end) if isinstance(old, list) else
+                  (nodes, [old] * len(nodes), [started] * len(nodes), end)
+                  for nodes, old, started, end in self._timeline]
+        nodes = np.fromiter((n for chunk in chunks for n in chunk[0]), np.int64)
+        states = np.fromiter((s for chunk in chunks for s in chunk[1]), np.int8)
+        starts = np.fromiter((t for chunk in chunks for t in chunk[2]), np.float64)
+        ends = np.fromiter((chunk[3] for chunk in chunks for _ in chunk[0]),
                            np.float64)
         frame = pd.DataFrame(dict(zip(columns, (nodes, states, starts, ends))))
         frame = frame[frame["end"] > frame["start"]]
