@@ -124,28 +124,57 @@ class ScalingRules:
         searched after every change of power)."""
         return tuple((frequency, self.power.scale(frequency)) for frequency in self.scaling.levels)
 
+    @cached_property
+    def _scale_of(self) -> dict[float, float]:
+        """Each level's power scale by frequency (the current level is one)."""
+        return dict(self._scaled_levels)
+
+    @cached_property
+    def _limit(self) -> float:
+        """The cap with the running sum's rounding slack (``under_cap``)."""
+        return self.scaling.cap_watts * (1 + CAP_ROUNDING)
+
     def level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
         """The highest level that keeps the system under the cap (else the
         lowest); the running jobs' power is summed once for every level.
-        (:meth:`_watts_at` and ``under_cap`` written out, on scales computed once.)"""
+        (:meth:`_watts_at` and ``under_cap`` written out, on scales computed
+        once.)  *Rescale*'s guard and code ask it twice of the same tokens:
+        the last answer is kept for them."""
+        last = self.__dict__.get("_last_level")
+        if (last is not None and last[0] is progress and last[1] is running
+                and last[2] == watts and last[3] == current):
+            return last[4]
         busy = self._busy(progress, running)
-        at_current = self.power.scale(current)
-        limit = self.scaling.cap_watts * (1 + CAP_ROUNDING)
+        at_current = self._scale_of.get(current)
+        if at_current is None:
+            at_current = self.power.scale(current)
+        limit = self._limit
+        chosen = self.scaling.levels[-1]
         for frequency, scale in self._scaled_levels:
             if watts + busy * (scale - at_current) <= limit:
-                return frequency
-        return self.scaling.levels[-1]
+                chosen = frequency
+                break
+        self.__dict__["_last_level"] = (progress, running, watts, current, chosen)
+        return chosen
 
     def admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
                current: float) -> bool:
         """``job`` may start: always when admitting on nodes; else if with it
-        the cap holds at the lowest level (or nothing else runs)."""
+        the cap holds at the lowest level (or nothing else runs).  The
+        guards of *Allocate* and *Hold* ask it twice of the same tokens: the
+        last answer is kept for them."""
         if not running or self.scaling.admission == "nodes":
             return True
+        last = self.__dict__.get("_last_admits")
+        if (last is not None and last[0] is job and last[1] is progress
+                and last[2] is running and last[3] == watts and last[4] == current):
+            return last[5]
         lowest = self.scaling.levels[-1]
         started = self.power.busy_delta_at(job, lowest)
-        return under_cap(self._watts_at(self._busy(progress, running), watts, current, lowest)
-                         + started, self.scaling.cap_watts)
+        admitted = under_cap(self._watts_at(self._busy(progress, running), watts, current,
+                                            lowest) + started, self.scaling.cap_watts)
+        self.__dict__["_last_admits"] = (job, progress, running, watts, current, admitted)
+        return admitted
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):
@@ -155,19 +184,21 @@ class ScalingRules:
         *Power* moves by the change of the running jobs' power only, so what
         other modules put there (nodes asleep or booting) is kept."""
         scaling = self.scaling
+        latency, beta = scaling.latency, scaling.beta
+        # Per level rather than per job: old ** beta, and new ** beta (duration()).
+        old_rate, new_rate, resumed = old ** beta, new ** beta, now + latency
         progress_now, running_now, tokens = {}, dict(running), []
         for job_id, (job, work, since) in progress.items():
             if job_id not in running:
                 continue  # ended: forget it
-            left = max(work - (now - since) * old ** scaling.beta, 0.0)
-            moved = job._replace(pf=new, version=job.version + 1)
-            remaining = scaling.latency + scaling.duration(left, new)
-            progress_now[job_id] = (moved, left, now + scaling.latency)
+            left = max(work - (now - since) * old_rate, 0.0)
+            moved = _at_level(job, new)
+            remaining = latency + left / new_rate
+            progress_now[job_id] = (moved, left, resumed)
             tokens.append(Delayed(moved, remaining))
             planned = job.estimate(estimate)
             planned_left = max(planned - (job.rt - left), 0.0)
-            running_now[job_id] = (now + scaling.latency + scaling.duration(planned_left, new),
-                                   job.js)
+            running_now[job_id] = (resumed + planned_left / new_rate, job.js)
         watts = self.watts_at(list(progress_now.values()), watts, old, new)
         return watts, FrozenDict(progress_now), FrozenDict(running_now), tokens
 
@@ -183,10 +214,16 @@ class ScalingRules:
             progress = {job_id: entry for job_id, entry in progress.items() if job_id in running}
         return FrozenDict({**progress, job.id: (job, job.rt, now)})
 
-    @staticmethod
-    def stale(job: Job, progress: Mapping, running: Mapping) -> bool:
-        """A *Running* token superseded by a re-issued one."""
-        return job.id not in running or progress[job.id][0].version != job.version
+
+_PF, _VERSION = Job._fields.index("pf"), Job._fields.index("version")
+
+
+def _at_level(job: Job, frequency: float) -> Job:
+    """``job._replace(pf=frequency, version=job.version + 1)``, made directly:
+    every change of level re-issues every running job."""
+    fields = list(job)
+    fields[_PF], fields[_VERSION] = frequency, job.version + 1
+    return tuple.__new__(type(job), fields)
 
 
 def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
@@ -234,7 +271,9 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
                  **({"Running": "*moved"} if retime_jobs else {})})
     if retime_jobs:
         module.transition("Discard", priority=P_DISCARD,
-                          guard="rules.stale(job, progress, running)",
+                          # a Running token superseded by a re-issued one
+                          guard="job.id not in running or "
+                                "progress[job.id][0].version != job.version",
                           inputs={"Running": "job", "Progress": "progress",
                                   "RuntimeInfo": "running"},
                           outputs={"Progress": "progress", "RuntimeInfo": "running"})

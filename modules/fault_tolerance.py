@@ -41,6 +41,7 @@ P_FAIL = P_FINISH - 2
 P_DONE = P_FINISH - 1
 P_RETIME = P_LOW + 2  # after CPU scaling has chosen the level of the instant
 _FAILURE_TIME = itemgetter(1)  # of a (unit, next failure time) pair
+_JS, _JP, _WT = (Job._fields.index(name) for name in ("js", "jp", "wt"))
 
 
 class Plan(NamedTuple):
@@ -176,8 +177,9 @@ def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Pl
     expected = job.wt * stretch
     if not math.isinf(interval):
         expected = expected + job.wt * stretch / interval * overhead
-    scheduled = job._replace(js=nodes, jp=job.jp * nodes / job.js, wt=expected)
-    return scheduled, Plan(replicas, work, interval, overhead)
+    fields = list(job)  # job._replace(js=..., jp=..., wt=...), made directly: once a job
+    fields[_JS], fields[_JP], fields[_WT] = nodes, job.jp * nodes / job.js, expected
+    return tuple.__new__(type(job), fields), Plan(replicas, work, interval, overhead)
 
 
 @dataclass(frozen=True)
@@ -202,9 +204,11 @@ class FaultRules:
         count = sum(self.plans[job.id].replicas)
         if count > len(free_units):
             raise ValueError(f"job {job.id} needs {count} units, {len(free_units)} are free")
-        boost = self.boost(job.pf)
-        units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng, boost))
-                      for unit, ft in free_units[:count])
+        units = free_units[:count]
+        if count and min(map(_FAILURE_TIME, units)) <= now:  # some failed while idle
+            boost = self.boost(job.pf)
+            units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng, boost))
+                          for unit, ft in units)
         plan = self.plans[job.id]
         execution = Execution(job, plan, plan.work, now, units, job.pf ** self.beta)
         saved = checkpoints.get(job.id)
@@ -213,9 +217,15 @@ class FaultRules:
                                            version=saved.version + 1)
         return execution, free_units[count:]
 
-    @staticmethod
-    def failed(execution: Execution) -> bool:
-        return execution.failure() < execution.finish()
+    def failed(self, execution: Execution) -> bool:
+        """It fails before it completes.  The guards of *Fail* and *Done*
+        ask it of the same token in turn: the last answer is kept."""
+        last = self.__dict__.get("_last_failed")  # not a field: frozen, compared by fields
+        if last is not None and last[0] is execution:
+            return last[1]
+        failed = execution.failure() < execution.finish()
+        self.__dict__["_last_failed"] = (execution, failed)
+        return failed
 
     @staticmethod
     def stale(execution: Execution, current: Mapping[int, Execution]) -> bool:

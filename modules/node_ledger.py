@@ -13,12 +13,13 @@ and inactive time, shutdowns and a state timeline
 from __future__ import annotations
 
 import heapq
-from collections import deque
 
 import numpy as np
 import pandas as pd
 
 from .node_power import POWER_ON_ORDERS, STATE_NAMES, NodePower, NodeState, energy_wh
+
+STANDBY, POWERING_ON, IDLE, LOADED, POWERING_OFF = (int(state) for state in NodeState)
 
 
 class NodeLedger:
@@ -49,102 +50,119 @@ class NodeLedger:
             raise ValueError(f"power_on_order must be one of {POWER_ON_ORDERS}, "
                              f"not {power_on_order!r}")
         self.nodes, self.start, self.order = nodes, float(start), power_on_order
-        self.state = np.full(nodes, NodeState.STANDBY, dtype=np.int8)
-        self.state[:on] = NodeState.IDLE
-        self.since = np.full(nodes, self.start)
-        self.residency = np.zeros((nodes, len(NodeState)))
-        self.shutdowns = np.zeros(nodes, dtype=np.int64)
-        self.power_ons = np.zeros(nodes, dtype=np.int64)
-        self.active_intervals = (self.state != NodeState.STANDBY).astype(np.int64)
-        self.inactive_intervals = 1 - self.active_intervals
-        self.idle: deque[int] = deque(range(on))  # least recently used first
+        # Plain lists, not numpy: each change touches a handful of nodes,
+        # where a list is several times cheaper than a tiny array.
+        self.state = [int(NodeState.IDLE)] * on + [int(NodeState.STANDBY)] * (nodes - on)
+        self.since = [self.start] * nodes
+        self.residency = [[0.0] * len(NodeState) for _ in range(nodes)]
+        self.shutdowns = [0] * nodes
+        self.power_ons = [0] * nodes
+        self.active_intervals = [1] * on + [0] * (nodes - on)
+        self.inactive_intervals = [0] * on + [1] * (nodes - on)
+        self.idle: list[int] = list(range(on))  # least recently used first (a few dozen)
         self.standby: list = [self._standby_key(n) for n in range(on, nodes)]
         heapq.heapify(self.standby)
         self.running: dict = {}  # job id -> node numbers
         self.job_started_at: dict = {}
         self.job_node_s: dict = {}  # job id -> node-seconds loaded, over all its runs
-        self.booting: dict[float, np.ndarray] = {}  # ready time -> nodes
-        self.halting: dict[float, np.ndarray] = {}
+        self.booting: dict[float, list[int]] = {}  # ready time -> nodes
+        self.halting: dict[float, list[int]] = {}
         self.active = on
         self.max_active = on
         self.closed_at: float | None = None
+        # One (nodes, their old states, since when, until) per change; one
+        # state and one time stand for all the nodes of a job that ended.
         self._timeline = [] if timeline else None
 
     # -- changes ---------------------------------------------------------------
     def _standby_key(self, node: int):
-        return (int(self.shutdowns[node]), node) if self.order == "wear" else (node,)
+        return (self.shutdowns[node], node) if self.order == "wear" else (node,)
 
-    def _move(self, nodes: np.ndarray, to: NodeState, now: float) -> None:
-        if self.closed_at is not None or len(nodes) == 0:
+    def _move(self, nodes: list[int], to: int, now: float) -> None:
+        if self.closed_at is not None or not nodes:
             return
-        old = self.state[nodes]
-        started = self.since[nodes]
-        self.residency[nodes, old] += now - started
+        state, since, residency = self.state, self.since, self.residency
+        old, started = [], []
+        for node in nodes:
+            was, began = state[node], since[node]
+            residency[node][was] += now - began
+            state[node], since[node] = to, now
+            old.append(was)
+            started.append(began)
         if self._timeline is not None:
-            self._timeline.append((nodes.copy(), old, started, np.full(len(nodes), now)))
-        self.state[nodes] = to
-        self.since[nodes] = now
+            self._timeline.append((nodes, old, started, now))
 
-    def job_started(self, job_id, count: int, now: float) -> np.ndarray:
+    def job_started(self, job_id, count: int, now: float) -> list[int]:
         """A job takes ``count`` idle nodes, the most recently idle first."""
         if count > len(self.idle):
             raise ValueError(f"job {job_id} needs {count} nodes, only {len(self.idle)} idle")
-        taken = np.array([self.idle.pop() for _ in range(count)], dtype=np.int64)
-        self._move(taken, NodeState.LOADED, now)
+        taken = self.idle[:-count - 1:-1] if count else []  # popped from the end
+        del self.idle[len(self.idle) - count:]
+        self._move(taken, LOADED, now)
         self.running[job_id] = taken
         self.job_started_at[job_id] = now
         return taken
 
-    def job_ended(self, job_id, now: float) -> np.ndarray:
+    def job_ended(self, job_id, now: float) -> list[int]:
         """The job's nodes become idle (most recently used)."""
         freed = self.running.pop(job_id)
-        held = len(freed) * (now - self.job_started_at.pop(job_id))
+        began = self.job_started_at.pop(job_id)
+        held = len(freed) * (now - began)
         self.job_node_s[job_id] = self.job_node_s.get(job_id, 0.0) + held
-        self._move(freed, NodeState.IDLE, now)
-        self.idle.extend(freed.tolist())
+        if self.closed_at is None:  # _move, knowing they are all loaded since it began
+            state, since, residency, spent = self.state, self.since, self.residency, now - began
+            for node in freed:
+                residency[node][LOADED] += spent
+                state[node], since[node] = IDLE, now
+            if self._timeline is not None:
+                self._timeline.append((freed, LOADED, began, now))
+        self.idle.extend(freed)
         return freed
 
-    def power_off(self, count: int, now: float, ready: float) -> np.ndarray:
+    def power_off(self, count: int, now: float, ready: float) -> list[int]:
         """Switch off the ``count`` least recently used idle nodes."""
         if count > len(self.idle):
             raise ValueError(f"cannot switch off {count} nodes, only {len(self.idle)} idle")
-        halted = np.array([self.idle.popleft() for _ in range(count)], dtype=np.int64)
-        self._move(halted, NodeState.POWERING_OFF, now)
+        halted = self.idle[:count]
+        del self.idle[:count]
+        self._move(halted, POWERING_OFF, now)
         if self.closed_at is None:
-            self.shutdowns[halted] += 1  # still active (not standby) until halted
+            for node in halted:
+                self.shutdowns[node] += 1  # still active (not standby) until halted
         self.halting[ready] = halted
         return halted
 
-    def halted(self, ready: float, now: float) -> np.ndarray:
+    def halted(self, ready: float, now: float) -> list[int]:
         nodes = self.halting.pop(ready)
-        self._move(nodes, NodeState.STANDBY, now)
+        self._move(nodes, STANDBY, now)
         if self.closed_at is None:
-            self.inactive_intervals[nodes] += 1
+            for node in nodes:
+                self.inactive_intervals[node] += 1
             self.active -= len(nodes)
-        for node in nodes.tolist():
+        for node in nodes:
             heapq.heappush(self.standby, self._standby_key(node))
         return nodes
 
-    def power_on(self, count: int, now: float, ready: float) -> np.ndarray:
+    def power_on(self, count: int, now: float, ready: float) -> list[int]:
         """Boot ``count`` standby nodes in the ledger's power-on order."""
         if count > len(self.standby):
             raise ValueError(f"cannot power on {count} nodes, only {len(self.standby)} "
                              "in standby")
-        booted = np.array([heapq.heappop(self.standby)[-1] for _ in range(count)],
-                          dtype=np.int64)
-        self._move(booted, NodeState.POWERING_ON, now)
+        booted = [heapq.heappop(self.standby)[-1] for _ in range(count)]
+        self._move(booted, POWERING_ON, now)
         if self.closed_at is None:
-            self.power_ons[booted] += 1
-            self.active_intervals[booted] += 1
+            for node in booted:
+                self.power_ons[node] += 1
+                self.active_intervals[node] += 1
             self.active += len(booted)
             self.max_active = max(self.max_active, self.active)
         self.booting[ready] = booted
         return booted
 
-    def booted(self, ready: float, now: float) -> np.ndarray:
+    def booted(self, ready: float, now: float) -> list[int]:
         nodes = self.booting.pop(ready)
-        self._move(nodes, NodeState.IDLE, now)
-        self.idle.extend(nodes.tolist())
+        self._move(nodes, IDLE, now)
+        self.idle.extend(nodes)
         return nodes
 
     def close(self, now: float) -> None:
@@ -152,19 +170,22 @@ class NodeLedger:
         closed there and later changes are no longer counted."""
         if self.closed_at is not None:
             return
-        everyone = np.arange(self.nodes)
-        self._move(everyone, self.state.copy(), now)  # closes each open interval
+        for node, state in enumerate(self.state):  # closes each open interval
+            self.residency[node][state] += now - self.since[node]
+        if self._timeline is not None:
+            self._timeline.append((range(self.nodes), list(self.state), self.since, now))
+        self.since = [now] * self.nodes
         self.closed_at = float(now)
 
     # -- results ---------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         """How many nodes are in each state now."""
-        return {name: int(np.count_nonzero(self.state == state))
+        return {name: self.state.count(state)
                 for state, name in zip(NodeState, STATE_NAMES)}
 
     def residency_totals(self) -> dict[NodeState, float]:
         """Node-seconds per state, over all nodes."""
-        totals = self.residency.sum(axis=0)
+        totals = np.array(self.residency).sum(axis=0)
         return {state: float(totals[state]) for state in NodeState}
 
     def energy_wh(self, node: NodePower = NodePower(), loaded_wh: float | None = None
@@ -175,25 +196,27 @@ class NodeLedger:
         power (a trace's, a DVFS gear's) rather than ``node.loaded_w``."""
         residency = self.residency_totals()
         if loaded_wh is None:
-            return energy_wh(residency, int(self.power_ons.sum()), int(self.shutdowns.sum()),
-                             node)
+            return energy_wh(residency, sum(self.power_ons), sum(self.shutdowns), node)
         residency[NodeState.LOADED] = 0.0
-        return loaded_wh + energy_wh(residency, int(self.power_ons.sum()),
-                                     int(self.shutdowns.sum()), node)
+        return loaded_wh + energy_wh(residency, sum(self.power_ons), sum(self.shutdowns),
+                                     node)
 
     def per_node(self) -> pd.DataFrame:
         """One row per node: seconds in each state, active (not standby)
         and inactive (standby) time, shutdowns, power-ons, and the mean
         length of its active and inactive intervals (Table 2's last rows)."""
-        frame = pd.DataFrame(self.residency, columns=[f"{name}_s" for name in STATE_NAMES])
+        residency = np.array(self.residency)
+        frame = pd.DataFrame(residency, columns=[f"{name}_s" for name in STATE_NAMES])
         frame.insert(0, "node", np.arange(self.nodes))
-        frame["active_s"] = self.residency.sum(axis=1) - self.residency[:, NodeState.STANDBY]
-        frame["inactive_s"] = self.residency[:, NodeState.STANDBY]
-        frame["shutdowns"] = self.shutdowns
-        frame["power_ons"] = self.power_ons
+        frame["active_s"] = residency.sum(axis=1) - residency[:, NodeState.STANDBY]
+        frame["inactive_s"] = residency[:, NodeState.STANDBY]
+        frame["shutdowns"] = np.array(self.shutdowns, dtype=np.int64)
+        frame["power_ons"] = np.array(self.power_ons, dtype=np.int64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            frame["mean_active_interval_s"] = frame["active_s"] / self.active_intervals
-            frame["mean_inactive_interval_s"] = frame["inactive_s"] / self.inactive_intervals
+            frame["mean_active_interval_s"] = (
+                frame["active_s"] / np.array(self.active_intervals, dtype=np.int64))
+            frame["mean_inactive_interval_s"] = (
+                frame["inactive_s"] / np.array(self.inactive_intervals, dtype=np.int64))
         return frame
 
     def timeline(self) -> pd.DataFrame:
@@ -202,8 +225,15 @@ class NodeLedger:
         columns = ["node", "state", "start", "end"]
         if not self._timeline:
             return pd.DataFrame(columns=columns)
-        parts = [np.concatenate([chunk[i] for chunk in self._timeline]) for i in range(4)]
-        frame = pd.DataFrame(dict(zip(columns, parts)))
+        chunks = [(nodes, old, started, end) if isinstance(old, list) else
+                  (nodes, [old] * len(nodes), [started] * len(nodes), end)
+                  for nodes, old, started, end in self._timeline]
+        nodes = np.fromiter((n for chunk in chunks for n in chunk[0]), np.int64)
+        states = np.fromiter((s for chunk in chunks for s in chunk[1]), np.int8)
+        starts = np.fromiter((t for chunk in chunks for t in chunk[2]), np.float64)
+        ends = np.fromiter((chunk[3] for chunk in chunks for _ in chunk[0]),
+                           np.float64)
+        frame = pd.DataFrame(dict(zip(columns, (nodes, states, starts, ends))))
         frame = frame[frame["end"] > frame["start"]]
         frame["state"] = [STATE_NAMES[s] for s in frame["state"]]
         return frame.sort_values(["node", "start"], kind="stable").reset_index(drop=True)

@@ -23,7 +23,7 @@ from operator import attrgetter
 from typing import Mapping, Sequence
 
 from .job import Job
-from .power import PowerModel, under_cap
+from .power import CAP_ROUNDING, PowerModel, under_cap
 
 #: What to do with a job whose power alone exceeds the cap: reject it (the
 #: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
@@ -38,8 +38,12 @@ def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
     machine of ``machine_nodes`` nodes, run at ``frequency`` (the lowest
     level under DVFS): the cap cannot hold while they run."""
     floor = power.idle_system(machine_nodes)
+    scale = 1.0 if frequency == 1.0 else power.scale(frequency)
+    idle, limit = power.idle_node_watts, cap_watts * (1 + CAP_ROUNDING)
+    # PowerModel.busy_delta_at and under_cap written out, the scale computed once.
     return [job for job in jobs
-            if not under_cap(floor + power.busy_delta_at(job, frequency), cap_watts)]
+            if not floor + float((job.jp if scale == 1.0 else job.jp * scale)
+                                 - job.js * idle) <= limit]
 
 
 @dataclass(frozen=True)

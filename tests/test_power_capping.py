@@ -257,3 +257,49 @@ def test_a_jobs_power_at_a_frequency_without_making_the_job():
                 job._replace(pf=frequency))
     assert power.busy_delta_at(Job(3, 0, 10, 2, 10, jp=200.0), 0.5) == \
         200.0 * (0.35 + 0.65 * 0.25) - 2 * 30.0
+
+
+def test_dvfs_guards_asking_twice_of_the_same_tokens_work_once():
+    """*Allocate*'s and *Hold*'s guards both ask whether the head may start,
+    *Rescale*'s guard and code both ask the level: the second question of
+    the same tokens reuses the answer; other watts or another job do not."""
+    from modules.cpu_scaling import ScalingRules
+    from modules.power import PowerModel
+
+    reads = []
+
+    class Counted(Job):
+        @property
+        def jp(self):
+            reads.append(self.id)
+            return 100.0
+
+    rules = ScalingRules(PowerModel(100.0, 0.0), CpuScaling(250.0))
+    head = Counted(9, 0.0, 10, 1, 10)
+    progress = {1: (Job(1, 0.0, 10, 1, 10, jp=100.0), 10.0, 0.0)}
+    running = {1: (10.0, 1)}
+    # 100 W running + 100 W at the lowest level (0.5: 0.35 + 0.65 * 0.25 of it)
+    assert rules.admits(head, progress, running, 100.0, 1.0)
+    assert rules.admits(head, progress, running, 100.0, 1.0)
+    assert reads == [9]  # once, not once per guard
+    assert not rules.admits(head, progress, running, 300.0, 1.0)  # other watts: asked again
+    assert reads == [9, 9]
+    # the level: 100 W fits at full speed, 300 W needs the lowest level
+    assert rules.level(progress, running, 100.0, 1.0) == 1.0
+    assert rules.level(progress, running, 300.0, 1.0) == 0.5
+    assert rules.level(progress, running, 100.0, 1.0) == 1.0
+
+
+def test_a_change_of_level_reissues_each_job_as_replace_would():
+    from modules.cpu_scaling import ScalingRules
+    from modules.power import PowerModel
+
+    rules = ScalingRules(PowerModel(100.0, 0.0), CpuScaling(250.0, beta=0.5, latency=2.0))
+    job = Job(1, 0.0, 100, 2, 150, jp=200.0, user=3, group=4, executable=5, version=2)
+    progress = {1: (job, 100.0, 0.0)}
+    _, moved_progress, moved_running, tokens = rules.rescale(
+        progress, {1: (150.0, 2)}, 200.0, 1.0, 0.64, 36.0, "requested")
+    moved = job._replace(pf=0.64, version=3)
+    assert moved_progress[1] == (moved, 64.0, 38.0) and type(moved_progress[1][0]) is Job
+    assert tokens[0].value == moved and tokens[0].delay == 2.0 + 64.0 / 0.8
+    assert moved_running[1] == (38.0 + (150.0 - 36.0) / 0.8, 2)  # the walltime left, slowed

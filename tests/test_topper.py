@@ -213,3 +213,35 @@ def test_planning_a_workload_works_out_each_job_size_once(monkeypatch):
                         lambda *args: counted.append(args) or original(*args))
     assert fault_tolerance.plan_jobs(jobs, settings, 8) == one_by_one
     assert len(counted) == 3  # sizes 1, 2 and 3
+
+
+def test_fail_and_done_guards_work_out_an_execution_once(monkeypatch):
+    """*Fail*'s and *Done*'s guards ask in turn whether the same token
+    fails before it completes: its failure time is worked out once."""
+    from modules.fault_tolerance import Execution, FailureSource, FaultRules, Plan
+
+    calls = []
+    original = Execution.failure
+    monkeypatch.setattr(Execution, "failure", lambda self: calls.append(self) or original(self))
+    rules = FaultRules({}, FailureSource(1e6))
+    plan = Plan((1, 1), 100.0, math.inf, 0.0)
+    job = Job(1, 0, 100, 2, 100)
+    failing = Execution(job, plan, 100.0, 0.0, ((0, 50.0), (1, 500.0)))
+    completing = Execution(job, plan, 100.0, 0.0, ((0, 150.0), (1, 500.0)))
+    assert rules.failed(failing) and rules.failed(failing)
+    assert len(calls) == 1
+    assert not rules.failed(completing) and rules.failed(failing)  # other tokens: anew
+    assert len(calls) == 3
+
+
+def test_assign_redraws_only_the_units_that_failed_while_idle():
+    from modules.fault_tolerance import FailureSource, FaultRules, Plan
+
+    trace = {0: [10.0, 300.0], 1: [400.0]}
+    rules = FaultRules({1: Plan((1, 1), 100.0, math.inf, 0.0)}, FailureSource(1e6, trace=trace))
+    job = Job(1, 0, 100, 2, 100)
+    free = ((0, 10.0), (1, 400.0), (2, 900.0))
+    execution, rest = rules.assign(job, free, 50.0, None, {}, 0.0)
+    assert execution.units == ((0, 300.0), (1, 400.0)) and rest == ((2, 900.0),)
+    execution, rest = rules.assign(job, ((1, 400.0), (2, 900.0)), 50.0, None, {}, 0.0)
+    assert execution.units == ((1, 400.0), (2, 900.0)) and rest == ()

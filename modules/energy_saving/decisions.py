@@ -121,9 +121,11 @@ def nodes_to_power_off(now: float, queue: Sequence[Job], pool: IdlePool,
     """
     if pool.count < unit_nodes:  # nothing idle to switch off: the queue need not be summed
         return 0, ()
-    spare = pool.count - min(pool.count, sum(map(_size, queue)))
-    if spare < unit_nodes:
-        return 0, ()
+    spare = pool.count
+    for size in map(_size, queue):  # the head of a long queue usually asks for them all
+        spare -= size
+        if spare < unit_nodes:
+            return 0, ()
     old = min(spare, idle_since_before(pool, now - policy.idle_threshold_s))
     count = old - old % unit_nodes
     reasons = ("idle",) if count else ()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from operator import attrgetter, itemgetter
 from typing import Callable, Mapping, Sequence
 
 from cpn import Net
@@ -93,6 +94,7 @@ def fifo_scheduling(config: FifoQueues = FifoQueues()) -> Net:
 
 
 BOOTING = "booting nodes"  # the key of the phantom entry in Runtime Info
+_NODES, _SIZE = itemgetter(1), attrgetter("js")
 
 
 def pair(end: float, nodes: int) -> tuple[float, int]:
@@ -112,8 +114,8 @@ def with_booting_nodes(queue: Sequence[Job], running: Mapping, free: int, now: f
     model's *Runtime Info*, whose values hold the nodes second."""
     if not queue:
         return running
-    on = free + sum(value[1] for value in running.values())
-    biggest = max(job.js for job in queue)
+    on = free + sum(map(_NODES, running.values()))
+    biggest = max(map(_SIZE, queue))  # at C speed: every pass reads the whole queue
     if biggest <= on:
         return running
     return {**running, BOOTING: entry(now + boot_delay, biggest - on)}
