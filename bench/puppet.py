@@ -267,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=30, help="functions shown by --profile")
     parser.add_argument("--cases", nargs="+", choices=list(RUNS), metavar="CASE",
                         help=f"only these cpn run cases (of {', '.join(RUNS)}) and their "
-                             "goals, without the simulation and fixed-cost figures")
+                             "goals, without the simulation and fixed-cost figures"
+                             .replace("%", "%%"))  # argparse formats a help with %
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
