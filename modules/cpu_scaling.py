@@ -33,7 +33,8 @@ from cpn.colours import FrozenDict
 
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
-from .job import Job
+from .job import POSITION, Job, replaced_at
+from .last_answer import last_answer
 from .power import CAP_ROUNDING, PowerModel, under_cap
 from .power_capping import requeue
 
@@ -97,16 +98,10 @@ class ScalingRules:
 
     def _busy(self, progress: Mapping, running: Mapping) -> float:
         """The running jobs' power at nominal frequency, summed in
-        *Progress* order; the last sum is kept for the same two tokens
-        (immutable: the same objects, the same sum), as the guards of
+        *Progress* order; kept for the same two tokens, as the guards of
         *Allocate*, *Hold* and *Rescale* and *Rescale*'s code all ask for it
         between two changes of the running jobs."""
-        last = self.__dict__.get("_last_busy")  # not a field: frozen, compared by fields
-        if last is not None and last[0] is progress and last[1] is running:
-            return last[2]
-        busy = sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
-        self.__dict__["_last_busy"] = (progress, running, busy)
-        return busy
+        return last_answer(self, "_last_busy", _busy_sum, progress, running)
 
     def watts_at(self, jobs: list, watts: float, current: float, frequency: float) -> float:
         """System power if the running ``jobs`` moved from level ``current``
@@ -140,10 +135,9 @@ class ScalingRules:
         (:meth:`_watts_at` and ``under_cap`` written out, on scales computed
         once.)  *Rescale*'s guard and code ask it twice of the same tokens:
         the last answer is kept for them."""
-        last = self.__dict__.get("_last_level")
-        if (last is not None and last[0] is progress and last[1] is running
-                and last[2] == watts and last[3] == current):
-            return last[4]
+        return last_answer(self, "_last_level", self._level, progress, running, watts, current)
+
+    def _level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
         busy = self._busy(progress, running)
         at_current = self._scale_of.get(current)
         if at_current is None:
@@ -154,7 +148,6 @@ class ScalingRules:
             if watts + busy * (scale - at_current) <= limit:
                 chosen = frequency
                 break
-        self.__dict__["_last_level"] = (progress, running, watts, current, chosen)
         return chosen
 
     def admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
@@ -165,16 +158,15 @@ class ScalingRules:
         last answer is kept for them."""
         if not running or self.scaling.admission == "nodes":
             return True
-        last = self.__dict__.get("_last_admits")
-        if (last is not None and last[0] is job and last[1] is progress
-                and last[2] is running and last[3] == watts and last[4] == current):
-            return last[5]
+        return last_answer(self, "_last_admits", self._admits, job, progress, running, watts,
+                           current)
+
+    def _admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
+                current: float) -> bool:
         lowest = self.scaling.levels[-1]
         started = self.power.busy_delta_at(job, lowest)
-        admitted = under_cap(self._watts_at(self._busy(progress, running), watts, current,
-                                            lowest) + started, self.scaling.cap_watts)
-        self.__dict__["_last_admits"] = (job, progress, running, watts, current, admitted)
-        return admitted
+        return under_cap(self._watts_at(self._busy(progress, running), watts, current, lowest)
+                         + started, self.scaling.cap_watts)
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):
@@ -192,7 +184,7 @@ class ScalingRules:
             if job_id not in running:
                 continue  # ended: forget it
             left = max(work - (now - since) * old_rate, 0.0)
-            moved = _at_level(job, new)
+            moved = replaced_at(job, {_PF: new, _VERSION: job.version + 1})
             remaining = latency + left / new_rate
             progress_now[job_id] = (moved, left, resumed)
             tokens.append(Delayed(moved, remaining))
@@ -215,15 +207,11 @@ class ScalingRules:
         return FrozenDict({**progress, job.id: (job, job.rt, now)})
 
 
-_PF, _VERSION = Job._fields.index("pf"), Job._fields.index("version")
+_PF, _VERSION = POSITION["pf"], POSITION["version"]
 
 
-def _at_level(job: Job, frequency: float) -> Job:
-    """``job._replace(pf=frequency, version=job.version + 1)``, made directly:
-    every change of level re-issues every running job."""
-    fields = list(job)
-    fields[_PF], fields[_VERSION] = frequency, job.version + 1
-    return tuple.__new__(type(job), fields)
+def _busy_sum(progress: Mapping, running: Mapping) -> float:
+    return sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
 
 
 def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,

@@ -32,7 +32,8 @@ from cpn.colours import FrozenDict
 
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .cpu_scaling import DVFS_LEVEL
-from .job import Job
+from .job import POSITION, Job, replaced_at
+from .last_answer import last_answer
 from .resilience import (FaultTolerance, daly_interval, replica_counts,
                          replicated_failure_rate)
 
@@ -41,7 +42,7 @@ P_FAIL = P_FINISH - 2
 P_DONE = P_FINISH - 1
 P_RETIME = P_LOW + 2  # after CPU scaling has chosen the level of the instant
 _FAILURE_TIME = itemgetter(1)  # of a (unit, next failure time) pair
-_JS, _JP, _WT = (Job._fields.index(name) for name in ("js", "jp", "wt"))
+_JS, _JP, _WT = POSITION["js"], POSITION["jp"], POSITION["wt"]
 
 
 class Plan(NamedTuple):
@@ -133,6 +134,10 @@ class FailureSource:
         return after + float(rng.exponential(self.mttf / (self.multiplier * boost)))
 
 
+def _fails_first(execution: Execution) -> bool:
+    return execution.failure() < execution.finish()
+
+
 def plan_job(job: Job, settings: FaultTolerance,
              machine_units: int | None = None) -> tuple[Job, Plan]:
     """The job as the scheduler sees it (whole units, replicas included,
@@ -177,9 +182,8 @@ def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Pl
     expected = job.wt * stretch
     if not math.isinf(interval):
         expected = expected + job.wt * stretch / interval * overhead
-    fields = list(job)  # job._replace(js=..., jp=..., wt=...), made directly: once a job
-    fields[_JS], fields[_JP], fields[_WT] = nodes, job.jp * nodes / job.js, expected
-    return tuple.__new__(type(job), fields), Plan(replicas, work, interval, overhead)
+    scheduled = replaced_at(job, {_JS: nodes, _JP: job.jp * nodes / job.js, _WT: expected})
+    return scheduled, Plan(replicas, work, interval, overhead)
 
 
 @dataclass(frozen=True)
@@ -220,12 +224,7 @@ class FaultRules:
     def failed(self, execution: Execution) -> bool:
         """It fails before it completes.  The guards of *Fail* and *Done*
         ask it of the same token in turn: the last answer is kept."""
-        last = self.__dict__.get("_last_failed")  # not a field: frozen, compared by fields
-        if last is not None and last[0] is execution:
-            return last[1]
-        failed = execution.failure() < execution.finish()
-        self.__dict__["_last_failed"] = (execution, failed)
-        return failed
+        return last_answer(self, "_last_failed", _fails_first, execution)
 
     @staticmethod
     def stale(execution: Execution, current: Mapping[int, Execution]) -> bool:
