@@ -23,7 +23,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from studies.run_keys import run_key
-from studies.storage import read_result, write_json_atomically
+from studies.storage import current_result, write_result
 
 #: Options that shape only the output, never the uncapped run.
 OUTPUT_ONLY = ("out", "no_plots", "energy_steps")
@@ -50,8 +50,8 @@ def peak_key(args: argparse.Namespace) -> str:
 
 
 def cached_peak(key: str) -> float | None:
-    """The peak stored under ``key``, or None."""
-    stored = read_result(cache_directory(), key)
+    """The peak stored under ``key`` in the current result format, or None."""
+    stored = current_result(cache_directory(), key).record
     return None if stored is None else stored.get("power_peak_w")
 
 
@@ -59,8 +59,7 @@ def remember_peak(key: str, peak_watts: float) -> None:
     """Store a finished uncapped run's peak; a cache that cannot be
     written (a read-only home) only costs the next run its time."""
     try:
-        write_json_atomically(cache_directory() / f"{key}.json",
-                              {"power_peak_w": peak_watts})
+        write_result(cache_directory(), key, {"power_peak_w": peak_watts})
     except OSError:
         pass
 

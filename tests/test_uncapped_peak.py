@@ -79,3 +79,16 @@ def test_the_key_ignores_output_and_capping_options_only(tmp_path):
                "--out", "elsewhere", "--no-plots", "--energy-steps", "60") == plain
     assert key("--cap", "70%", "--seed", "1") != plain
     assert key("--cap", "70%", "--idle-fraction", "0.4") != plain
+
+
+def test_a_peak_stored_in_an_older_result_format_is_simulated_again(tmp_path, simulations):
+    """A model change that bumps the stored results' format outdates the
+    remembered peaks too."""
+    trace = tmp_path / "two.swf"
+    trace.write_text(SWF)
+    run(trace, tmp_path / "a", "--cap", "75%")
+    (stored,) = cache_directory().iterdir()
+    stored.write_text(json.dumps({"power_peak_w": 1.0}))  # as written before formats
+    again = run(trace, tmp_path / "b", "--cap", "75%")
+    assert simulations.count("uncapped run (for the cap)") == 2
+    assert again["uncapped_peak_w"] == 400
