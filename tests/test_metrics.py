@@ -5,11 +5,11 @@ worked out by hand in the comments."""
 from __future__ import annotations
 
 import json
-import tracemalloc
 
 import numpy as np
 import pandas as pd
 import pytest
+from peak_memory import traced_peak
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -350,12 +350,7 @@ def test_job_frame_shares_the_records_columns_and_leaves_them_as_they_were():
                             "end": ids * 10.0 + 50, "nodes": ids % 64 + 1,
                             "power": ids * 2.0, "requested": np.full(count, 100.0),
                             "runtime": np.full(count, 30.0)}, copy=False)
-    tracemalloc.start()
-    try:
-        frame = job_frame(records)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    frame, peak = traced_peak(lambda: job_frame(records))
     assert peak / count <= 32
     assert frame["runtime"].tolist()[:2] == [45.0, 45.0]  # end - start, not the nominal 30
     assert frame["wait"].tolist()[:2] == [5.0, 5.0]

@@ -3,11 +3,11 @@ the independent reference scheduler (tests/reference_easy.py)."""
 
 import itertools
 import random
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
+from peak_memory import traced_peak
 
 import reference_easy
 from cpn import NetError
@@ -215,12 +215,7 @@ def test_job_records_in_id_order_within_little_more_memory_than_the_table():
     random.Random(1).shuffle(ids)
     finished = [(Job(i, float(i), 100.0, 1 + i % 64, 200.0, 5.0 * i, et=i + 3.0), i + 103.0)
                 for i in ids]
-    tracemalloc.start()
-    try:
-        records = job_records(finished, 10.0)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    records, peak = traced_peak(lambda: job_records(finished, 10.0))
     assert peak / count <= 64 + 48
     assert records["job_id"].tolist() == list(range(1, count + 1))
     row = records.iloc[6].to_dict()

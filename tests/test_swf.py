@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from peak_memory import traced_peak
 
 from cli.main import main
 from modules.job import Job
@@ -632,7 +633,6 @@ def test_reading_keeps_the_jobs_fields_in_arrays_not_per_job_tuples(tmp_path):
     the duplicate-id index included), 719 when every line was kept as
     tuples; 640 lies between, 10 % from each."""
     import random
-    import tracemalloc
 
     rng = random.Random(0)
     path = tmp_path / "many.swf"
@@ -642,11 +642,6 @@ def test_reading_keeps_the_jobs_fields_in_arrays_not_per_job_tuples(tmp_path):
             run = rng.randint(1, 9999)
             out.write(f"{i} {i * 7} 0 {run} {rng.randint(1, 64)} -1 -1 -1 {run + 60} -1 1 "
                       f"{rng.randint(1, 50)} 1 1 1 -1 -1 -1\n")
-    tracemalloc.start()
-    try:
-        workload = read_swf(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    workload, peak = traced_peak(lambda: read_swf(path))
     assert len(workload.jobs) == 100_000 and len(workload.log) == 100_000
     assert peak / 100_000 < 640
