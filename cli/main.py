@@ -264,12 +264,13 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
     (and how long power was above it), the rejected jobs, the trace."""
     from modules.power import CAP_ROUNDING
     from modules.power_steps import time_above
+    from modules.tables import row_count, stored
 
-    if capping and len(result.jobs):
+    if capping and row_count(stored(result, "jobs")):
         capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
                                                  result.end, config.cap_watts * (1 + CAP_ROUNDING))
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
-    result.metrics["rejected_jobs"] = len(workload.rejected)
+    result.metrics["rejected_jobs"] = row_count(stored(workload, "rejected"))
     result.metrics["size_unit"] = workload.size_unit
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
 
@@ -277,19 +278,23 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
 def _write_results(args, result, workload) -> list[Path]:
     """jobs.csv, metrics.json, power.csv, unfinished.csv and rejected.csv in
     ``--out``; the paths written."""
-    from modules.run_files import write_results
+    from modules.run_files import write_csv, write_results
+    from modules.tables import stored  # the tables as the run made them: no pandas
 
-    paths = write_results(args.out, result.jobs, result.metrics, result.power_times,
-                          result.power_watts, end=result.end, unfinished=result.unfinished)
+    paths = write_results(args.out, stored(result, "jobs"), result.metrics, result.power_times,
+                          result.power_watts, end=result.end,
+                          unfinished=stored(result, "unfinished"))
     written = [*paths.values(), args.out / "rejected.csv"]
-    workload.rejected.to_csv(written[-1], index=False)
+    write_csv(stored(workload, "rejected"), written[-1])
     return written
 
 
 def _write_plots(args, result, cap_watts: float | None) -> list[Path]:
     """The plots of daily energy and system power, unless ``--no-plots``.
     Drawing them costs more than a small run: the table is printed first."""
-    if args.no_plots or not len(result.jobs):
+    from modules.tables import row_count, stored
+
+    if args.no_plots or not row_count(stored(result, "jobs")):
         return []
     from modules.power_steps import daily_energy
     from modules.plots import plot_daily_energy, plot_power

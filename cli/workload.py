@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,10 +69,9 @@ def load_workload(args) -> Workload:
     with each job's power set as ``--power`` says, without the schedule the
     trace records (``log``): a run never reads it, and it would hold 48 MB
     a million jobs through the run (``cpn validate`` reads it)."""
-    import pandas as pd
-
     from modules.power_profile import (assign_constant_power, assign_csv_power,
                                        assign_rack_power)
+    from modules.tables import Columns, replace  # passes the tables on unread: no pandas
     from modules.workload import LOG_COLUMNS
 
     if args.trace is None:
@@ -82,7 +80,7 @@ def load_workload(args) -> Workload:
         if args.power == "drawn":
             return workload  # the synthetic month comes with drawn powers
     else:
-        workload = replace(read_trace(args), log=pd.DataFrame(columns=list(LOG_COLUMNS)))
+        workload = replace(read_trace(args), log=Columns.from_rows([], LOG_COLUMNS))
         refuse_nothing_to_run(workload)
     if args.power == "constant":
         jobs = assign_constant_power(workload.jobs, args.node_watts)
@@ -113,6 +111,8 @@ def starting_at_zero(workload: Workload) -> Workload:
     """The workload with its first submit at the clock's zero, where a run
     and its power series begin, as ``read_swf`` shifts a trace (the shift
     joins ``time_offset``, so the times shown stay the workload's own)."""
+    from modules.tables import replace
+
     first = min((job.st for job in workload.jobs), default=0.0)
     if not first:
         return workload

@@ -50,8 +50,6 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
-
 from .job import Job
 from .swf import LOG_COLUMNS, Workload
 from .trace_file import open_trace
@@ -269,6 +267,8 @@ def read_cobalt_log(path: str | Path, machine_nodes: int = MIRA_NODES) -> Cobalt
     start (the first event the run must replay); jobs queued earlier have
     negative submit times.
     """
+    import pandas as pd  # here, not at the top: is_cobalt_log serves every cpn run
+
     path = Path(path)
     ends, starts, bad = _parse(path)
     if not ends and not starts and not bad:

@@ -2,7 +2,8 @@
 
 Plain functions over plain data, so they apply equally to a simulated run
 and a real job log; nothing here knows about places, tokens or nets.  The
-input is *job records*: a ``pandas.DataFrame`` with one row per finished
+input is *job records*: a ``pandas.DataFrame`` (or the same table as
+``modules.tables.Columns``, which needs no pandas) with one row per finished
 job and the columns ``job_id, submit, start, end, nodes`` (seconds, nodes)
 and usually ``power`` (watts).  ``runtime = end - start`` and ``wait =
 start - submit``.  The system power comes as a step series
@@ -14,42 +15,66 @@ gathers the power-performance metrics of the PuPPET paper's case studies
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .power_steps import power_metrics
+from .tables import columns_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Columns every job record must have, in the order ``jobs.csv`` starts with.
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "nodes")
 
 
 def job_frame(jobs_df: pd.DataFrame) -> pd.DataFrame:
-    """Job records with ``runtime`` and ``wait`` added, the required columns first.
+    """Job records with ``runtime`` and ``wait`` added, the required columns
+    first (:func:`job_columns`), as a DataFrame on ``jobs_df``'s index."""
+    import pandas as pd
+
+    return pd.DataFrame(job_columns(jobs_df), index=jobs_df.index, copy=False)
+
+
+def job_columns(records) -> dict[str, np.ndarray]:
+    """Job records (a DataFrame or ``modules.tables.Columns``) as ``{name:
+    array}`` with ``runtime`` and ``wait`` added, the required columns first.
 
     Fails loudly on a missing column, a missing value, or a job that starts
     before its submission or ends before its start: metrics computed over
     such records would be wrong without saying so.  Unfinished jobs must be
     filtered out by the caller.  The records' columns are shared, not
     copied (a million jobs' table is built where a run's memory peaks);
-    ``jobs_df`` itself is left as it was.
+    ``records`` itself is left as it was.
     """
-    missing = [c for c in JOB_COLUMNS if c not in jobs_df.columns]
+    columns = columns_of(records)
+    missing = [c for c in JOB_COLUMNS if c not in columns]
     if missing:
         raise ValueError(f"job records lack columns {missing}")
-    required = jobs_df[list(JOB_COLUMNS)]
-    if required.isna().any(axis=None):
-        bad = jobs_df.loc[required.isna().any(axis=1), "job_id"].tolist()
+    absent = np.zeros(len(columns["job_id"]), dtype=bool)
+    for name in JOB_COLUMNS:
+        absent |= _missing(columns[name])
+    if absent.any():
+        bad = columns["job_id"][absent].tolist()
         raise ValueError(f"job records with missing values: job_id {bad[:10]}")
-    frame = jobs_df.copy(deep=False)  # columns set below are new arrays: the caller's stay
-    frame["runtime"] = frame["end"] - frame["start"]
-    frame["wait"] = frame["start"] - frame["submit"]
-    bad = frame.loc[(frame["runtime"] < 0) | (frame["wait"] < 0), "job_id"].tolist()
+    runtime = columns["end"] - columns["start"]
+    wait = columns["start"] - columns["submit"]
+    bad = columns["job_id"][(runtime < 0) | (wait < 0)].tolist()
     if bad:
         raise ValueError(f"jobs that start before submission or end before start: job_id {bad[:10]}")
-    first = list(JOB_COLUMNS)
-    return frame[first + [c for c in frame.columns if c not in first]]
+    columns = {**columns, "runtime": runtime, "wait": wait}
+    return {**{name: columns[name] for name in JOB_COLUMNS}, **columns}
+
+
+def _missing(column: np.ndarray) -> np.ndarray:
+    """Where ``column`` holds no value (NaN, or None among objects), as pandas' ``isna``."""
+    if column.dtype.kind in "fc":
+        return np.isnan(column)
+    if column.dtype.kind == "O":
+        return np.fromiter((value is None or value != value for value in column.tolist()),
+                           dtype=bool, count=len(column))
+    return np.zeros(len(column), dtype=bool)
 
 
 def bounded_slowdown(wait, runtime, threshold: float = 10.0):
@@ -92,8 +117,8 @@ def summary_metrics(jobs_df, times, watts, end, machine_nodes: int, bsld_thresho
     - ``series_start_s``, ``series_end_s``: the span the energy covers.
     - ``machine_nodes``, ``bsld_threshold_s``: the parameters used.
     """
-    jobs = job_frame(jobs_df)
-    if len(jobs) == 0:
+    jobs = job_columns(jobs_df)
+    if len(jobs["job_id"]) == 0:
         raise ValueError("no job records: scheduling metrics are undefined")
     if machine_nodes <= 0:
         raise ValueError(f"machine_nodes must be positive, got {machine_nodes}")
@@ -111,19 +136,19 @@ def summary_metrics(jobs_df, times, watts, end, machine_nodes: int, bsld_thresho
     }
 
 
-def _schedule_metrics(jobs: pd.DataFrame, machine_nodes: int,
+def _schedule_metrics(jobs: dict[str, np.ndarray], machine_nodes: int,
                       bsld_threshold: float) -> dict[str, Any]:
-    """The scheduling half of :func:`summary_metrics`, from ``jobs`` to
-    ``bounded_slowdown_mean``."""
+    """The scheduling half of :func:`summary_metrics`, from ``jobs`` (as
+    :func:`job_columns` gives them) to ``bounded_slowdown_mean``."""
     first_submit = float(jobs["submit"].min())
     makespan = float(jobs["end"].max()) - first_submit
     node_seconds = float((jobs["nodes"] * jobs["runtime"]).sum())
     utilization = node_seconds / (machine_nodes * makespan) if makespan > 0 else math.nan
-    wait = jobs["wait"].to_numpy(dtype=float)
+    wait = np.asarray(jobs["wait"], dtype=float)
     median, p90, p99 = np.percentile(wait, [50, 90, 99])
-    slowdown = bounded_slowdown(wait, jobs["runtime"].to_numpy(dtype=float), bsld_threshold)
+    slowdown = bounded_slowdown(wait, jobs["runtime"], bsld_threshold)
     return {
-        "jobs": int(len(jobs)),
+        "jobs": int(len(wait)),
         "makespan_s": makespan,
         "utilization": float(utilization),
         "wait_mean_s": float(wait.mean()),

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
 
 from modules.job import Job
 
@@ -203,13 +202,22 @@ def _owner_draws(jobs: Sequence[Job]) -> tuple[np.ndarray, int]:
         return np.empty(0, dtype=np.int64), 0
     users = np.fromiter((job.user for job in jobs), dtype=np.int64, count=count)
     groups = np.fromiter((job.group for job in jobs), dtype=np.int64, count=count)
-    user_codes, user_values = pd.factorize(users)
-    group_codes, group_values = pd.factorize(groups)
-    owners = user_codes * len(group_values) + group_codes  # one number a (user, group)
+    user_codes, user_count = _in_order_of_first(users)
+    group_codes, group_count = _in_order_of_first(groups)
+    owners = user_codes * group_count + group_codes  # one number a (user, group)
     nobody = np.flatnonzero((users == -1) & (groups == -1))
-    owners[nobody] = len(user_values) * len(group_values) + np.arange(len(nobody))
-    draw_of_job, owner_values = pd.factorize(owners)  # numbered in order of first job
-    return draw_of_job, len(owner_values)
+    owners[nobody] = user_count * group_count + np.arange(len(nobody))
+    return _in_order_of_first(owners)
+
+
+def _in_order_of_first(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(each value's number, how many distinct values)``, values numbered
+    0, 1, ... in order of their first occurrence (``pandas.factorize``'s
+    codes, without importing pandas)."""
+    distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(distinct))
+    return rank[inverse], len(distinct)
 
 
 def assign_csv_power(
@@ -221,6 +229,8 @@ def assign_csv_power(
     and make any power cap look easy, so it is an error naming a few of the
     missing ids.  Extra rows (jobs rejected from the trace, say) are ignored.
     """
+    import pandas as pd
+
     table = source if isinstance(source, pd.DataFrame) else pd.read_csv(source)
     name = "power table" if isinstance(source, pd.DataFrame) else f"power CSV {source}"
     missing_columns = {"job_id", "power"} - set(table.columns)

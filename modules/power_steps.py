@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 JOULES_PER_KWH = 3.6e6
 SECONDS_PER_DAY = 86400.0
@@ -224,6 +223,8 @@ def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> 
     2's steps divide a day) each step lies within the day of its sample, as
     in the paper.
     """
+    import pandas as pd  # only the frames need it (a run's metrics do not)
+
     t, w, end = _step_series(times, watts, end)
     day = float(day)
     if not (math.isfinite(day) and day > 0):
@@ -249,6 +250,8 @@ def daily_energy_errors(times, watts, end, step, day: float = SECONDS_PER_DAY) -
     error 0 if the estimate is also 0, else infinity.  This is the comparison
     behind Fig. 9 and Table 2 of section 4.
     """
+    import pandas as pd  # only the frames need it (a run's metrics do not)
+
     exact = daily_energy(times, watts, end, day=day)
     estimate = daily_energy(times, watts, end, day=day, step=step)
     difference = np.abs(estimate["kwh"].to_numpy() - exact["kwh"].to_numpy())
@@ -284,6 +287,8 @@ def binned_power(times, watts, end, width: float) -> pd.DataFrame:
     never smoothed away.  Bins start at the first time; the last may be
     partial.  Used to draw long series and to check a power cap.
     """
+    import pandas as pd  # only the frames need it (a run's metrics do not)
+
     t, w, end = _step_series(times, watts, end)
     width = float(width)
     if not (math.isfinite(width) and width > 0):

@@ -62,15 +62,15 @@ from pathlib import Path
 from typing import Iterable
 
 import numpy as np
-import pandas as pd
 
 from modules.job import Job
+from modules.tables import Columns
 
 from .swf_header import HeaderLines, resolve_machine
 from .trace_file import SWFError, check_text_and_skip_bom, damaged_gzip, open_trace
 from .workload import (CANCELLED_BEFORE_START, DUPLICATE_JOB_ID, LARGER_THAN_MACHINE, LOG_COLUMNS,
                        NON_POSITIVE_RUNTIME, NON_POSITIVE_SIZE, SIZE_UNITS, UNKNOWN_WALLTIME,
-                       Workload)
+                       Workload, rejected_columns)
 
 __all__ = ["SWF_FIELDS", "SWFError", "read_swf"]
 
@@ -287,14 +287,11 @@ class _JobLines:
                 for i, s, r, n, w, u, g, x in zip(*columns)]
         self.rows = None  # the columns can go before the log frame is made
         ids, lines, reasons = self.rejected
-        rejected = pd.DataFrame({"job_id": pd.Series(ids, dtype="int64"),
-                                 "line": pd.Series(lines, dtype="int64"),
-                                 "reason": pd.Series(reasons, dtype="object")})
         return Workload(
-            jobs=jobs, rejected=rejected, header=header, machine_nodes=self.machine,
+            jobs=jobs, rejected=rejected_columns(ids, lines, reasons), header=header, machine_nodes=self.machine,
             path=self.path, time_offset=float(offset), walltimes_substituted=self.substituted,
             procs_per_node=self.ppn, allocation_unit=self.unit, size_unit=size_unit,
-            sizes_clipped=self.clipped, log=_log_frame(self.log))
+            sizes_clipped=self.clipped, log=_log_table(self.log))
 
 
 def _read(
@@ -333,12 +330,13 @@ def _read(
     return job_lines.workload(header.values, shift_to_zero, size_unit)
 
 
-def _log_frame(rows: array) -> pd.DataFrame:
+def _log_table(rows: array) -> Columns:
     """:attr:`Workload.log` from its rows (flat), through one numpy array (a
     DataFrame built from tuples is several times slower)."""
     table = np.frombuffer(rows, dtype=float).reshape(-1, len(LOG_COLUMNS))
-    frame = pd.DataFrame(table, columns=list(LOG_COLUMNS))
-    return frame.astype({"job_id": "int64", "line": "int64", "nodes": "int64"})
+    return Columns({name: table[:, index].astype("int64" if name in ("job_id", "line", "nodes")
+                                                 else float)
+                    for index, name in enumerate(LOG_COLUMNS)})
 
 
 def _malformed(path: Path, lineno: int, fields: list[bytes]) -> SWFError:

@@ -58,11 +58,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from modules.job import Job
 from modules.power_profile import MIRA_2014, RackPowerDistribution, assign_rack_power
-from modules.workload import Workload
+from modules.workload import Workload, rejected_columns
 
 __all__ = ["SyntheticConfig", "mira_load", "synthetic_month"]
 
@@ -194,9 +193,7 @@ def synthetic_month(seed: int = 0, config: SyntheticConfig = SyntheticConfig()) 
     }
     return Workload(
         jobs=jobs,
-        rejected=pd.DataFrame({"job_id": pd.Series(dtype="int64"),
-                               "line": pd.Series(dtype="int64"),
-                               "reason": pd.Series(dtype="object")}),
+        rejected=rejected_columns(),
         header=header,
         machine_nodes=config.machine_nodes,
         allocation_unit=config.allocation_unit,

@@ -12,12 +12,18 @@ against the one that happened (``modules/validation.py``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
 
 from modules.job import Job
+from modules.tables import Columns, FrameField, columns_of, replace, row_count, stored
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DUPLICATE_JOB_ID = "duplicate job id"
 CANCELLED_BEFORE_START = "cancelled before start"
@@ -45,6 +51,14 @@ SIZE_UNITS = ("nodes", "procs")
 LOG_COLUMNS = ("job_id", "line", "submit", "wait", "runtime", "nodes")
 
 
+def rejected_columns(ids=(), lines=(), reasons=()) -> Columns:
+    """The table of :attr:`Workload.rejected`: one row per job id, line and
+    reason (integers, integers, text)."""
+    return Columns({"job_id": np.asarray(ids, dtype=np.int64),
+                    "line": np.asarray(lines, dtype=np.int64),
+                    "reason": np.asarray(reasons, dtype=object)})
+
+
 @dataclass(frozen=True, eq=False)
 class Workload:
     """A list of jobs ready for a net, with what was left out and why.
@@ -58,11 +72,12 @@ class Workload:
     schedule the trace records (:data:`LOG_COLUMNS`): one row per job line
     with an id of its own, times on the trace's clock, ``wait`` -1 where
     unknown, ``nodes`` the size in the workload's ``size_unit`` before any
-    cut to the machine (``sizes_clipped`` counts the cut ones).
+    cut to the machine (``sizes_clipped`` counts the cut ones).  Both tables
+    may be given as ``modules.tables.Columns``: they are DataFrames once read.
     """
 
     jobs: list[Job]
-    rejected: pd.DataFrame
+    rejected: pd.DataFrame = FrameField()
     header: dict[str, str]
     machine_nodes: int
     path: Path | None = None
@@ -72,8 +87,7 @@ class Workload:
     allocation_unit: int = 1
     size_unit: str = "nodes"
     sizes_clipped: int = 0
-    log: pd.DataFrame = field(
-        default_factory=lambda: pd.DataFrame(columns=list(LOG_COLUMNS)), repr=False)
+    log: pd.DataFrame = FrameField(Columns.from_rows([], LOG_COLUMNS))
 
     @property
     def unit_name(self) -> str:
@@ -83,15 +97,16 @@ class Workload:
     @property
     def jobs_read(self) -> int:
         """Job lines seen: accepted plus rejected."""
-        return len(self.jobs) + len(self.rejected)
+        return len(self.jobs) + row_count(stored(self, "rejected"))
 
     def rejection_counts(self) -> dict[str, int]:
         """Rejected jobs per reason (its part before any comma), in the
         order of :data:`REJECT_REASONS`, then reasons added by a run."""
-        counts = self.rejected["reason"].str.split(",", n=1).str[0].value_counts()
-        later = [reason for reason in counts.index if reason not in REJECT_REASONS]
-        return {reason: int(counts[reason]) for reason in (*REJECT_REASONS, *later)
-                if counts.get(reason, 0)}
+        reasons = columns_of(stored(self, "rejected"))["reason"]
+        counts = Counter(reason.split(",", 1)[0] for reason in reasons.tolist())
+        later = [reason for reason, _ in counts.most_common() if reason not in REJECT_REASONS]
+        return {reason: counts[reason] for reason in (*REJECT_REASONS, *later)
+                if counts[reason]}
 
     def reject(self, ids, reason: str) -> "Workload":
         """This workload without the jobs ``ids``, which join the rejected
@@ -100,14 +115,17 @@ class Workload:
         ids = set(ids)
         if not ids:
             return self
-        added = pd.DataFrame({"job_id": pd.Series(sorted(ids), dtype="int64"),
-                              "line": pd.Series([-1] * len(ids), dtype="int64"),
-                              "reason": pd.Series([reason] * len(ids), dtype="object")})
+        before = columns_of(stored(self, "rejected"))
+        added = rejected_columns(sorted(ids), [-1] * len(ids), [reason] * len(ids)).columns
+        rejected = Columns({name: np.concatenate([before[name], added[name]])
+                            for name in added})
         return replace(self, jobs=[job for job in self.jobs if job.id not in ids],
-                       rejected=pd.concat([self.rejected, added], ignore_index=True))
+                       rejected=rejected)
 
     def frame(self) -> pd.DataFrame:
         """The accepted jobs as a DataFrame, one column per ``Job`` field."""
+        import pandas as pd
+
         return pd.DataFrame(self.jobs, columns=list(Job._fields))
 
     def offered_load(self, span: float | None = None) -> float:
@@ -129,9 +147,10 @@ class Workload:
     def summary(self) -> str:
         """A few lines saying what was read, kept and substituted."""
         name = self.path.name if self.path is not None else self.header.get("Computer", "workload")
+        rejected = row_count(stored(self, "rejected"))
         lines = [
             f"{name}: {self.jobs_read:,} jobs read, {len(self.jobs):,} accepted, "
-            f"{len(self.rejected):,} rejected; machine of {self.machine_nodes:,} "
+            f"{rejected:,} rejected; machine of {self.machine_nodes:,} "
             f"{self.unit_name}"
         ]
         for reason, count in self.rejection_counts().items():

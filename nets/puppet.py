@@ -26,10 +26,9 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 import numpy as np
-import pandas as pd
 
 from cpn import Net, Simulator, StopReason, timed
 from cpn.colours import FrozenDict
@@ -46,6 +45,10 @@ from modules.run_files import UNFINISHED_COLUMNS
 from modules.power import PowerModel
 from modules.power_capping import (OVER_CAP, OVER_CAP_REASON, AllocationRules, PowerCap,
                                    over_cap_alone, requeue)
+from modules.tables import Columns, FrameField, row_count
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: What the environments of PuPPET nets name besides plain values: the
 #: registry a PuPPET net is saved and loaded with (``net.save(path,
@@ -168,6 +171,10 @@ def default_allocation(config: PuppetConfig, fault_tolerant: bool) -> Net:
                             runtime="0" if fault_tolerant else "job.rt")
 
 
+#: Columns of :attr:`PuppetResult.rejected`.
+REJECTED_COLUMNS = ("job_id", "submit", "nodes", "power", "reason")
+
+
 @dataclass
 class PuppetResult:
     """Per-job records, the power series, and the summary metrics.
@@ -177,28 +184,33 @@ class PuppetResult:
     submit) to the last job's end, or to the moment the run stopped
     (``interrupted``); all times are on the trace's clock.  ``unfinished``
     lists the jobs that had not finished (``unfinished_records``): none
-    when every job did."""
+    when every job did.  The tables are built as DataFrames when first read
+    (``modules.tables``): ``cpn run`` writes them without pandas."""
 
-    jobs: pd.DataFrame  # job_id, submit, start, end, nodes, power (+ wait, runtime)
+    jobs: pd.DataFrame = FrameField()  # job_id, submit, start, end, nodes, power (+ wait, runtime)
     power_times: list[float]
     power_watts: list[float]
     end: float
     metrics: dict
     energy_step: dict[float, float]  # step (s) -> fixed-step energy estimate (J)
     interrupted: bool = False
-    unfinished: pd.DataFrame = field(
-        default_factory=lambda: pd.DataFrame(columns=list(UNFINISHED_COLUMNS)))
-    rejected: pd.DataFrame = field(default_factory=lambda: rejected_records([]))
+    unfinished: pd.DataFrame = FrameField(Columns.from_rows([], UNFINISHED_COLUMNS))
+    rejected: pd.DataFrame = FrameField(Columns.from_rows([], REJECTED_COLUMNS))
 
 
-def rejected_records(jobs: Sequence[Job], time_offset: float = 0.0) -> pd.DataFrame:
+def rejected_records(jobs: Sequence[Job], time_offset: float = 0.0) -> Columns:
     """The jobs a run rejected (over the cap alone), one row each: id,
     submit time on the trace's clock, nodes, power, and why."""
     rows = [(job.id, job.st + time_offset, job.js, job.jp, OVER_CAP_REASON) for job in jobs]
-    return pd.DataFrame(rows, columns=["job_id", "submit", "nodes", "power", "reason"])
+    return Columns.from_rows(rows, REJECTED_COLUMNS)
 
 
 def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> pd.DataFrame:
+    """Flat per-job records in order of job id (:func:`job_table`)."""
+    return job_table(finished, time_offset).frame()
+
+
+def job_table(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> Columns:
     """Flat per-job records in order of job id; times shifted back by
     ``time_offset`` so they read as in the trace.
 
@@ -207,7 +219,7 @@ def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0)
     all its columns at once (the end of a run is where its memory peaks)."""
     names = ["job_id", "submit", "start", "end", "nodes", "power", "requested", "runtime"]
     if not finished:
-        return pd.DataFrame([], columns=names)
+        return Columns.from_rows([], names)
     ids = np.asarray([job.id for job, _ in finished])
     order = np.argsort(ids, kind="stable")
 
@@ -225,11 +237,11 @@ def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0)
         "end": times(end + time_offset for _, end in finished)[order],
         "nodes": fields("js")[order], "power": fields("jp")[order],
         "requested": fields("wt")[order], "runtime": fields("rt")[order]}
-    return pd.DataFrame(columns, copy=False)
+    return Columns(columns)
 
 
 def unfinished_records(sim: Simulator, jobs: Sequence[Job],
-                       time_offset: float = 0.0) -> pd.DataFrame:
+                       time_offset: float = 0.0) -> Columns:
     """The jobs a stopped run had not finished, one row each
     (``modules.run_files.UNFINISHED_COLUMNS``), times on the trace's clock:
     ``running`` (in *Runtime Info*: it holds its nodes; ``start`` from its
@@ -238,7 +250,7 @@ def unfinished_records(sim: Simulator, jobs: Sequence[Job],
     ``unsubmitted`` (its submit time not reached)."""
     finished = {job.id for job, _ in sim.view("Finished")}
     if all(job.id in finished for job in jobs):  # a complete run: no marking to copy
-        return pd.DataFrame([], columns=list(UNFINISHED_COLUMNS))
+        return Columns.from_rows([], UNFINISHED_COLUMNS)
     running = sim.tokens("RuntimeInfo")[0]
     marking = sim.marking
     starts = {}
@@ -256,7 +268,7 @@ def unfinished_records(sim: Simulator, jobs: Sequence[Job],
         else:
             state, start = ("queued" if job.st <= sim.now else "unsubmitted"), math.nan
         rows.append((job.id, state, job.st + time_offset, start, job.js))
-    return pd.DataFrame(rows, columns=list(UNFINISHED_COLUMNS))
+    return Columns.from_rows(rows, UNFINISHED_COLUMNS)
 
 
 @contextmanager
@@ -341,14 +353,14 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
                     else ([sim.now], [sim.tokens("Power")[0]]))  # the clock never moved
     times, watts = collapse_step_series(times, watts, end)
     times, end = times + time_offset, end + time_offset
-    records = job_records(finished, time_offset)
+    records = job_table(finished, time_offset)
     metrics = (summary_metrics(records, times, watts, end, config.machine_nodes)
-               if len(records) else {})
+               if finished else {})
     estimates = {step: energy_fixed_step(times, watts, end, step) for step in energy_steps}
     metrics.update({f"energy_step_{step:g}s_j": joules for step, joules in estimates.items()})
     unfinished = unfinished_records(sim, jobs, time_offset)
-    metrics["complete"] = not len(unfinished)
-    metrics["unfinished_jobs"] = len(unfinished)
+    metrics["complete"] = not row_count(unfinished)
+    metrics["unfinished_jobs"] = row_count(unfinished)
     metrics["rejected_jobs"] = len(rejected)
     metrics["config"] = {**asdict(config)}
     return PuppetResult(records, times.tolist(), watts.tolist(), end, metrics, estimates,
