@@ -126,3 +126,46 @@ def test_a_bad_month_is_refused_as_before(capsys):
         main(["sweep", "--month", "x", "--dry-run"])
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "cpn sweep: error: argument --month: invalid parse_months value: 'x'")
+
+
+#: A trace of three jobs, one line rejected (a repeated id), on 8 nodes.
+TINY_TRACE = """; MaxNodes: 8
+; MaxProcs: 8
+1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1
+2 10 -1 50 8 -1 -1 8 100 -1 1 2 1 1 1 1 -1 -1
+2 20 -1 50 2 -1 -1 2 100 -1 1 2 1 1 1 1 -1 -1
+3 30 -1 300 2 -1 -1 2 400 -1 1 3 2 1 1 1 -1 -1
+"""
+
+
+def run_code(trace, out, *flags: str) -> str:
+    """Python that runs ``cpn run`` on ``trace`` into ``out``, its output hidden."""
+    argv = ["run", "--trace", str(trace), "--out", str(out), *flags]
+    return ("import contextlib, io\nfrom cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    assert main({argv!r}) == 0")
+
+
+def test_a_run_without_plots_loads_neither_pandas_nor_matplotlib(tmp_path):
+    """``cpn run --no-plots`` reads the trace, draws the jobs' power,
+    simulates, writes its files and prints its table with neither pandas
+    (importing it costs more than a small run) nor matplotlib."""
+    trace = tmp_path / "tiny.swf"
+    trace.write_text(TINY_TRACE)
+    assert loaded_after(run_code(trace, tmp_path / "out", "--no-plots"),
+                        ("pandas", "matplotlib")) == []
+    assert (tmp_path / "out" / "rejected.csv").read_text().splitlines() == [
+        "job_id,line,reason", '2,5,"duplicate job id, first at line 4"']
+    assert (tmp_path / "out" / "jobs.csv").read_text().splitlines()[0] == (
+        "job_id,submit,start,end,nodes,power,requested,runtime,wait")
+
+
+def test_the_simulation_loads_pandas_only_when_its_tables_are_read():
+    """The Python API still gives DataFrames: built when first read."""
+    code = ("from modules.job import Job\nfrom nets.puppet import PuppetConfig, simulate\n"
+            "import sys\n"
+            "result = simulate([Job(1, 0, 100, 3, 100)], PuppetConfig(machine_nodes=4))\n"
+            "assert 'pandas' not in sys.modules\n"
+            "assert result.jobs['start'].tolist() == [0.0]\n"
+            "assert type(result.jobs).__name__ == 'DataFrame'")
+    assert loaded_after(code, ("pandas",)) == ["pandas"]

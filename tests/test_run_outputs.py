@@ -23,6 +23,7 @@ from modules.cpu_scaling import CpuScaling
 from modules.job import Job
 from modules.power_steps import energy_exact, energy_fixed_step
 from modules.run_files import CSV_ROWS_AT_ONCE, UNFINISHED_COLUMNS, write_csv
+from modules.tables import Columns
 from modules.resilience import FaultTolerance
 from nets.energy_saving import SleepingNodes, simulate_puppet
 from nets.puppet import PuppetConfig, build_net, ctrl_c_requests, run_model, simulate
@@ -248,4 +249,17 @@ def test_write_csv_writes_the_bytes_pandas_writes(tmp_path, odd):
         frame["extra"] = odd
     write_csv(frame, tmp_path / "ours.csv")
     frame.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+
+
+@pytest.mark.parametrize("rows", [[], [(1, "running", 2.5, 3.0, True),
+                                       (2, 'say "no", twice', np.nan, np.inf, False),
+                                       (3, None, -np.inf, 1e16, True)]], ids=["empty", "odd"])
+def test_write_csv_of_columns_writes_the_bytes_pandas_writes_of_their_frame(tmp_path, rows):
+    """A table kept as columns (a run's unfinished and rejected jobs) is
+    written without pandas, as pandas writes the DataFrame it stands for:
+    NaN empty, infinities as ``inf``, text quoted where it must be."""
+    table = Columns.from_rows(rows, ["job_id", "state", "submit", "start", "alone"])
+    write_csv(table, tmp_path / "ours.csv")
+    table.frame().to_csv(tmp_path / "pandas.csv", index=False)
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
