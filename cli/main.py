@@ -296,10 +296,10 @@ def _write_plots(args, result, cap_watts: float | None) -> list[Path]:
 
     if args.no_plots or not row_count(stored(result, "jobs")):
         return []
-    from modules.power_steps import daily_energy
     from modules.plots import plot_daily_energy, plot_power
-    return [plot_daily_energy(daily_energy(result.power_times, result.power_watts, result.end),
-                              args.out / "daily_energy.png"),
+    from modules.power_steps import daily_energy_columns
+    days = daily_energy_columns(result.power_times, result.power_watts, result.end)
+    return [plot_daily_energy(days, args.out / "daily_energy.png"),
             plot_power(result.power_times, result.power_watts, args.out / "power.png",
                        cap=cap_watts)]
 

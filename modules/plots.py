@@ -9,6 +9,7 @@ in CI without a display.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -16,10 +17,13 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from modules.power_steps import SECONDS_PER_DAY, binned_power, collapse_step_series  # noqa: E402
+from modules.power_steps import (SECONDS_PER_DAY, binned_power_columns,  # noqa: E402
+                                 collapse_step_series)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Above this many steps, :func:`plot_power` draws per-bin envelopes instead of every step.
 MAX_DRAWN_STEPS = 4000
@@ -60,7 +64,8 @@ def plot_daily_energy(
 ) -> Path:
     """Daily energy (kWh) against the day, as in Fig. 9 of the PuPPET paper.
 
-    ``daily_df`` has columns ``day`` and ``kwh`` (:func:`modules.power_steps.daily_energy`).
+    ``daily_df`` has columns ``day`` and ``kwh`` (:func:`modules.power_steps.daily_energy`,
+    or its columns alone, which need no pandas, when there is no ``reference_df``).
     With ``reference_df`` (for instance the measured series, or the exact
     integral when ``daily_df`` is a fixed-step estimate) both are drawn and
     the largest relative difference is given in the title.
@@ -72,7 +77,10 @@ def plot_daily_energy(
             reference_df["day"], reference_df["kwh"], marker="s", markersize=3, linewidth=1.0,
             linestyle="--", label=reference_label,
         )
-        merged = daily_df.merge(reference_df, on="day", suffixes=("", "_reference"))
+        import pandas as pd
+
+        merged = pd.DataFrame(daily_df).merge(reference_df, on="day",
+                                              suffixes=("", "_reference"))
         reference = merged["kwh_reference"].to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
             error = np.abs(merged["kwh"].to_numpy() - reference) / reference
@@ -123,13 +131,13 @@ def plot_power(
         y = np.append(w, w[-1])
         ax.step((x - start) * scale_x, y / scale, where="post", linewidth=1.0, label="power")
     else:
-        bins = binned_power(t, w, end, width=(end - start) / 1500)
-        x = np.append(bins["start"].to_numpy(), end)
+        bins = binned_power_columns(t, w, end, width=(end - start) / 1500)
+        x = np.append(bins["start"], end)
         centre = (x[:-1] + x[1:]) / 2
         ax.fill_between(
             (x - start) * scale_x,
-            np.append(bins["min"], bins["min"].iloc[-1]) / scale,
-            np.append(bins["max"], bins["max"].iloc[-1]) / scale,
+            np.append(bins["min"], bins["min"][-1]) / scale,
+            np.append(bins["max"], bins["max"][-1]) / scale,
             step="post", alpha=0.3, linewidth=0, label="min–max per bin",
         )
         ax.plot((centre - start) * scale_x, bins["mean"] / scale, linewidth=0.8,

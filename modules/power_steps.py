@@ -24,7 +24,12 @@ from __future__ import annotations
 
 import math
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 JOULES_PER_KWH = 3.6e6
 SECONDS_PER_DAY = 86400.0
@@ -207,7 +212,16 @@ def _first_sample_from(x: np.ndarray, t0: float, step: float, count: int) -> np.
 
 
 def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> pd.DataFrame:
-    """Energy of each day, as a frame with columns ``day, start, kwh``.
+    """Energy of each day, as a frame with columns ``day, start, kwh``
+    (:func:`daily_energy_columns`)."""
+    import pandas as pd  # only the frames need it (a run's plots do not)
+
+    return pd.DataFrame(daily_energy_columns(times, watts, end, day, step))
+
+
+def daily_energy_columns(times, watts, end, day: float = SECONDS_PER_DAY,
+                         step=None) -> dict[str, np.ndarray]:
+    """Energy of each day, as columns ``day, start, kwh``.
 
     Days are counted from the first time of the series (day 0 starts at
     ``times[0]``), each ``day`` seconds long; the last day may be partial.
@@ -223,8 +237,6 @@ def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> 
     2's steps divide a day) each step lies within the day of its sample, as
     in the paper.
     """
-    import pandas as pd  # only the frames need it (a run's metrics do not)
-
     t, w, end = _step_series(times, watts, end)
     day = float(day)
     if not (math.isfinite(day) and day > 0):
@@ -239,7 +251,7 @@ def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> 
     if days:
         edges[-1] = series_end
     joules = np.diff(_cumulative_energy(t, w, series_end, edges))
-    return pd.DataFrame({"day": np.arange(days), "start": edges[:-1], "kwh": joules / JOULES_PER_KWH})
+    return {"day": np.arange(days), "start": edges[:-1], "kwh": joules / JOULES_PER_KWH}
 
 
 def daily_energy_errors(times, watts, end, step, day: float = SECONDS_PER_DAY) -> pd.DataFrame:
@@ -279,6 +291,14 @@ def max_daily_energy_error(times, watts, end, step, day: float = SECONDS_PER_DAY
 
 
 def binned_power(times, watts, end, width: float) -> pd.DataFrame:
+    """Mean, minimum and maximum power in consecutive bins of ``width``
+    seconds, as a frame (:func:`binned_power_columns`)."""
+    import pandas as pd  # only the frames need it (a run's plots do not)
+
+    return pd.DataFrame(binned_power_columns(times, watts, end, width))
+
+
+def binned_power_columns(times, watts, end, width: float) -> dict[str, np.ndarray]:
     """Mean, minimum and maximum power in consecutive bins of ``width`` seconds.
 
     Columns ``start, mean, min, max`` (seconds, watts).  The mean is
@@ -287,15 +307,15 @@ def binned_power(times, watts, end, width: float) -> pd.DataFrame:
     never smoothed away.  Bins start at the first time; the last may be
     partial.  Used to draw long series and to check a power cap.
     """
-    import pandas as pd  # only the frames need it (a run's metrics do not)
-
     t, w, end = _step_series(times, watts, end)
     width = float(width)
     if not (math.isfinite(width) and width > 0):
         raise ValueError(f"width must be positive, got {width}")
     if end == t[0]:
         value = power_at(t, w, t[0])
-        return pd.DataFrame({"start": [t[0]], "mean": [value], "min": [value], "max": [value]})
+        return {name: np.array([number], dtype=float)
+                for name, number in (("start", t[0]), ("mean", value), ("min", value),
+                                     ("max", value))}
     t, w = collapse_step_series(t, w, end)
     starts = t[0] + np.arange(math.ceil((end - t[0]) / width), dtype=float) * width
     # Rounding can put the last start on (or past) the end: such a bin would be empty.
@@ -306,7 +326,7 @@ def binned_power(times, watts, end, width: float) -> pd.DataFrame:
     last = np.searchsorted(t, edges[1:], side="left") - 1
     peak = np.maximum(np.maximum.reduceat(w, first), w[last])
     low = np.minimum(np.minimum.reduceat(w, first), w[last])
-    return pd.DataFrame({"start": edges[:-1], "mean": mean, "min": low, "max": peak})
+    return {"start": edges[:-1], "mean": mean, "min": low, "max": peak}
 
 
 def power_metrics(times, watts, end) -> dict[str, float]:

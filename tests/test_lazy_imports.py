@@ -169,3 +169,12 @@ def test_the_simulation_loads_pandas_only_when_its_tables_are_read():
             "assert result.jobs['start'].tolist() == [0.0]\n"
             "assert type(result.jobs).__name__ == 'DataFrame'")
     assert loaded_after(code, ("pandas",)) == ["pandas"]
+
+
+def test_the_plots_of_a_run_need_matplotlib_but_not_pandas(tmp_path):
+    trace = tmp_path / "tiny.swf"
+    trace.write_text(TINY_TRACE)
+    assert loaded_after(run_code(trace, tmp_path / "out"), ("pandas", "matplotlib")) == [
+        "matplotlib"]
+    assert (tmp_path / "out" / "power.png").stat().st_size > 0
+    assert (tmp_path / "out" / "daily_energy.png").stat().st_size > 0
