@@ -75,6 +75,8 @@ class FrameField:
         return value
 
     def __set__(self, instance, value) -> None:
+        if value is self:  # left out, declared as ``field(default=FrameField(...), ...)``
+            value = self.default
         instance.__dict__[self.name] = value
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,7 +87,8 @@ class Workload:
     allocation_unit: int = 1
     size_unit: str = "nodes"
     sizes_clipped: int = 0
-    log: pd.DataFrame = FrameField(Columns.from_rows([], LOG_COLUMNS))
+    log: pd.DataFrame = field(default=FrameField(Columns.from_rows([], LOG_COLUMNS)),
+                              repr=False)
 
     @property
     def unit_name(self) -> str:
