@@ -14,6 +14,7 @@ from modules.power_profile import (
     MIRA_2014_TABLE_I,
     RackPowerDistribution,
     RackPowerQuantiles,
+    _in_order_of_first,
     assign_constant_power,
     assign_csv_power,
     assign_rack_power,
@@ -207,3 +208,15 @@ def test_csv_bad_tables(tmp_path):
     path.write_text("job_id,power\n1,-5\n2,abc\n")
     with pytest.raises(ValueError, match="finite number of watts >= 0; not so for job ids 1, 2"):
         assign_csv_power([job(1), job(2)], path)
+
+
+@pytest.mark.parametrize("highest", [3, 5_000, 10**12], ids=["few", "dense", "sparse"])
+def test_owners_are_numbered_in_order_of_first_job_as_pandas_factorize_does(highest):
+    """The jobs' owners are numbered without pandas (a run never imports it),
+    by a table of first occurrences when the ids are dense and by sorting
+    when they are sparse: the numbers must be pandas.factorize's either way
+    (the powers drawn follow them)."""
+    values = np.random.default_rng(7).integers(-1, highest, 20_000)
+    codes, count = _in_order_of_first(values)
+    expected, distinct = pd.factorize(values)
+    assert codes.tolist() == expected.tolist() and count == len(distinct)
