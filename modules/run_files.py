@@ -65,14 +65,16 @@ def write_csv(table, path: Path) -> None:
     with open(path, "w", newline="") as stream:
         writer = csv.writer(stream, lineterminator=os.linesep)
         writer.writerow(columns)
-        quoted = any(column.dtype.kind == "O" for column in columns.values())
+        plain = all(column.dtype.kind in "biu" or (column.dtype.kind == "f"
+                                                   and np.isfinite(column).all())
+                    for column in columns.values())
         row = ",".join(["{}"] * len(columns)) + os.linesep
         for first in range(0, rows, CSV_ROWS_AT_ONCE):
             texts = [_texts(column[first:first + CSV_ROWS_AT_ONCE]) for column in columns.values()]
-            if quoted:  # text may hold a comma or a quote: the csv module quotes as pandas does
-                writer.writerows(zip(*texts))
-            else:
+            if plain:
                 stream.write("".join(row.format(*values) for values in zip(*texts)))
+            else:  # text may need quotes, a lone empty field too: the csv module's, as pandas'
+                writer.writerows(zip(*texts))
 
 
 def _texts(column: np.ndarray):

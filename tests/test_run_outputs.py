@@ -236,8 +236,8 @@ def test_write_csv_writes_the_bytes_pandas_writes(tmp_path, odd):
     """jobs.csv and power.csv are written without pandas' float formatting
     and must not change by a byte: floats at the edges of Python's and
     numpy's shortest text (1e16, 1e-05, subnormal, -0.0), signed and
-    unsigned integers, more rows than one batch; a NaN or a string sends
-    the frame to pandas (empty field, quoting)."""
+    unsigned integers, more rows than one batch; a NaN (empty field) or a
+    string (quoted where it must be)."""
     rng = np.random.default_rng(0)
     rows = CSV_ROWS_AT_ONCE + 7
     edges = [0.1, 1e16, 1.5e16, 9999999999999998.0, 1e-05, 1e-04, -0.0, 5e-324, 1e22, 2.0**60]
@@ -252,14 +252,21 @@ def test_write_csv_writes_the_bytes_pandas_writes(tmp_path, odd):
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
 
 
-@pytest.mark.parametrize("rows", [[], [(1, "running", 2.5, 3.0, True),
-                                       (2, 'say "no", twice', np.nan, np.inf, False),
-                                       (3, None, -np.inf, 1e16, True)]], ids=["empty", "odd"])
-def test_write_csv_of_columns_writes_the_bytes_pandas_writes_of_their_frame(tmp_path, rows):
+FIVE = ["job_id", "state", "submit", "start", "alone"]
+
+
+@pytest.mark.parametrize("rows, names", [
+    ([], FIVE),
+    ([(1, "running", 2.5, 3.0, True), (2, 'say "no", twice', np.nan, np.inf, False),
+      (3, None, -np.inf, 1e16, True)], FIVE),
+    ([(np.nan,), (1.5,)], ["start"])], ids=["empty", "odd", "one-column"])
+def test_write_csv_of_columns_writes_the_bytes_pandas_writes_of_their_frame(tmp_path, rows,
+                                                                           names):
     """A table kept as columns (a run's unfinished and rejected jobs) is
     written without pandas, as pandas writes the DataFrame it stands for:
-    NaN empty, infinities as ``inf``, text quoted where it must be."""
-    table = Columns.from_rows(rows, ["job_id", "state", "submit", "start", "alone"])
+    NaN empty (quoted when alone on its line), infinities as ``inf``, text
+    quoted where it must be."""
+    table = Columns.from_rows(rows, names)
     write_csv(table, tmp_path / "ours.csv")
     table.frame().to_csv(tmp_path / "pandas.csv", index=False)
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
