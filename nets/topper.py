@@ -19,6 +19,7 @@ completed (the time lost before counts as waiting); ``first_start`` and
 
 >>> from modules.job import Job
 >>> from modules.resilience import FaultTolerance
+from modules.tables import columns_of, stored
 >>> jobs = [Job(1, 0, 3600, 1024, 3600), Job(2, 10, 3600, 2048, 3600)]
 >>> config = TopperConfig(PuppetConfig(machine_nodes=2048, node_watts=60),
 ...                       FaultTolerance(unit_mttf=float("inf")))
@@ -39,6 +40,7 @@ from modules.fault_tolerance import (Execution, FailureSource, FaultRules, fault
 from modules.job import Job
 from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
+from modules.tables import columns_of, stored
 
 from .puppet import PuppetConfig, PuppetResult, compose, run_model
 
@@ -124,12 +126,13 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     requeuing = config.resilience.on_failure == "requeue"
     log = sim.tokens("FaultTolerance/Failures")
     useful = {job.id: job.js * job.rt for job in jobs}
-    frame, metrics = result.jobs, result.metrics
-    if len(frame):
+    metrics = result.metrics
+    finished = columns_of(stored(result, "jobs"))["job_id"].tolist()  # no DataFrame yet
+    if finished:
         span = metrics["makespan_s"] * config.puppet.machine_nodes
-        metrics["system_efficiency"] = sum(useful[i] for i in frame["job_id"]) / span
+        metrics["system_efficiency"] = sum(useful[i] for i in finished) / span
     if requeuing:
-        describe_requeues(frame, metrics, log, {job.id: job.js for job in scheduled},
+        describe_requeues(result.jobs, metrics, log, {job.id: job.js for job in scheduled},
                           config.puppet.machine_nodes, options.get("time_offset", 0.0))
     metrics["failures"] = len(log)
     metrics["lost_node_hours"] = sum(entry.lost_node_seconds for entry in log) / 3600

@@ -146,15 +146,19 @@ def run_code(trace, out, *flags: str) -> str:
             f"    assert main({argv!r}) == 0")
 
 
-def test_a_run_without_plots_loads_neither_pandas_nor_matplotlib(tmp_path):
+@pytest.mark.parametrize("flags", [[], ["--cap", "70%", "--capping", "dvfs"],
+                                   ["--cap", "70%", "--capping", "block"],
+                                   ["--resilience", "checkpoint"]], ids=" ".join)
+def test_a_run_without_plots_loads_neither_pandas_nor_matplotlib(tmp_path, flags):
     """``cpn run --no-plots`` reads the trace, draws the jobs' power,
-    simulates, writes its files and prints its table with neither pandas
-    (importing it costs more than a small run) nor matplotlib."""
+    simulates (uncapped first for a cap that is a share of the peak),
+    writes its files and prints its table with neither pandas (importing it
+    costs more than a small run) nor matplotlib."""
     trace = tmp_path / "tiny.swf"
     trace.write_text(TINY_TRACE)
-    assert loaded_after(run_code(trace, tmp_path / "out", "--no-plots"),
+    assert loaded_after(run_code(trace, tmp_path / "out", "--no-plots", *flags),
                         ("pandas", "matplotlib")) == []
-    assert (tmp_path / "out" / "rejected.csv").read_text().splitlines() == [
+    assert (tmp_path / "out" / "rejected.csv").read_text().splitlines()[:2] == [
         "job_id,line,reason", '2,5,"duplicate job id, first at line 4"']
     assert (tmp_path / "out" / "jobs.csv").read_text().splitlines()[0] == (
         "job_id,submit,start,end,nodes,power,requested,runtime,wait")
