@@ -11,6 +11,7 @@ Python (``nets.puppet.simulate``, ``studies.sweep.run_sweep``,
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -94,29 +95,37 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The commands besides ``run``, in the order ``cpn --help`` lists them:
+#: their names, and the module and function that add their parsers.
+OTHER_COMMANDS = ((("step", "replay"), "step", "add_step_parsers"),
+                  (("sweep",), "sweep", "add_sweep_parser"),
+                  (("study",), "study", "add_study_parser"),
+                  (("validate",), "validate", "add_validate_parser"),
+                  (("check",), "check", "add_check_parser"))
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``cpn``: of every command, or of ``command`` alone when
+    it names one (so that a run imports none of the other commands' modules
+    and builds none of their options)."""
+    known = {"run", *(name for names, _, _ in OTHER_COMMANDS for name in names)}
     parser = argparse.ArgumentParser(prog="cpn", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=VersionAction, help="print the version and stop")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="run COMMAND --help for its options")
-    add_run_parser(subparsers)
-    from .step import add_step_parsers
-    add_step_parsers(subparsers)
-    from .sweep import add_sweep_parser
-    add_sweep_parser(subparsers)
-    from .study import add_study_parser
-    add_study_parser(subparsers)
-    from .validate import add_validate_parser
-    add_validate_parser(subparsers)
-    from .check import add_check_parser
-    add_check_parser(subparsers)
-    for command in subparsers.choices.values():
-        command.set_defaults(command_parser=command)  # for in_flags
+    if command not in known or command == "run":
+        add_run_parser(subparsers)
+    for names, module, adder in OTHER_COMMANDS:
+        if command not in known or command in names:
+            getattr(importlib.import_module(f"{__package__}.{module}"), adder)(subparsers)
+    for command_parser in subparsers.choices.values():
+        command_parser.set_defaults(command_parser=command_parser)  # for in_flags
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         if hasattr(args, "check"):

@@ -153,11 +153,13 @@ def test_a_run_without_plots_loads_neither_pandas_nor_matplotlib(tmp_path, flags
     """``cpn run --no-plots`` reads the trace, draws the jobs' power,
     simulates (uncapped first for a cap that is a share of the peak),
     writes its files and prints its table with neither pandas (importing it
-    costs more than a small run) nor matplotlib."""
+    costs more than a small run) nor matplotlib, nor the modules of the
+    other commands (their parsers are not built)."""
     trace = tmp_path / "tiny.swf"
     trace.write_text(TINY_TRACE)
     assert loaded_after(run_code(trace, tmp_path / "out", "--no-plots", *flags),
-                        ("pandas", "matplotlib")) == []
+                        ("pandas", "matplotlib", "cli.step", "cli.sweep", "cli.study",
+                         "cli.validate", "cli.check")) == []
     assert (tmp_path / "out" / "rejected.csv").read_text().splitlines()[:2] == [
         "job_id,line,reason", '2,5,"duplicate job id, first at line 4"']
     assert (tmp_path / "out" / "jobs.csv").read_text().splitlines()[0] == (
