@@ -31,10 +31,13 @@ JOB_COLUMNS = ("job_id", "submit", "start", "end", "nodes")
 
 def job_frame(jobs_df: pd.DataFrame) -> pd.DataFrame:
     """Job records with ``runtime`` and ``wait`` added, the required columns
-    first (:func:`job_columns`), as a DataFrame on ``jobs_df``'s index."""
+    first (:func:`job_columns`), as a DataFrame: ``jobs_df``'s columns as
+    they are, shared, not copied."""
     import pandas as pd
 
-    return pd.DataFrame(job_columns(jobs_df), index=jobs_df.index, copy=False)
+    added = ("runtime", "wait")
+    return pd.DataFrame({name: values if name in added else jobs_df[name]
+                         for name, values in job_columns(jobs_df).items()}, copy=False)
 
 
 def job_columns(records) -> dict[str, np.ndarray]:
@@ -72,9 +75,17 @@ def _missing(column: np.ndarray) -> np.ndarray:
     if column.dtype.kind in "fc":
         return np.isnan(column)
     if column.dtype.kind == "O":
-        return np.fromiter((value is None or value != value for value in column.tolist()),
-                           dtype=bool, count=len(column))
+        return np.fromiter(map(_absent, column.tolist()), dtype=bool, count=len(column))
     return np.zeros(len(column), dtype=bool)
+
+
+def _absent(value) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN
+    except TypeError:  # pandas.NA: neither equal nor unequal to itself
+        return True
 
 
 def bounded_slowdown(wait, runtime, threshold: float = 10.0):

@@ -285,11 +285,11 @@ class _JobLines:
         # tuple.__new__ skips the NamedTuple's Python-level __new__: same Job, faster
         jobs = [_new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x, 0))
                 for i, s, r, n, w, u, g, x in zip(*columns)]
-        self.rows = None  # the columns can go before the log frame is made
+        self.rows = None  # the columns can go before the log's are made
         ids, lines, reasons = self.rejected
         return Workload(
-            jobs=jobs, rejected=rejected_columns(ids, lines, reasons), header=header, machine_nodes=self.machine,
-            path=self.path, time_offset=float(offset), walltimes_substituted=self.substituted,
+            jobs=jobs, rejected=rejected_columns(ids, lines, reasons), header=header,
+            machine_nodes=self.machine, path=self.path, time_offset=float(offset), walltimes_substituted=self.substituted,
             procs_per_node=self.ppn, allocation_unit=self.unit, size_unit=size_unit,
             sizes_clipped=self.clipped, log=_log_table(self.log))
 

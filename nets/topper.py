@@ -19,7 +19,6 @@ completed (the time lost before counts as waiting); ``first_start`` and
 
 >>> from modules.job import Job
 >>> from modules.resilience import FaultTolerance
-from modules.tables import columns_of, stored
 >>> jobs = [Job(1, 0, 3600, 1024, 3600), Job(2, 10, 3600, 2048, 3600)]
 >>> config = TopperConfig(PuppetConfig(machine_nodes=2048, node_watts=60),
 ...                       FaultTolerance(unit_mttf=float("inf")))
