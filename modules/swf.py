@@ -289,9 +289,10 @@ class _JobLines:
         ids, lines, reasons = self.rejected
         return Workload(
             jobs=jobs, rejected=rejected_columns(ids, lines, reasons), header=header,
-            machine_nodes=self.machine, path=self.path, time_offset=float(offset), walltimes_substituted=self.substituted,
-            procs_per_node=self.ppn, allocation_unit=self.unit, size_unit=size_unit,
-            sizes_clipped=self.clipped, log=_log_table(self.log))
+            machine_nodes=self.machine, path=self.path, time_offset=float(offset),
+            walltimes_substituted=self.substituted, procs_per_node=self.ppn,
+            allocation_unit=self.unit, size_unit=size_unit, sizes_clipped=self.clipped,
+            log=_log_table(self.log))
 
 
 def _read(
