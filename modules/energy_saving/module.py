@@ -137,9 +137,10 @@ def _environment(policy: EnergySavingPolicy, machine_nodes: int, node: NodePower
         "power_change": partial(power_change, node=node), "is_tail": is_tail,
         "record_waits": partial(record_waits, smoothing=policy.wait_smoothing),
         "until": float(active_until), "idle_threshold": float(policy.idle_threshold_s),
-        "quiet_until": partial(quiet_until, policy=policy), "period": float(policy.period_s),
-        "after_tick": after_tick, "seen_by": seen_by, "unchanged": unchanged, "woken": woken,
-        "due": due}
+        "quiet_until": partial(quiet_until, policy=policy, unit_nodes=unit_nodes),
+        "period": float(policy.period_s), "after_tick": after_tick,
+        "seen_by": partial(seen_by, unit_nodes=unit_nodes),
+        "unchanged": partial(unchanged, unit_nodes=unit_nodes), "woken": woken, "due": due}
 
 
 def _add_idle_pool(module: Net, on: int) -> None:

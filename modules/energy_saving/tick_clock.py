@@ -15,6 +15,13 @@ time comes (a timed token cannot be taken back early): *Clock* tokens
 carry the version of :class:`TickClock` they belong to.  Every tick that
 could decide something still fires, at the same instant as when the tick
 ran every period, so the decisions are the same.
+
+A busy machine with a backlog is :func:`blocked` nearly all the time: no
+node in standby to boot and the queue asking for every idle node, so no
+tick can decide anything whatever the clock.  The tick then remembers
+only that (:data:`BLOCKED`), and arrivals, starts and ends that leave the
+machine blocked do not wake it: whatever *Wake* would work out there is
+to skip every tick, as the sleeping tick does already.
 """
 
 from __future__ import annotations
@@ -24,32 +31,51 @@ from typing import NamedTuple
 
 from cpn import Delayed
 
-from .decisions import Decision
+from .decisions import Decision, spare_nodes
+
+#: :attr:`TickClock.seen` of a tick that saw a :func:`blocked` machine.
+BLOCKED = "blocked"
 
 
 class TickClock(NamedTuple):
     """``version`` of the live *Clock* token; ``last``: when the tick last
     fired (the grid's origin); ``seen``: ``None`` while it ticks every
-    period, else the marking a tick that decided nothing saw (:func:`seen_by`)."""
+    period, else the marking a tick that decided nothing saw, or
+    :data:`BLOCKED` (:func:`seen_by`)."""
 
     version: int
     last: float
     seen: tuple | None = None
 
 
+def blocked(queue: tuple, pool, standby: int, running, unit_nodes: int = 1) -> bool:
+    """No decision can do anything while this holds, whatever the clock:
+    jobs run (so the tick's guard holds), no node in standby can be booted
+    for the queue, and the queue asks for every idle node (none is switched
+    off, ``decisions.nodes_to_power_off``)."""
+    return (bool(running) and (standby <= 0 or not queue)
+            and spare_nodes(queue, pool, unit_nodes) < unit_nodes)
+
+
 def seen_by(queue: tuple, free: int, pool, standby: int, booting: tuple, halting: int,
-            waits, running) -> tuple:
+            waits, running, unit_nodes: int = 1) -> tuple | str:
     """What a decision depends on besides the clock (and whether jobs run,
-    which the tick's guard reads).  Queue and waits are kept as objects:
-    tokens are immutable, so the same object is the same value, and a long
-    queue is not compared job by job."""
+    which the tick's guard reads): :data:`BLOCKED` when nothing
+    (:func:`blocked`).  Queue and waits are kept as objects: tokens are
+    immutable, so the same object is the same value, and a long queue is
+    not compared job by job."""
+    if blocked(queue, pool, standby, running, unit_nodes):
+        return BLOCKED
     return queue, free, pool, standby, booting, halting, waits, bool(running)
 
 
-def unchanged(seen: tuple, queue: tuple, free: int, pool, standby: int, booting: tuple,
-              halting: int, waits, running) -> bool:
+def unchanged(seen: tuple | str, queue: tuple, free: int, pool, standby: int, booting: tuple,
+              halting: int, waits, running, unit_nodes: int = 1) -> bool:
     """The marking is the one ``seen`` (a new but equal queue or waits
-    counts as a change: the tick then only fires once more)."""
+    counts as a change: the tick then only fires once more), or both are
+    :func:`blocked`."""
+    if seen is BLOCKED:
+        return blocked(queue, pool, standby, running, unit_nodes)
     old_queue, old_free, old_pool, old_standby, old_booting, old_halting, old_waits, ran = seen
     return (queue is old_queue and free == old_free and standby == old_standby
             and halting == old_halting and waits is old_waits and bool(running) == ran
