@@ -390,3 +390,36 @@ def test_the_tick_sleeps_until_the_clock_could_change_a_decision():
     assert quiet_until(1200.0, queue, IdlePool(0, ()), 1, policy) == 3800.0
     assert quiet_until(1200.0, queue, IdlePool(0, ()), 0, policy) == float("inf")  # no standby
     assert quiet_until(5000.0, queue, IdlePool(0, ()), 1, policy) == float("inf")  # urgent already
+
+
+def test_a_blocked_machine_wakes_no_tick():
+    """A backlog on an always-busy machine: nothing in standby, the queue
+    asking for every idle node.  Arrivals, starts and ends change no
+    decision there, so neither *Wake* nor *Tick* fires for them (each
+    fired at every one of them before), and the schedule is EASY's."""
+    from cpn.monitors import FiringCounter
+
+    counter = FiringCounter("EnergySaving/Wake", "EnergySaving/Tick", "EnergySaving/Drop")
+    jobs = [job(i, 10 * i, 2, rt=1000.0) for i in range(1, 31)]
+    config = EnergySavingConfig(2, policy=EnergySavingPolicy(idle_threshold_s=600))
+    result = simulate(jobs, config, monitors=[counter])
+    assert starts(result) == {i: 10 + 1000.0 * (i - 1) for i in range(1, 31)}
+    assert result.decisions == []
+    # the first tick (at 0: nothing queued, both nodes idle, a tick put
+    # at 540 for the switch-off due at 600); the wake when job 1 starts at
+    # 10, which drops that tick; then the machine stays blocked until the
+    # last job ends and the tick wakes once more, to stop
+    assert counter.counts == {"EnergySaving/Tick": 1, "EnergySaving/Wake": 2,
+                              "EnergySaving/Drop": 1}
+
+
+def test_idle_nodes_the_queue_claims_never_wake_the_tick():
+    from modules.energy_saving.decisions import quiet_until
+
+    policy = EnergySavingPolicy(idle_threshold_s=600)
+    pool = IdlePool(3, ((0.0, 1), (500.0, 2)))
+    # a 3-node job waits for a fourth: the idle three are never switched off
+    assert quiet_until(700.0, (job(1, 100, 4),), pool, 0, policy) == float("inf")
+    # in units of 2 nodes, a 2-node job leaves one idle node: not a unit
+    assert quiet_until(700.0, (job(1, 100, 2),), pool, 0, policy, unit_nodes=2) == float("inf")
+    assert quiet_until(700.0, (job(1, 100, 1),), pool, 0, policy, unit_nodes=2) == 1100.0
