@@ -280,13 +280,15 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     and, with requeueing, *Checkpoints* (the saved work of requeued jobs)
     are its own.
     With ``scaled``, *Retime* follows the DVFS level (fusion place
-    ``dvfs_level``) and re-times every running job when it changes."""
+    ``dvfs_level``) and re-times every running job when it changes, and
+    *Discard* removes the superseded tokens (nothing else supersedes one:
+    without ``scaled`` the module has no *Discard*)."""
     requeue = settings.on_failure == "requeue"
     module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery,
                                         "nothing_saved": FrozenDict()})
     _add_places(module, units)
     _add_assign(module, requeue)
-    _add_failure(module, requeue)
+    _add_failure(module, requeue, scaled)
     module.transition(
         "Done", priority=P_DONE, guard="not rules.failed(execution)",
         inputs={"Running": "execution", "Units": "free_units", "Current": "current"},
@@ -326,14 +328,16 @@ def _add_assign(module: Net, requeue: bool) -> None:
              f"{'saved' if requeue else 'nothing_saved'}, recovery)", **assign)
 
 
-def _add_failure(module: Net, requeue: bool) -> None:
-    """*Discard* (superseded executions), *Fail*, and what follows a
-    failure: *Requeue* (the job goes back to the queue, its checkpoint
-    kept) or *Rollback* (it resumes on its units after the recovery)."""
-    module.transition(
-        "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
-        inputs={"Running": "execution", "Current": "current"},
-        outputs={"Current": "current"})
+def _add_failure(module: Net, requeue: bool, scaled: bool) -> None:
+    """*Discard* (executions superseded by *Retime*, so only when
+    ``scaled``), *Fail*, and what follows a failure: *Requeue* (the job
+    goes back to the queue, its checkpoint kept) or *Rollback* (it resumes
+    on its units after the recovery)."""
+    if scaled:
+        module.transition(
+            "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
+            inputs={"Running": "execution", "Current": "current"},
+            outputs={"Current": "current"})
     module.transition(
         "Fail", priority=P_FAIL, guard="rules.failed(execution)",
         inputs={"Running": "execution"}, outputs={"FailedJobs": "execution"})

@@ -245,3 +245,23 @@ def test_assign_redraws_only_the_units_that_failed_while_idle():
     assert execution.units == ((0, 300.0), (1, 400.0)) and rest == ((2, 900.0),)
     execution, rest = rules.assign(job, ((1, 400.0), (2, 900.0)), 50.0, None, {}, 0.0)
     assert execution.units == ((1, 400.0), (2, 900.0)) and rest == ()
+
+
+
+def test_discard_exists_only_where_retime_supersedes_tokens():
+    """Only *Retime* (under DVFS) leaves superseded executions in *Running*:
+    without it the module has no *Discard*, which every token's arrival
+    would search for nothing."""
+    from modules.cpu_scaling import CpuScaling
+    from modules.power_capping import PowerCap
+    from nets.topper import build_net
+
+    def paths(cap=PowerCap()):
+        net, _ = build_net(contended_jobs(5), TopperConfig(PuppetConfig(8192, cap=cap),
+                                                           FaultTolerance()))
+        return {t.path for t in net.flatten().transitions if t.path.startswith("Fault")}
+
+    assert paths() == {"FaultTolerance/Assign", "FaultTolerance/Fail",
+                           "FaultTolerance/Rollback", "FaultTolerance/Done"}
+    assert paths(CpuScaling(8192 * 60 * 0.7)) == paths() | {"FaultTolerance/Discard",
+                                                                 "FaultTolerance/Retime"}
