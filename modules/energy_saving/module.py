@@ -62,7 +62,8 @@ from .decisions import (BootBatch, Decision, HaltBatch, boots, decide, halts, is
                         power_change, quiet_until, record_waits)
 from .idle_pool import IdlePool, follow, merge_before, take_oldest
 from .policy import EnergySavingPolicy
-from .tick_clock import TickClock, after_tick, due, seen_by, unchanged, woken
+from .tick_clock import (BLOCKED, TickClock, after_tick, blocked, due, seen_by, unchanged,
+                         woken)
 
 #: Priorities (lower fires first): the start-up switch-off, then the idle
 #: pool following *Nodes* (before *Allocate W* = 50 and *Allocate* = 100),
@@ -140,7 +141,8 @@ def _environment(policy: EnergySavingPolicy, machine_nodes: int, node: NodePower
         "quiet_until": partial(quiet_until, policy=policy, unit_nodes=unit_nodes),
         "period": float(policy.period_s), "after_tick": after_tick,
         "seen_by": partial(seen_by, unit_nodes=unit_nodes),
-        "unchanged": partial(unchanged, unit_nodes=unit_nodes), "woken": woken, "due": due}
+        "unchanged": partial(unchanged, unit_nodes=unit_nodes), "woken": woken, "due": due,
+        "blocked": partial(blocked, unit_nodes=unit_nodes), "BLOCKED": BLOCKED}
 
 
 def _add_idle_pool(module: Net, on: int) -> None:
@@ -205,13 +207,16 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
                  "PoweringOn": f"*boots(decision)@+{node.power_on_s!r}",
                  "PoweringOff": f"*halts(decision)@+{node.power_off_s!r}",
                  "Power": "watts + power_change(decision)", "LastDecision": "decision"})
-    seen = {"Queuing": "queue", "Nodes": "free", "IdlePool": "idle", "Standby": "standby",
-            "Booting": "booting", "Halting": "halting", "Waits": "waits",
-            "RuntimeInfo": "running", "Selected": "sel"}
+    # What blocked() reads first: a search of a blocked machine reads no more.
+    seen = {"RuntimeInfo": "running", "Standby": "standby", "Queuing": "queue",
+            "IdlePool": "idle", "Nodes": "free", "Booting": "booting", "Halting": "halting",
+            "Waits": "waits", "Selected": "sel"}
     module.transition(
         "Wake", priority=P_WAKE,
-        guard="clock.seen is not None and not unchanged(clock.seen, queue, free, idle, "
-              "standby, booting, halting, waits, running)",
+        guard="clock.seen is not None "
+              "and not (clock.seen is BLOCKED and blocked(queue, idle, standby, running)) "
+              "and not unchanged(clock.seen, queue, free, idle, standby, booting, halting, "
+              "waits, running)",
         code="at = due(clock, now, period)\n"
              "decision = decide(at, queue, free, idle, standby, booting, halting, waits)\n"
              "clock_now, ticks = woken(clock, now, at, period, decision, "

@@ -54,7 +54,7 @@ def blocked(queue: tuple, pool, standby: int, running, unit_nodes: int = 1) -> b
     for the queue, and the queue asks for every idle node (none is switched
     off, ``decisions.nodes_to_power_off``)."""
     return (bool(running) and (standby <= 0 or not queue)
-            and spare_nodes(queue, pool, unit_nodes) < unit_nodes)
+            and (pool.count < unit_nodes or spare_nodes(queue, pool, unit_nodes) < unit_nodes))
 
 
 def seen_by(queue: tuple, free: int, pool, standby: int, booting: tuple, halting: int,
