@@ -174,6 +174,21 @@ def test_easy_plans_with_the_nodes_that_will_boot():
     assert with_booting_nodes(queue, {7: (500.0, 5)}, 1, 10.0, 615.0) == {7: (500.0, 5)}
 
 
+def test_with_every_node_on_the_scheduler_does_not_read_the_queue():
+    """No job is larger than the machine: with none of its nodes asleep,
+    no queued job can lack nodes, and the whole queue is not read for it."""
+
+    class Unread(tuple):
+        def __iter__(self):
+            raise AssertionError("the queue was read")
+
+    queue = Unread((job(1, 0, 6), job(2, 0, 1)))
+    running = {7: (500.0, 5)}
+    assert with_booting_nodes(queue, running, 3, 10.0, 615.0, machine_nodes=8) is running
+    with pytest.raises(AssertionError, match="the queue was read"):  # one node asleep
+        with_booting_nodes(queue, running, 2, 10.0, 615.0, machine_nodes=8)
+
+
 # -- the module on the net, by hand ----------------------------------------------
 def test_a_job_starts_exactly_555_s_after_the_power_on_decision():
     # Three nodes, one on. Job 1 (3 nodes) arrives at 30: the tick at 60
