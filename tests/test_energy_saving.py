@@ -438,3 +438,17 @@ def test_idle_nodes_the_queue_claims_never_wake_the_tick():
     # in units of 2 nodes, a 2-node job leaves one idle node: not a unit
     assert quiet_until(700.0, (job(1, 100, 2),), pool, 0, policy, unit_nodes=2) == float("inf")
     assert quiet_until(700.0, (job(1, 100, 1),), pool, 0, policy, unit_nodes=2) == 1100.0
+
+
+def test_a_sleeping_tick_says_it_has_no_clock_token():
+    """After a tick that decided nothing and has nothing to wait for, no
+    *Clock* token waits, and *Tick Clock* says so: *Tick* is ruled out
+    without looking at *Clock* (its guard's first test)."""
+    from modules.energy_saving.decisions import Decision
+    from modules.energy_saving.tick_clock import TickClock, after_tick
+
+    clock = TickClock(3, 0.0)
+    asleep, tokens = after_tick(clock, Decision(60.0), 60.0, 60.0, ("seen",), float("inf"))
+    assert tokens == [] and not asleep.armed
+    waiting, tokens = after_tick(clock, Decision(60.0), 60.0, 60.0, ("seen",), 600.0)
+    assert [token.value for token in tokens] == [3] and waiting.armed

@@ -22,8 +22,9 @@ on: nodes, ready time, jobs they serve), *Powering On* / *Powering Off*
 (timed batch tokens, available when the transition ends), *Halting*
 (count powering off), *Idle Pool* (the idle nodes' ages: ``(since, count)``
 batches, ``idle_pool.py``), *Waits* (per-group mean wait of started jobs),
-*Clock* (the tick's timer) and *Tick Clock* (its version and
-what the last idle tick saw).  Loaded nodes are *Runtime Info*'s.
+*Clock* (the tick's timer) and *Tick Clock* (its version, what the last
+idle tick saw, and whether a *Clock* token waits).  Loaded nodes are
+*Runtime Info*'s.
 
 Transitions:
 
@@ -188,7 +189,7 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
     read = {"Selected": "sel", "Queuing": "queue", "RuntimeInfo": "running", "Waits": "waits"}
     module.transition(
         "Tick", priority=P_TICK,
-        guard="tick == clock.version and not sel "
+        guard="clock.armed and tick == clock.version and not sel "
               "and (now <= until or queue or running or booting)",
         code="decision = decide(now, queue, free, idle, standby, booting, halting, waits)\n"
              "pool = take_oldest(merge_before(idle, now - idle_threshold), "

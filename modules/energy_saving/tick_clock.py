@@ -41,11 +41,14 @@ class TickClock(NamedTuple):
     """``version`` of the live *Clock* token; ``last``: when the tick last
     fired (the grid's origin); ``seen``: ``None`` while it ticks every
     period, else the marking a tick that decided nothing saw, or
-    :data:`BLOCKED` (:func:`seen_by`)."""
+    :data:`BLOCKED` (:func:`seen_by`); ``armed``: whether a live *Clock*
+    token waits (none while the tick sleeps until the marking changes), so
+    that *Tick* is ruled out without looking at *Clock*."""
 
     version: int
     last: float
-    seen: tuple | None = None
+    seen: tuple | str | None = None
+    armed: bool = True
 
 
 def blocked(queue: tuple, pool, standby: int, running, unit_nodes: int = 1) -> bool:
@@ -109,7 +112,7 @@ def _following(version: int, tick: float, decision: Decision, period: float, see
     if decision.power_on or decision.power_off:
         return TickClock(version, tick), [Delayed(version, delay_to(now, tick + period))]
     if math.isinf(wake):
-        return TickClock(version, tick, seen), []
+        return TickClock(version, tick, seen, armed=False), []
     at = tick + period
     while at + period < wake:
         at += period
