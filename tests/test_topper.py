@@ -248,10 +248,11 @@ def test_assign_redraws_only_the_units_that_failed_while_idle():
 
 
 
-def test_discard_exists_only_where_retime_supersedes_tokens():
-    """Only *Retime* (under DVFS) leaves superseded executions in *Running*:
-    without it the module has no *Discard*, which every token's arrival
-    would search for nothing."""
+def test_discard_and_current_exist_only_where_retime_supersedes_tokens():
+    """Only *Retime* (under DVFS) leaves superseded executions in *Running*
+    and reads *Current*: without it the module has no *Discard*, which
+    every token's arrival would search for nothing, and no *Current*,
+    which every start and end would copy for no reader."""
     from modules.cpu_scaling import CpuScaling
     from modules.power_capping import PowerCap
     from nets.topper import build_net
@@ -259,9 +260,11 @@ def test_discard_exists_only_where_retime_supersedes_tokens():
     def paths(cap=PowerCap()):
         net, _ = build_net(contended_jobs(5), TopperConfig(PuppetConfig(8192, cap=cap),
                                                            FaultTolerance()))
-        return {t.path for t in net.flatten().transitions if t.path.startswith("Fault")}
+        flat = net.flatten()
+        return {node.path for node in [*flat.transitions, *flat.places]
+                if node.path.startswith("FaultTolerance/")}
 
-    assert paths() == {"FaultTolerance/Assign", "FaultTolerance/Fail",
-                           "FaultTolerance/Rollback", "FaultTolerance/Done"}
-    assert paths(CpuScaling(8192 * 60 * 0.7)) == paths() | {"FaultTolerance/Discard",
-                                                                 "FaultTolerance/Retime"}
+    assert paths() == {f"FaultTolerance/{name}" for name in (
+        "Assign", "Fail", "Rollback", "Done", "Units", "FailedJobs", "Failures")}
+    assert paths(CpuScaling(8192 * 60 * 0.7)) == paths() | {
+        f"FaultTolerance/{name}" for name in ("Discard", "Retime", "Current", "Applied")}
