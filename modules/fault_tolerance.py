@@ -205,7 +205,8 @@ class FaultRules:
                checkpoints: Mapping[int, Checkpoint], recovery: float):
         """Give ``job`` its units (repairing those that failed while idle).
         A requeued job resumes from its checkpoint after the ``recovery``."""
-        count = sum(self.plans[job.id].replicas)
+        plan = self.plans[job.id]
+        count = sum(plan.replicas)
         if count > len(free_units):
             raise ValueError(f"job {job.id} needs {count} units, {len(free_units)} are free")
         units = free_units[:count]
@@ -213,7 +214,6 @@ class FaultRules:
             boost = self.boost(job.pf)
             units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng, boost))
                           for unit, ft in units)
-        plan = self.plans[job.id]
         execution = Execution(job, plan, plan.work, now, units, job.pf ** self.beta)
         saved = checkpoints.get(job.id)
         if saved is not None:
