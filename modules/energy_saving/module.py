@@ -36,9 +36,10 @@ Transitions:
   Off*) or boots (-> *Powering On*).  It stops when no job is left to
   come, wait or run.  It skips the ticks that would decide nothing: after
   one, *Clock* waits until the clock could change the decision, and
-  *Wake*, when the marking changes, decides for the tick due next on the
-  period's grid whether it must fire; *Drop* removes a superseded *Clock*
-  token (``tick_clock.py``).
+  *Wake*, when the marking changes (but for changes that leave the
+  machine blocked: ``tick_clock.blocked``), decides for the tick due next
+  on the period's grid whether it must fire; *Drop* removes a superseded
+  *Clock* token (``tick_clock.py``).
 * *Booted*, *Halted*: the end of a transition.
 * *Observe* (only when a group has a ``min_wait_s``): reads the jobs the
   scheduler selects, before *Allocate* takes them, for the mean waits.
