@@ -452,3 +452,17 @@ def test_a_sleeping_tick_says_it_has_no_clock_token():
     assert tokens == [] and not asleep.armed
     waiting, tokens = after_tick(clock, Decision(60.0), 60.0, 60.0, ("seen",), 600.0)
     assert [token.value for token in tokens] == [3] and waiting.armed
+
+
+def test_blocked_means_no_decision_whatever_the_clock():
+    from modules.energy_saving.tick_clock import blocked
+
+    pool = IdlePool(2, ((0.0, 2),))
+    queue = (job(1, 0, 3),)  # asks for all 2 idle nodes (and one more)
+    running = {7: (500.0, 2)}
+    assert blocked(queue, pool, 0, running)
+    assert not blocked(queue, pool, 1, running)  # a standby node could boot for it
+    assert not blocked((job(1, 0, 1),), pool, 0, running)  # one idle node to spare
+    assert blocked((job(1, 0, 1),), pool, 0, running, unit_nodes=2)  # but not a unit
+    assert not blocked(queue, pool, 0, {})  # nothing runs: the tick may stop
+    assert not blocked(queue, pool, 0, running, (job(2, 0, 1),))  # the tick waits for Selected

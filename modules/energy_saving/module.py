@@ -143,7 +143,7 @@ def _environment(policy: EnergySavingPolicy, machine_nodes: int, node: NodePower
         "quiet_until": partial(quiet_until, policy=policy, unit_nodes=unit_nodes),
         "period": float(policy.period_s), "after_tick": after_tick,
         "seen_by": partial(seen_by, unit_nodes=unit_nodes),
-        "unchanged": partial(unchanged, unit_nodes=unit_nodes), "woken": woken, "due": due,
+        "unchanged": unchanged, "woken": woken, "due": due,
         "blocked": partial(blocked, unit_nodes=unit_nodes), "BLOCKED": BLOCKED}
 
 
@@ -211,14 +211,14 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
                  "Power": "watts + power_change(decision)", "LastDecision": "decision"})
     # What blocked() reads first: a search of a blocked machine reads no more.
     seen = {"RuntimeInfo": "running", "Standby": "standby", "Queuing": "queue",
-            "IdlePool": "idle", "Nodes": "free", "Booting": "booting", "Halting": "halting",
-            "Waits": "waits", "Selected": "sel"}
+            "IdlePool": "idle", "Selected": "sel", "Nodes": "free", "Booting": "booting",
+            "Halting": "halting", "Waits": "waits"}
     module.transition(
         "Wake", priority=P_WAKE,
         guard="clock.seen is not None "
-              "and not (clock.seen is BLOCKED and blocked(queue, idle, standby, running)) "
-              "and not unchanged(clock.seen, queue, free, idle, standby, booting, halting, "
-              "waits, running)",
+              "and not (clock.seen is BLOCKED and blocked(queue, idle, standby, running, sel)) "
+              "and (clock.seen is BLOCKED or not unchanged(clock.seen, queue, free, idle, "
+              "standby, booting, halting, waits, running))",
         code="at = due(clock, now, period)\n"
              "decision = decide(at, queue, free, idle, standby, booting, halting, waits)\n"
              "clock_now, ticks = woken(clock, now, at, period, decision, "

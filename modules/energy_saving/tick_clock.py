@@ -51,12 +51,13 @@ class TickClock(NamedTuple):
     armed: bool = True
 
 
-def blocked(queue: tuple, pool, standby: int, running, unit_nodes: int = 1) -> bool:
+def blocked(queue: tuple, pool, standby: int, running, selected: tuple = (),
+            unit_nodes: int = 1) -> bool:
     """No decision can do anything while this holds, whatever the clock:
-    jobs run (so the tick's guard holds), no node in standby can be booted
-    for the queue, and the queue asks for every idle node (none is switched
-    off, ``decisions.nodes_to_power_off``)."""
-    return (bool(running) and (standby <= 0 or not queue)
+    jobs run and none waits in *Selected* (so the tick's guard holds), no
+    node in standby can be booted for the queue, and the queue asks for
+    every idle node (none is switched off, ``decisions.nodes_to_power_off``)."""
+    return (not selected and bool(running) and (standby <= 0 or not queue)
             and (pool.count < unit_nodes or spare_nodes(queue, pool, unit_nodes) < unit_nodes))
 
 
@@ -67,18 +68,15 @@ def seen_by(queue: tuple, free: int, pool, standby: int, booting: tuple, halting
     (:func:`blocked`).  Queue and waits are kept as objects: tokens are
     immutable, so the same object is the same value, and a long queue is
     not compared job by job."""
-    if blocked(queue, pool, standby, running, unit_nodes):
+    if blocked(queue, pool, standby, running, unit_nodes=unit_nodes):  # kept only when sel is ()
         return BLOCKED
     return queue, free, pool, standby, booting, halting, waits, bool(running)
 
 
-def unchanged(seen: tuple | str, queue: tuple, free: int, pool, standby: int, booting: tuple,
-              halting: int, waits, running, unit_nodes: int = 1) -> bool:
+def unchanged(seen: tuple, queue: tuple, free: int, pool, standby: int, booting: tuple,
+              halting: int, waits, running) -> bool:
     """The marking is the one ``seen`` (a new but equal queue or waits
-    counts as a change: the tick then only fires once more), or both are
-    :func:`blocked`."""
-    if seen is BLOCKED:
-        return blocked(queue, pool, standby, running, unit_nodes)
+    counts as a change: the tick then only fires once more)."""
     old_queue, old_free, old_pool, old_standby, old_booting, old_halting, old_waits, ran = seen
     return (queue is old_queue and free == old_free and standby == old_standby
             and halting == old_halting and waits is old_waits and bool(running) == ran
