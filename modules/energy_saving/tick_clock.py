@@ -4,7 +4,8 @@ except while ticks would decide nothing.
 A tick that decides nothing changes nothing, and the next one decides
 nothing either unless the marking changed or the clock passed one of the
 moments :func:`~.decisions.quiet_until` names (a group's mean wait or an
-idle batch reaching its threshold).  So after such a tick the *Clock*
+idle batch the queue does not claim reaching its threshold).  So after
+such a tick the *Clock*
 token is put a whole number of periods later, on the tick grid, one period
 before that moment (the margin keeps floating-point rounding out of it).
 When the marking the tick saw changes, *Wake* (once all changes of the
@@ -18,10 +19,10 @@ ran every period, so the decisions are the same.
 
 A busy machine with a backlog is :func:`blocked` nearly all the time: no
 node in standby to boot and the queue asking for every idle node, so no
-tick can decide anything whatever the clock.  The tick then remembers
-only that (:data:`BLOCKED`), and arrivals, starts and ends that leave the
-machine blocked do not wake it: whatever *Wake* would work out there is
-to skip every tick, as the sleeping tick does already.
+tick can decide anything whatever the clock, and no *Clock* token waits.
+The tick then remembers only that (:data:`BLOCKED`), and arrivals, starts
+and ends that leave the machine blocked do not wake it: *Wake* would only
+find every tick to be skipped.
 """
 
 from __future__ import annotations
