@@ -5,9 +5,9 @@ A tick that decides nothing changes nothing, and the next one decides
 nothing either unless the marking changed or the clock passed one of the
 moments :func:`~.decisions.quiet_until` names (a group's mean wait or an
 idle batch the queue does not claim reaching its threshold).  So after
-such a tick the *Clock*
-token is put a whole number of periods later, on the tick grid, one period
-before that moment (the margin keeps floating-point rounding out of it).
+such a tick the *Clock* token is put a whole number of periods later, on
+the tick grid, one period before that moment (the margin keeps
+floating-point rounding out of it).
 When the marking the tick saw changes, *Wake* (once all changes of the
 instant are in) works out what the tick due next on the grid would decide
 on it: nothing, and that tick is skipped as if it had fired; something,
