@@ -205,7 +205,8 @@ class FaultRules:
                checkpoints: Mapping[int, Checkpoint], recovery: float):
         """Give ``job`` its units (repairing those that failed while idle).
         A requeued job resumes from its checkpoint after the ``recovery``."""
-        count = sum(self.plans[job.id].replicas)
+        plan = self.plans[job.id]
+        count = sum(plan.replicas)
         if count > len(free_units):
             raise ValueError(f"job {job.id} needs {count} units, {len(free_units)} are free")
         units = free_units[:count]
@@ -213,7 +214,6 @@ class FaultRules:
             boost = self.boost(job.pf)
             units = tuple((unit, ft if ft > now else self.failures.next(unit, now, rng, boost))
                           for unit, ft in units)
-        plan = self.plans[job.id]
         execution = Execution(job, plan, plan.work, now, units, job.pf ** self.beta)
         saved = checkpoints.get(job.id)
         if saved is not None:
@@ -276,46 +276,59 @@ def fault_tolerance(settings: FaultTolerance, rules: FaultRules, units: int,
     """Ports Started (jobs whose resources were allocated), Running (their
     executions), Free (jobs that completed) and, when failed jobs are
     requeued, Requeued (failed jobs to put back in the queue); the units,
-    the failure log, *Current* (the latest execution of each running job)
-    and, with requeueing, *Checkpoints* (the saved work of requeued jobs)
-    are its own.
+    the failure log and, with requeueing, *Checkpoints* (the saved work of
+    requeued jobs) are its own.
     With ``scaled``, *Retime* follows the DVFS level (fusion place
-    ``dvfs_level``) and re-times every running job when it changes."""
+    ``dvfs_level``) and re-times every running job when it changes, from
+    *Current* (the latest execution of each running job), and *Discard*
+    removes the superseded tokens.  Nothing else reads *Current* or
+    supersedes a token: without ``scaled`` the module has neither *Current*
+    nor *Discard*."""
     requeue = settings.on_failure == "requeue"
     module = Net("FaultTolerance", env={"rules": rules, "recovery": settings.recovery,
                                         "nothing_saved": FrozenDict()})
-    _add_places(module, units)
-    _add_assign(module, requeue)
-    _add_failure(module, requeue)
+    _add_places(module, units, scaled)
+    _add_assign(module, requeue, scaled)
+    _add_failure(module, requeue, scaled)
     module.transition(
         "Done", priority=P_DONE, guard="not rules.failed(execution)",
-        inputs={"Running": "execution", "Units": "free_units", "Current": "current"},
-        outputs={"Free": "execution.job", "Units": "free_units + execution.units",
-                 "Current": "current.without(execution.job.id)"})
+        **_current({"Running": "execution", "Units": "free_units"},
+                   {"Free": "execution.job", "Units": "free_units + execution.units"},
+                   "current.without(execution.job.id)", scaled))
     if scaled:
         _add_retime(module)
     return module
 
 
-def _add_places(module: Net, units: int) -> None:
-    """The ports, the ``units`` compute units, *Current* and the failures."""
+def _current(inputs: dict, outputs: dict, change: str, scaled: bool) -> dict:
+    """A transition's arcs, with *Current* changed by ``change`` when the
+    module keeps it (under DVFS: only *Retime* and *Discard* read it)."""
+    if scaled:
+        inputs, outputs = {**inputs, "Current": "current"}, {**outputs, "Current": change}
+    return {"inputs": inputs, "outputs": outputs}
+
+
+def _add_places(module: Net, units: int, scaled: bool) -> None:
+    """The ports, the ``units`` compute units, the failures and, when
+    ``scaled``, *Current*."""
     module.place("Started", Job, timed=True, port="in")
     module.place("Free", Job, timed=True, port="out")
     module.place("Running", Execution, timed=True, port="inout")
     # Units start with no failure time drawn (-inf): drawn when first
     # assigned, which is the same for memoryless exponential failures.
     module.place("Units", tuple, initial=[tuple((unit, -math.inf) for unit in range(units))])
-    module.place("Current", FrozenDict, initial=[FrozenDict()])
+    if scaled:
+        module.place("Current", FrozenDict, initial=[FrozenDict()])
     module.place("FailedJobs", Execution)
     module.place("Failures", FailureLog)
 
 
-def _add_assign(module: Net, requeue: bool) -> None:
+def _add_assign(module: Net, requeue: bool, scaled: bool) -> None:
     """*Assign*: a started job gets its units and its execution (resumed
     from its checkpoint when it was requeued)."""
-    assign = {"inputs": {"Started": "job", "Units": "free_units", "Current": "current"},
-              "outputs": {"Units": "rest", "Current": "current | {job.id: execution}",
-                          "Running": "execution@+(execution.next_event() - now)"}}
+    assign = _current({"Started": "job", "Units": "free_units"},
+                      {"Units": "rest", "Running": "execution@+(execution.next_event() - now)"},
+                      "current | {job.id: execution}", scaled)
     if requeue:  # a requeued job resumes from its checkpoint, which is then used up
         module.place("Checkpoints", FrozenDict, initial=[FrozenDict()])
         assign["inputs"]["Checkpoints"] = "saved"
@@ -326,14 +339,16 @@ def _add_assign(module: Net, requeue: bool) -> None:
              f"{'saved' if requeue else 'nothing_saved'}, recovery)", **assign)
 
 
-def _add_failure(module: Net, requeue: bool) -> None:
-    """*Discard* (superseded executions), *Fail*, and what follows a
-    failure: *Requeue* (the job goes back to the queue, its checkpoint
-    kept) or *Rollback* (it resumes on its units after the recovery)."""
-    module.transition(
-        "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
-        inputs={"Running": "execution", "Current": "current"},
-        outputs={"Current": "current"})
+def _add_failure(module: Net, requeue: bool, scaled: bool) -> None:
+    """*Discard* (executions superseded by *Retime*, so only when
+    ``scaled``), *Fail*, and what follows a failure: *Requeue* (the job
+    goes back to the queue, its checkpoint kept) or *Rollback* (it resumes
+    on its units after the recovery)."""
+    if scaled:
+        module.transition(
+            "Discard", priority=P_DISCARD, guard="rules.stale(execution, current)",
+            inputs={"Running": "execution", "Current": "current"},
+            outputs={"Current": "current"})
     module.transition(
         "Fail", priority=P_FAIL, guard="rules.failed(execution)",
         inputs={"Running": "execution"}, outputs={"FailedJobs": "execution"})
@@ -342,18 +357,18 @@ def _add_failure(module: Net, requeue: bool) -> None:
         module.transition(
             "Requeue", priority=P_FAIL,
             code="checkpoint, returned, log = rules.requeue(failed, now, rng)",
-            inputs={"FailedJobs": "failed", "Current": "current", "Units": "free_units",
-                    "Checkpoints": "saved"},
-            outputs={"Requeued": "failed.job", "Units": "free_units + returned",
-                     "Current": "current.without(failed.job.id)",
-                     "Checkpoints": "saved | {failed.job.id: checkpoint}", "Failures": "log"})
+            **_current({"FailedJobs": "failed", "Units": "free_units", "Checkpoints": "saved"},
+                       {"Requeued": "failed.job", "Units": "free_units + returned",
+                        "Checkpoints": "saved | {failed.job.id: checkpoint}",
+                        "Failures": "log"},
+                       "current.without(failed.job.id)", scaled))
     else:
         module.transition(
             "Rollback", priority=P_FAIL,
             code="resumed, log = rules.rollback(failed, now, recovery, rng)",
-            inputs={"FailedJobs": "failed", "Current": "current"},
-            outputs={"Current": "current | {failed.job.id: resumed}",
-                     "Running": "resumed@+(resumed.next_event() - now)", "Failures": "log"})
+            **_current({"FailedJobs": "failed"},
+                       {"Running": "resumed@+(resumed.next_event() - now)", "Failures": "log"},
+                       "current | {failed.job.id: resumed}", scaled))
 
 
 def _add_retime(module: Net) -> None:

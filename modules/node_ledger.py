@@ -71,7 +71,8 @@ class NodeLedger:
         self.max_active = on
         self.closed_at: float | None = None
         # One (nodes, their old states, since when, until) per change; one
-        # state and one time stand for all the nodes of a job that ended.
+        # state stands for all the nodes of a job that started, and one
+        # state and one time for all those of a job that ended.
         self._timeline = [] if timeline else None
 
     # -- changes ---------------------------------------------------------------
@@ -98,7 +99,13 @@ class NodeLedger:
             raise ValueError(f"job {job_id} needs {count} nodes, only {len(self.idle)} idle")
         taken = self.idle[:-count - 1:-1] if count else []  # popped from the end
         del self.idle[len(self.idle) - count:]
-        self._move(taken, LOADED, now)
+        if self.closed_at is None and taken:  # _move, knowing they are all idle
+            state, since, residency = self.state, self.since, self.residency
+            if self._timeline is not None:
+                self._timeline.append((taken, IDLE, [since[node] for node in taken], now))
+            for node in taken:
+                residency[node][IDLE] += now - since[node]
+                state[node], since[node] = LOADED, now
         self.running[job_id] = taken
         self.job_started_at[job_id] = now
         return taken
@@ -225,8 +232,8 @@ class NodeLedger:
         columns = ["node", "state", "start", "end"]
         if not self._timeline:
             return pd.DataFrame(columns=columns)
-        chunks = [(nodes, old, started, end) if isinstance(old, list) else
-                  (nodes, [old] * len(nodes), [started] * len(nodes), end)
+        chunks = [(nodes, old if isinstance(old, list) else [old] * len(nodes),
+                   started if isinstance(started, list) else [started] * len(nodes), end)
                   for nodes, old, started, end in self._timeline]
         nodes = np.fromiter((n for chunk in chunks for n in chunk[0]), np.int64)
         states = np.fromiter((s for chunk in chunks for s in chunk[1]), np.int8)

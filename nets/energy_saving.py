@@ -142,9 +142,11 @@ class SleepingNodes:
                              f"at {idle:g} W: give NodePower(idle_w={idle:g}, ...)")
         return self.node
 
-    def scheduler(self, scheduling: SchedulingConfig | FifoQueues) -> Net:
-        """A batch scheduling module planning with booting nodes."""
-        return scheduling_module(scheduling, self.boot_delay)
+    def scheduler(self, scheduling: SchedulingConfig | FifoQueues,
+                  machine_nodes: int) -> Net:
+        """A batch scheduling module planning with booting nodes, on a
+        machine of ``machine_nodes``."""
+        return scheduling_module(scheduling, self.boot_delay, machine_nodes)
 
     def planning(self, policy) -> BootAwarePolicy:
         """A DVFS thesis policy planning with booting CPUs."""
@@ -228,7 +230,8 @@ def build_net(config: PuppetConfig, sleeping: SleepingNodes, jobs: Sequence[Job]
     with booting nodes, and the tick may stop after the last of ``jobs``
     has arrived."""
     net = compose("EnergySavingPuPPET", config, started="Running", ended="Running",
-                  scheduler=sleeping.scheduler(scheduling or config.scheduling))
+                  scheduler=sleeping.scheduler(scheduling or config.scheduling,
+                                               config.machine_nodes))
     return sleeping.attach(net, jobs, config)
 
 

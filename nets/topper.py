@@ -91,7 +91,8 @@ def build_net(jobs: Sequence[Job], config: TopperConfig,
         raise ValueError("DVFS latency is not modelled under fault tolerance: use latency=0")
     rules = FaultRules(plans, failures, beta=scaling.beta if scaling else 0.5,
                        dvfs_boost=config.dvfs_failure_multiplier)
-    scheduler = None if sleeping is None else sleeping.scheduler(config.puppet.scheduling)
+    scheduler = (None if sleeping is None else
+                 sleeping.scheduler(config.puppet.scheduling, config.puppet.machine_nodes))
     net = compose("TOPPER", config.puppet, started="Started", ended="Free", scheduler=scheduler)
     net.place("Running", Execution, timed=True)
     sockets = {"Started": "Started", "Running": "Running", "Free": "Free"}

@@ -174,6 +174,21 @@ def test_easy_plans_with_the_nodes_that_will_boot():
     assert with_booting_nodes(queue, {7: (500.0, 5)}, 1, 10.0, 615.0) == {7: (500.0, 5)}
 
 
+def test_with_every_node_on_the_scheduler_does_not_read_the_queue():
+    """No job is larger than the machine: with none of its nodes asleep,
+    no queued job can lack nodes, and the whole queue is not read for it."""
+
+    class Unread(tuple):
+        def __iter__(self):
+            raise AssertionError("the queue was read")
+
+    queue = Unread((job(1, 0, 6), job(2, 0, 1)))
+    running = {7: (500.0, 5)}
+    assert with_booting_nodes(queue, running, 3, 10.0, 615.0, machine_nodes=8) is running
+    with pytest.raises(AssertionError, match="the queue was read"):  # one node asleep
+        with_booting_nodes(queue, running, 2, 10.0, 615.0, machine_nodes=8)
+
+
 # -- the module on the net, by hand ----------------------------------------------
 def test_a_job_starts_exactly_555_s_after_the_power_on_decision():
     # Three nodes, one on. Job 1 (3 nodes) arrives at 30: the tick at 60
@@ -390,3 +405,64 @@ def test_the_tick_sleeps_until_the_clock_could_change_a_decision():
     assert quiet_until(1200.0, queue, IdlePool(0, ()), 1, policy) == 3800.0
     assert quiet_until(1200.0, queue, IdlePool(0, ()), 0, policy) == float("inf")  # no standby
     assert quiet_until(5000.0, queue, IdlePool(0, ()), 1, policy) == float("inf")  # urgent already
+
+
+def test_a_blocked_machine_wakes_no_tick():
+    """A backlog on an always-busy machine: nothing in standby, the queue
+    asking for every idle node.  Arrivals, starts and ends change no
+    decision there, so neither *Wake* nor *Tick* fires for them (each
+    fired at every one of them before), and the schedule is EASY's."""
+    from cpn.monitors import FiringCounter
+
+    counter = FiringCounter("EnergySaving/Wake", "EnergySaving/Tick", "EnergySaving/Drop")
+    jobs = [job(i, 10 * i, 2, rt=1000.0) for i in range(1, 31)]
+    config = EnergySavingConfig(2, policy=EnergySavingPolicy(idle_threshold_s=600))
+    result = simulate(jobs, config, monitors=[counter])
+    assert starts(result) == {i: 10 + 1000.0 * (i - 1) for i in range(1, 31)}
+    assert result.decisions == []
+    # the first tick (at 0: nothing queued, both nodes idle, a tick put
+    # at 540 for the switch-off due at 600); the wake when job 1 starts at
+    # 10, which drops that tick; then the machine stays blocked until the
+    # last job ends and the tick wakes once more, to stop
+    assert counter.counts == {"EnergySaving/Tick": 1, "EnergySaving/Wake": 2,
+                              "EnergySaving/Drop": 1}
+
+
+def test_idle_nodes_the_queue_claims_never_wake_the_tick():
+    from modules.energy_saving.decisions import quiet_until
+
+    policy = EnergySavingPolicy(idle_threshold_s=600)
+    pool = IdlePool(3, ((0.0, 1), (500.0, 2)))
+    # a 3-node job waits for a fourth: the idle three are never switched off
+    assert quiet_until(700.0, (job(1, 100, 4),), pool, 0, policy) == float("inf")
+    # in units of 2 nodes, a 2-node job leaves one idle node: not a unit
+    assert quiet_until(700.0, (job(1, 100, 2),), pool, 0, policy, unit_nodes=2) == float("inf")
+    assert quiet_until(700.0, (job(1, 100, 1),), pool, 0, policy, unit_nodes=2) == 1100.0
+
+
+def test_a_sleeping_tick_says_it_has_no_clock_token():
+    """After a tick that decided nothing and has nothing to wait for, no
+    *Clock* token waits, and *Tick Clock* says so: *Tick* is ruled out
+    without looking at *Clock* (its guard's first test)."""
+    from modules.energy_saving.decisions import Decision
+    from modules.energy_saving.tick_clock import TickClock, after_tick
+
+    clock = TickClock(3, 0.0)
+    asleep, tokens = after_tick(clock, Decision(60.0), 60.0, 60.0, ("seen",), float("inf"))
+    assert tokens == [] and not asleep.armed
+    waiting, tokens = after_tick(clock, Decision(60.0), 60.0, 60.0, ("seen",), 600.0)
+    assert [token.value for token in tokens] == [3] and waiting.armed
+
+
+def test_blocked_means_no_decision_whatever_the_clock():
+    from modules.energy_saving.tick_clock import blocked
+
+    pool = IdlePool(2, ((0.0, 2),))
+    queue = (job(1, 0, 3),)  # asks for all 2 idle nodes (and one more)
+    running = {7: (500.0, 2)}
+    assert blocked(queue, pool, 0, running)
+    assert not blocked(queue, pool, 1, running)  # a standby node could boot for it
+    assert not blocked((job(1, 0, 1),), pool, 0, running)  # one idle node to spare
+    assert blocked((job(1, 0, 1),), pool, 0, running, unit_nodes=2)  # but not a unit
+    assert not blocked(queue, pool, 0, {})  # nothing runs: the tick may stop
+    assert not blocked(queue, pool, 0, running, (job(2, 0, 1),))  # the tick waits for Selected

@@ -245,3 +245,26 @@ def test_assign_redraws_only_the_units_that_failed_while_idle():
     assert execution.units == ((0, 300.0), (1, 400.0)) and rest == ((2, 900.0),)
     execution, rest = rules.assign(job, ((1, 400.0), (2, 900.0)), 50.0, None, {}, 0.0)
     assert execution.units == ((1, 400.0), (2, 900.0)) and rest == ()
+
+
+
+def test_discard_and_current_exist_only_where_retime_supersedes_tokens():
+    """Only *Retime* (under DVFS) leaves superseded executions in *Running*
+    and reads *Current*: without it the module has no *Discard*, which
+    every token's arrival would search for nothing, and no *Current*,
+    which every start and end would copy for no reader."""
+    from modules.cpu_scaling import CpuScaling
+    from modules.power_capping import PowerCap
+    from nets.topper import build_net
+
+    def paths(cap=PowerCap()):
+        net, _ = build_net(contended_jobs(5), TopperConfig(PuppetConfig(8192, cap=cap),
+                                                           FaultTolerance()))
+        flat = net.flatten()
+        return {node.path for node in [*flat.transitions, *flat.places]
+                if node.path.startswith("FaultTolerance/")}
+
+    assert paths() == {f"FaultTolerance/{name}" for name in (
+        "Assign", "Fail", "Rollback", "Done", "Units", "FailedJobs", "Failures")}
+    assert paths(CpuScaling(8192 * 60 * 0.7)) == paths() | {
+        f"FaultTolerance/{name}" for name in ("Discard", "Retime", "Current", "Applied")}

@@ -103,7 +103,10 @@ def test_on_failure_is_validated():
 
 class UnitLedger(Monitor):
     """After every firing of the fault tolerance module: each unit is
-    either free or held by exactly one running job."""
+    either free or held by exactly one running job: its latest execution
+    (*Current*, under DVFS) or, without DVFS, which leaves no superseded
+    execution in *Running*, its execution there or in *Failed Jobs*
+    between a failure and what follows."""
 
     def __init__(self, units: int):
         self.transitions = None
@@ -113,8 +116,11 @@ class UnitLedger(Monitor):
     def fired(self, sim, transition, values):
         if not sim.transitions[transition].path.startswith("FaultTolerance/"):
             return False
-        held = [unit for execution in sim.tokens("FaultTolerance/Current")[0].values()
-                for unit, _ in execution.units]
+        try:
+            executions = list(sim.tokens("FaultTolerance/Current")[0].values())
+        except KeyError:  # no DVFS
+            executions = sim.tokens("Running") + sim.tokens("FaultTolerance/FailedJobs")
+        held = [unit for execution in executions for unit, _ in execution.units]
         free = [unit for unit, _ in sim.tokens("FaultTolerance/Units")[0]]
         assert sorted(held + free) == self.expected, f"units double-booked at {sim.now}"
         self.checked += 1

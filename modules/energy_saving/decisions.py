@@ -106,6 +106,20 @@ def nodes_to_power_on(now: float, queue: Sequence[Job], free: int, booting: int,
     return (count, tuple(jobs), tuple(reasons)) if count else (0, (), ())
 
 
+def spare_nodes(queue: Sequence[Job], pool: IdlePool, unit_nodes: int = 1) -> int:
+    """Idle nodes the queue does not ask for (all it asks for: see
+    :func:`nodes_to_power_off`); below ``unit_nodes`` as soon as that is
+    known, without summing the rest of the queue."""
+    spare = pool.count
+    if spare < unit_nodes:  # nothing idle to switch off: the queue need not be summed
+        return spare
+    for size in map(_size, queue):  # the head of a long queue usually asks for them all
+        spare -= size
+        if spare < unit_nodes:
+            break
+    return spare
+
+
 def nodes_to_power_off(now: float, queue: Sequence[Job], pool: IdlePool,
                        waits: Mapping[int, float], policy: EnergySavingPolicy,
                        unit_nodes: int = 1) -> tuple[int, tuple[str, ...]]:
@@ -119,13 +133,9 @@ def nodes_to_power_off(now: float, queue: Sequence[Job], pool: IdlePool,
     ``min_wait_s`` on average.  With ``unit_nodes`` > 1 nodes go by whole
     units: those of the units idle long enough, one more unit per group.
     """
-    if pool.count < unit_nodes:  # nothing idle to switch off: the queue need not be summed
+    spare = spare_nodes(queue, pool, unit_nodes)
+    if spare < unit_nodes:
         return 0, ()
-    spare = pool.count
-    for size in map(_size, queue):  # the head of a long queue usually asks for them all
-        spare -= size
-        if spare < unit_nodes:
-            return 0, ()
     old = min(spare, idle_since_before(pool, now - policy.idle_threshold_s))
     count = old - old % unit_nodes
     reasons = ("idle",) if count else ()
@@ -164,13 +174,15 @@ def decide(now: float, queue: Sequence[Job], free: int, pool: IdlePool, standby:
 
 
 def quiet_until(now: float, queue: Sequence[Job], pool: IdlePool, standby: int,
-                policy: EnergySavingPolicy) -> float:
+                policy: EnergySavingPolicy, unit_nodes: int = 1) -> float:
     """When a decision that did nothing at ``now`` could first do
     something if the marking stayed as it is (``inf``: never).  Only the
     clock moves then, and :func:`decide` reads it in two places: a group's
     mean wait passing its ``max_wait_s`` (possible boots, with nodes in
     standby) and an idle batch passing the idle threshold (possible
-    switch-offs).  Lets the tick sleep through the instants in between."""
+    switch-offs, unless the queue asks for every idle node: then none is
+    ever switched off, however long it idles).  Lets the tick sleep
+    through the instants in between."""
     wake = math.inf
     if standby > 0 and queue:
         by_group: dict[int, list[Job]] = {}
@@ -181,6 +193,8 @@ def quiet_until(now: float, queue: Sequence[Job], pool: IdlePool, standby: int,
             limit = policy.for_group(group).max_wait_s
             if not now - mean_submit > limit:  # not urgent yet
                 wake = min(wake, mean_submit + limit)
+    if spare_nodes(queue, pool, unit_nodes) < unit_nodes:
+        return wake
     cutoff = now - policy.idle_threshold_s
     for since, _ in pool.batches:
         if since > cutoff:  # the oldest batch not yet idle long enough

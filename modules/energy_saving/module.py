@@ -22,8 +22,9 @@ on: nodes, ready time, jobs they serve), *Powering On* / *Powering Off*
 (timed batch tokens, available when the transition ends), *Halting*
 (count powering off), *Idle Pool* (the idle nodes' ages: ``(since, count)``
 batches, ``idle_pool.py``), *Waits* (per-group mean wait of started jobs),
-*Clock* (the tick's timer) and *Tick Clock* (its version and
-what the last idle tick saw).  Loaded nodes are *Runtime Info*'s.
+*Clock* (the tick's timer) and *Tick Clock* (its version, what the last
+idle tick saw, and whether a *Clock* token waits).  Loaded nodes are
+*Runtime Info*'s.
 
 Transitions:
 
@@ -35,9 +36,10 @@ Transitions:
   Off*) or boots (-> *Powering On*).  It stops when no job is left to
   come, wait or run.  It skips the ticks that would decide nothing: after
   one, *Clock* waits until the clock could change the decision, and
-  *Wake*, when the marking changes, decides for the tick due next on the
-  period's grid whether it must fire; *Drop* removes a superseded *Clock*
-  token (``tick_clock.py``).
+  *Wake*, when the marking changes (but for changes that leave the
+  machine blocked: ``tick_clock.blocked``), decides for the tick due next
+  on the period's grid whether it must fire; *Drop* removes a superseded
+  *Clock* token (``tick_clock.py``).
 * *Booted*, *Halted*: the end of a transition.
 * *Observe* (only when a group has a ``min_wait_s``): reads the jobs the
   scheduler selects, before *Allocate* takes them, for the mean waits.
@@ -62,7 +64,8 @@ from .decisions import (BootBatch, Decision, HaltBatch, boots, decide, halts, is
                         power_change, quiet_until, record_waits)
 from .idle_pool import IdlePool, follow, merge_before, take_oldest
 from .policy import EnergySavingPolicy
-from .tick_clock import TickClock, after_tick, due, seen_by, unchanged, woken
+from .tick_clock import (BLOCKED, TickClock, after_tick, blocked, due, seen_by, unchanged,
+                         woken)
 
 #: Priorities (lower fires first): the start-up switch-off, then the idle
 #: pool following *Nodes* (before *Allocate W* = 50 and *Allocate* = 100),
@@ -137,9 +140,11 @@ def _environment(policy: EnergySavingPolicy, machine_nodes: int, node: NodePower
         "power_change": partial(power_change, node=node), "is_tail": is_tail,
         "record_waits": partial(record_waits, smoothing=policy.wait_smoothing),
         "until": float(active_until), "idle_threshold": float(policy.idle_threshold_s),
-        "quiet_until": partial(quiet_until, policy=policy), "period": float(policy.period_s),
-        "after_tick": after_tick, "seen_by": seen_by, "unchanged": unchanged, "woken": woken,
-        "due": due}
+        "quiet_until": partial(quiet_until, policy=policy, unit_nodes=unit_nodes),
+        "period": float(policy.period_s), "after_tick": after_tick,
+        "seen_by": partial(seen_by, unit_nodes=unit_nodes),
+        "unchanged": unchanged, "woken": woken, "due": due,
+        "blocked": partial(blocked, unit_nodes=unit_nodes), "BLOCKED": BLOCKED}
 
 
 def _add_idle_pool(module: Net, on: int) -> None:
@@ -185,7 +190,7 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
     read = {"Selected": "sel", "Queuing": "queue", "RuntimeInfo": "running", "Waits": "waits"}
     module.transition(
         "Tick", priority=P_TICK,
-        guard="tick == clock.version and not sel "
+        guard="clock.armed and tick == clock.version and not sel "
               "and (now <= until or queue or running or booting)",
         code="decision = decide(now, queue, free, idle, standby, booting, halting, waits)\n"
              "pool = take_oldest(merge_before(idle, now - idle_threshold), "
@@ -204,13 +209,16 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
                  "PoweringOn": f"*boots(decision)@+{node.power_on_s!r}",
                  "PoweringOff": f"*halts(decision)@+{node.power_off_s!r}",
                  "Power": "watts + power_change(decision)", "LastDecision": "decision"})
-    seen = {"Queuing": "queue", "Nodes": "free", "IdlePool": "idle", "Standby": "standby",
-            "Booting": "booting", "Halting": "halting", "Waits": "waits",
-            "RuntimeInfo": "running", "Selected": "sel"}
+    # What blocked() reads first: a search of a blocked machine reads no more.
+    seen = {"RuntimeInfo": "running", "Standby": "standby", "Queuing": "queue",
+            "IdlePool": "idle", "Selected": "sel", "Nodes": "free", "Booting": "booting",
+            "Halting": "halting", "Waits": "waits"}
     module.transition(
         "Wake", priority=P_WAKE,
-        guard="clock.seen is not None and not unchanged(clock.seen, queue, free, idle, "
-              "standby, booting, halting, waits, running)",
+        guard="clock.seen is not None "
+              "and not (clock.seen is BLOCKED and blocked(queue, idle, standby, running, sel)) "
+              "and (clock.seen is BLOCKED or not unchanged(clock.seen, queue, free, idle, "
+              "standby, booting, halting, waits, running))",
         code="at = due(clock, now, period)\n"
              "decision = decide(at, queue, free, idle, standby, booting, halting, waits)\n"
              "clock_now, ticks = woken(clock, now, at, period, decision, "

@@ -8,6 +8,7 @@ paper's own scheduler, FIFO within each queue.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 from operator import attrgetter, itemgetter
@@ -103,18 +104,21 @@ def pair(end: float, nodes: int) -> tuple[float, int]:
 
 
 def with_booting_nodes(queue: Sequence[Job], running: Mapping, free: int, now: float,
-                       boot_delay: float, entry: Callable[[float, int], tuple] = pair
-                       ) -> Mapping:
+                       boot_delay: float, entry: Callable[[float, int], tuple] = pair,
+                       machine_nodes: float = math.inf) -> Mapping:
     """*Runtime Info* as EASY should see it when nodes sleep: if a queued
     job is larger than the idle and loaded nodes, the missing nodes appear
     as a phantom job ending ``boot_delay`` from now (when the nodes the
     energy-saving tick boots for it are ready at the latest).  Without it
     the head's shadow time does not exist (``easy.shadow`` raises).
     ``entry(end, nodes)`` makes the phantom's value in the layout of the
-    model's *Runtime Info*, whose values hold the nodes second."""
+    model's *Runtime Info*, whose values hold the nodes second.  With every
+    one of the ``machine_nodes`` on (no job is larger), the queue is not read."""
     if not queue:
         return running
     on = free + sum(map(_NODES, running.values()))
+    if on >= machine_nodes:
+        return running
     biggest = max(map(_SIZE, queue))  # at C speed: every pass reads the whole queue
     if biggest <= on:
         return running
@@ -122,20 +126,25 @@ def with_booting_nodes(queue: Sequence[Job], running: Mapping, free: int, now: f
 
 
 def easy_with_sleeping_nodes(queue: tuple[Job, ...], running: Mapping, free: int,
-                             now: float, boot_delay: float, **options):
+                             now: float, boot_delay: float, machine_nodes: float = math.inf,
+                             **options):
     """``easy.easy_pass_on_nodes`` on :func:`with_booting_nodes`: the head
     keeps its reservation while its nodes boot, and backfilling fills the wait."""
-    return easy_pass_on_nodes(queue,
-                              with_booting_nodes(queue, running, free, now, boot_delay),
-                              free, now, **options)
+    return easy_pass_on_nodes(
+        queue, with_booting_nodes(queue, running, free, now, boot_delay,
+                                  machine_nodes=machine_nodes),
+        free, now, **options)
 
 
-def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: float) -> Net:
-    """The scheduler module for a machine whose nodes sleep: the paper's
-    FIFO per queue, or PuPPET's batch scheduling (FCFS/WFP with EASY)
-    planning with booting nodes (:func:`easy_with_sleeping_nodes`)."""
+def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: float,
+                      machine_nodes: float = math.inf) -> Net:
+    """The scheduler module for a machine of ``machine_nodes`` whose nodes
+    sleep: the paper's FIFO per queue, or PuPPET's batch scheduling
+    (FCFS/WFP with EASY) planning with booting nodes
+    (:func:`easy_with_sleeping_nodes`)."""
     if isinstance(scheduling, FifoQueues):
         return fifo_scheduling(scheduling)
     return batch_scheduling(scheduling, schedule=partial(
-        easy_with_sleeping_nodes, boot_delay=boot_delay, policy=scheduling.policy,
+        easy_with_sleeping_nodes, boot_delay=boot_delay, machine_nodes=machine_nodes,
+        policy=scheduling.policy,
         estimate=scheduling.estimate, backfill=scheduling.backfill))

@@ -4,9 +4,10 @@ except while ticks would decide nothing.
 A tick that decides nothing changes nothing, and the next one decides
 nothing either unless the marking changed or the clock passed one of the
 moments :func:`~.decisions.quiet_until` names (a group's mean wait or an
-idle batch reaching its threshold).  So after such a tick the *Clock*
-token is put a whole number of periods later, on the tick grid, one period
-before that moment (the margin keeps floating-point rounding out of it).
+idle batch the queue does not claim reaching its threshold).  So after
+such a tick the *Clock* token is put a whole number of periods later, on
+the tick grid, one period before that moment (the margin keeps
+floating-point rounding out of it).
 When the marking the tick saw changes, *Wake* (once all changes of the
 instant are in) works out what the tick due next on the grid would decide
 on it: nothing, and that tick is skipped as if it had fired; something,
@@ -15,6 +16,13 @@ time comes (a timed token cannot be taken back early): *Clock* tokens
 carry the version of :class:`TickClock` they belong to.  Every tick that
 could decide something still fires, at the same instant as when the tick
 ran every period, so the decisions are the same.
+
+A busy machine with a backlog is :func:`blocked` nearly all the time: no
+node in standby to boot and the queue asking for every idle node, so no
+tick can decide anything whatever the clock, and no *Clock* token waits.
+The tick then remembers only that (:data:`BLOCKED`), and arrivals, starts
+and ends that leave the machine blocked do not wake it: *Wake* would only
+find every tick to be skipped.
 """
 
 from __future__ import annotations
@@ -24,25 +32,45 @@ from typing import NamedTuple
 
 from cpn import Delayed
 
-from .decisions import Decision
+from .decisions import Decision, spare_nodes
+
+#: :attr:`TickClock.seen` of a tick that saw a :func:`blocked` machine.
+BLOCKED = "blocked"
 
 
 class TickClock(NamedTuple):
     """``version`` of the live *Clock* token; ``last``: when the tick last
     fired (the grid's origin); ``seen``: ``None`` while it ticks every
-    period, else the marking a tick that decided nothing saw (:func:`seen_by`)."""
+    period, else the marking a tick that decided nothing saw, or
+    :data:`BLOCKED` (:func:`seen_by`); ``armed``: whether a live *Clock*
+    token waits (none while the tick sleeps until the marking changes), so
+    that *Tick* is ruled out without looking at *Clock*."""
 
     version: int
     last: float
-    seen: tuple | None = None
+    seen: tuple | str | None = None
+    armed: bool = True
+
+
+def blocked(queue: tuple, pool, standby: int, running, selected: tuple = (),
+            unit_nodes: int = 1) -> bool:
+    """No decision can do anything while this holds, whatever the clock:
+    jobs run and none waits in *Selected* (so the tick's guard holds), no
+    node in standby can be booted for the queue, and the queue asks for
+    every idle node (none is switched off, ``decisions.nodes_to_power_off``)."""
+    return (not selected and bool(running) and (standby <= 0 or not queue)
+            and (pool.count < unit_nodes or spare_nodes(queue, pool, unit_nodes) < unit_nodes))
 
 
 def seen_by(queue: tuple, free: int, pool, standby: int, booting: tuple, halting: int,
-            waits, running) -> tuple:
+            waits, running, unit_nodes: int = 1) -> tuple | str:
     """What a decision depends on besides the clock (and whether jobs run,
-    which the tick's guard reads).  Queue and waits are kept as objects:
-    tokens are immutable, so the same object is the same value, and a long
-    queue is not compared job by job."""
+    which the tick's guard reads): :data:`BLOCKED` when nothing
+    (:func:`blocked`).  Queue and waits are kept as objects: tokens are
+    immutable, so the same object is the same value, and a long queue is
+    not compared job by job."""
+    if blocked(queue, pool, standby, running, unit_nodes=unit_nodes):  # kept only when sel is ()
+        return BLOCKED
     return queue, free, pool, standby, booting, halting, waits, bool(running)
 
 
@@ -83,7 +111,7 @@ def _following(version: int, tick: float, decision: Decision, period: float, see
     if decision.power_on or decision.power_off:
         return TickClock(version, tick), [Delayed(version, delay_to(now, tick + period))]
     if math.isinf(wake):
-        return TickClock(version, tick, seen), []
+        return TickClock(version, tick, seen, armed=False), []
     at = tick + period
     while at + period < wake:
         at += period
