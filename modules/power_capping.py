@@ -29,7 +29,7 @@ from .power import CAP_ROUNDING, PowerModel, under_cap
 #: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
 OVER_CAP = ("reject", "run_alone")
 OVER_CAP_REASON = "power alone above the cap"
-_ARRIVAL = attrgetter("st", "id")
+_ID, _ARRIVAL = attrgetter("id"), attrgetter("st")
 
 
 def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
@@ -75,9 +75,13 @@ class PowerCap:
 
 
 def requeue(queue: tuple[Job, ...], returned: Sequence[Job]) -> tuple[Job, ...]:
-    """The queue with held jobs back in it, in arrival order (then id); the
-    key is read at C speed, as the queue is re-sorted at every hold."""
-    return tuple(sorted(queue + tuple(returned), key=_ARRIVAL))
+    """The queue with held jobs back in it, in arrival order (then id).  It
+    is re-sorted at every hold: by id, then stably by arrival, which gives
+    that order (ids are unique) on keys that are plain numbers, read at C
+    speed, rather than a tuple built for every job."""
+    jobs = sorted(queue + tuple(returned), key=_ID)
+    jobs.sort(key=_ARRIVAL)
+    return tuple(jobs)
 
 
 @dataclass(frozen=True)
