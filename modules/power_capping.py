@@ -77,8 +77,8 @@ class PowerCap:
 def requeue(queue: tuple[Job, ...], returned: Sequence[Job]) -> tuple[Job, ...]:
     """The queue with held jobs back in it, in arrival order (then id).  It
     is re-sorted at every hold: by id, then stably by arrival, which gives
-    that order (ids are unique) on keys that are plain numbers, read at C
-    speed, rather than a tuple built for every job."""
+    the order of one sort by (arrival, id), on keys that are plain numbers
+    read at C speed rather than a tuple built for every job."""
     jobs = sorted(queue + tuple(returned), key=_ID)
     jobs.sort(key=_ARRIVAL)
     return tuple(jobs)
