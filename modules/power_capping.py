@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import Mapping, Sequence
 
 from .job import Job
-from .power import CAP_ROUNDING, PowerModel, under_cap
+from .power import CAP_ROUNDING, PowerModel
 
 #: What to do with a job whose power alone exceeds the cap: reject it (the
 #: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
@@ -91,8 +92,22 @@ class AllocationRules:
 
     def fits(self, job: Job, watts: float, running: Mapping) -> bool:
         """Starting ``job`` keeps system power at or under the cap, or
-        nothing else runs (a job alone over the cap must not stall the queue)."""
-        return under_cap(watts + self.power.busy_delta(job), self.cap.cap_watts) or not running
+        nothing else runs (a job alone over the cap must not stall the queue).
+        The guards of *Allocate* and *Hold* ask it in turn of the same
+        tokens: the last answer is kept for them (``under_cap`` written out,
+        on the cap's limit computed once)."""
+        memo = self.__dict__
+        last = memo.get("_last_fits")
+        if last is not None and last[0] is job and last[1] is watts and last[2] is running:
+            return last[3]
+        answer = watts + self.power.busy_delta(job) <= self._limit or not running
+        memo["_last_fits"] = (job, watts, running, answer)
+        return answer
+
+    @cached_property
+    def _limit(self) -> float:
+        """The cap with the running sum's rounding slack (``under_cap``)."""
+        return self.cap.cap_watts * (1 + CAP_ROUNDING)
 
     def blocked(self, waiting: Sequence[Job], now: float) -> bool:
         """A waiting job has waited longer than ``w``."""

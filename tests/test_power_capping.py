@@ -245,6 +245,31 @@ def test_block_leaves_out_the_transitions_of_waiting():
     assert starts(run(CAPPED, PowerCap(300.0, wait_queue_length=0))) == {1: 0, 2: 100, 3: 100}
 
 
+def test_allocate_and_hold_asking_whether_the_head_fits_work_once():
+    """Under BLOCK and WAIT the guards of *Allocate* and *Hold* both ask
+    whether the head job fits the power left: the second question of the
+    same tokens reuses the answer; other watts or another job do not."""
+    from modules.power import PowerModel
+    from modules.power_capping import AllocationRules
+
+    reads = []
+
+    class Counted(Job):
+        @property
+        def jp(self):
+            reads.append(self.id)
+            return 100.0
+
+    rules = AllocationRules(PowerModel(100.0, 0.0), PowerCap.block(250.0))
+    head, running = Counted(9, 0.0, 10, 1, 10), {1: (10.0, 1)}
+    some, more = 100.0, 200.0
+    assert rules.fits(head, some, running) and rules.fits(head, some, running)
+    assert reads == [9]  # once, not once per guard
+    assert not rules.fits(head, more, running)  # 300 W over 250 W: asked again
+    assert rules.fits(head, more, {})  # nothing else runs: it may start
+    assert reads == [9, 9, 9]
+
+
 def test_held_jobs_go_back_by_arrival_then_id():
     from modules.power_capping import requeue
 
