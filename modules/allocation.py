@@ -14,7 +14,11 @@ behind it until it is allocated (the paper's *Block* signal, here the
 
 With ``Pcap = inf`` (the default) nothing ever waits or is held: this is
 plain allocation, and the net leaves out the transitions that could never
-fire.  The decisions are plain functions (``power_capping.py``).
+fire.  So does BLOCK (``l = 0``): its *Wait Queue* stays empty, *Wait* and
+*Allocate W* never fire and are left out, and *Allocate* and *Hold* test
+nodes and power alone (no job can have waited, so none blocks; their
+guards do not read the clock, and a clock tick searches them no more).
+The decisions are plain functions (``power_capping.py``).
 """
 
 from __future__ import annotations
@@ -69,6 +73,28 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
                           inputs={"Selected": "sel", **resources},
                           outputs={"Selected": "sel[1:]", **started})
         return module
+    if cap.wait_queue_length == 0:  # BLOCK: nothing waits, nothing has waited too long
+        _block(module, resources, started)
+    else:
+        _wait(module, resources, started)
+    return module
+
+
+def _block(module: Net, resources: dict, started: dict) -> None:
+    """BLOCK's *Allocate* and *Hold*: nodes and power decide alone."""
+    module.transition(
+        "Allocate", priority=P_ALLOCATE, code="job = sel[0]",
+        guard="sel and sel[0].js <= free and fits(sel[0], watts, running)",
+        inputs={"Selected": "sel", **resources}, outputs={"Selected": "sel[1:]", **started})
+    module.transition(
+        "Hold", priority=P_ALLOCATE,
+        guard="sel and (sel[0].js > free or not fits(sel[0], watts, running))",
+        inputs={"Selected": "sel", "Queuing": "queue", **resources},
+        outputs={"Selected": "()", "Queuing": "requeue(queue, sel)", **resources})
+
+
+def _wait(module: Net, resources: dict, started: dict) -> None:
+    """WAIT's *Allocate*, *Wait*, *Hold* and *Allocate W* (Fig. 6)."""
     head = {"Selected": "sel", "WaitQueue": "waiting", **resources}
     module.transition(
         "Allocate", priority=P_ALLOCATE, code="job = sel[0]",
@@ -95,4 +121,3 @@ def power_allocation(power: PowerModel, cap: PowerCap, estimate: str,
         code="slot = pick_waiting(waiting, free, watts, running, now)\njob = waiting[slot]",
         inputs={"WaitQueue": "waiting", **resources},
         outputs={"WaitQueue": "waiting[:slot] + waiting[slot + 1:]", **started})
-    return module

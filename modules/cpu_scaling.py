@@ -34,7 +34,6 @@ from cpn.colours import FrozenDict
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .job import POSITION, Job, replaced_at
-from .last_answer import last_answer
 from .power import CAP_ROUNDING, PowerModel, under_cap
 from .power_capping import requeue
 
@@ -93,15 +92,21 @@ class ScalingRules:
     power: PowerModel
     scaling: CpuScaling
 
-    def running_jobs(self, progress: Mapping, running: Mapping) -> list:
-        return [entry for job_id, entry in progress.items() if job_id in running]
-
     def _busy(self, progress: Mapping, running: Mapping) -> float:
         """The running jobs' power at nominal frequency, summed in
         *Progress* order; kept for the same two tokens, as the guards of
         *Allocate*, *Hold* and *Rescale* and *Rescale*'s code all ask for it
-        between two changes of the running jobs."""
-        return last_answer(self, "_last_busy", _busy_sum, progress, running)
+        between two changes of the running jobs.  (``last_answer`` written
+        out, here and in :meth:`level` and :meth:`admits`: these questions
+        come at every change of power, tens of thousands of times a run,
+        and the helper's calls were over a quarter of their cost.)"""
+        memo = self.__dict__
+        last = memo.get("_last_busy")
+        if last is not None and last[0] is progress and last[1] is running:
+            return last[2]
+        busy = sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
+        memo["_last_busy"] = (progress, running, busy)
+        return busy
 
     def watts_at(self, jobs: list, watts: float, current: float, frequency: float) -> float:
         """System power if the running ``jobs`` moved from level ``current``
@@ -135,9 +140,11 @@ class ScalingRules:
         (:meth:`_watts_at` and ``under_cap`` written out, on scales computed
         once.)  *Rescale*'s guard and code ask it twice of the same tokens:
         the last answer is kept for them."""
-        return last_answer(self, "_last_level", self._level, progress, running, watts, current)
-
-    def _level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
+        memo = self.__dict__
+        last = memo.get("_last_level")
+        if (last is not None and last[0] is progress and last[1] is running
+                and last[2] is watts and last[3] is current):
+            return last[4]
         busy = self._busy(progress, running)
         at_current = self._scale_of.get(current)
         if at_current is None:
@@ -148,6 +155,7 @@ class ScalingRules:
             if watts + busy * (scale - at_current) <= limit:
                 chosen = frequency
                 break
+        memo["_last_level"] = (progress, running, watts, current, chosen)
         return chosen
 
     def admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
@@ -158,15 +166,17 @@ class ScalingRules:
         last answer is kept for them."""
         if not running or self.scaling.admission == "nodes":
             return True
-        return last_answer(self, "_last_admits", self._admits, job, progress, running, watts,
-                           current)
-
-    def _admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
-                current: float) -> bool:
+        memo = self.__dict__
+        last = memo.get("_last_admits")
+        if (last is not None and last[0] is job and last[1] is progress and last[2] is running
+                and last[3] is watts and last[4] is current):
+            return last[5]
         lowest = self.scaling.levels[-1]
         started = self.power.busy_delta_at(job, lowest)
-        return under_cap(self._watts_at(self._busy(progress, running), watts, current, lowest)
-                         + started, self.scaling.cap_watts)
+        admitted = under_cap(self._watts_at(self._busy(progress, running), watts, current,
+                                            lowest) + started, self.scaling.cap_watts)
+        memo["_last_admits"] = (job, progress, running, watts, current, admitted)
+        return admitted
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):
@@ -185,11 +195,9 @@ class ScalingRules:
                 continue  # ended: forget it
             left = max(work - (now - since) * old_rate, 0.0)
             moved = replaced_at(job, {_PF: new, _VERSION: job.version + 1})
-            remaining = latency + left / new_rate
             progress_now[job_id] = (moved, left, resumed)
-            tokens.append(Delayed(moved, remaining))
-            planned = job.estimate(estimate)
-            planned_left = max(planned - (job.rt - left), 0.0)
+            tokens.append(Delayed(moved, latency + left / new_rate))
+            planned_left = max(job.estimate(estimate) - (job.rt - left), 0.0)
             running_now[job_id] = (resumed + planned_left / new_rate, job.js)
         watts = self.watts_at(list(progress_now.values()), watts, old, new)
         return watts, FrozenDict(progress_now), FrozenDict(running_now), tokens
@@ -208,10 +216,6 @@ class ScalingRules:
 
 
 _PF, _VERSION = POSITION["pf"], POSITION["version"]
-
-
-def _busy_sum(progress: Mapping, running: Mapping) -> float:
-    return sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
 
 
 def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,

@@ -2,9 +2,10 @@
 
 A transition's guard and then its code, or the guards of two transitions
 in turn, ask a rule the same question of the same tokens between two
-firings that change them (the DVFS level, whether a job fails first).
-Tokens are immutable, so the very same objects get the same answer: it is
-kept rather than worked out again.
+firings that change them (whether a job fails first).  Tokens are
+immutable, so the very same objects get the same answer: it is kept rather
+than worked out again.  (The DVFS rules, asked at every change of power,
+keep theirs written out: ``modules/cpu_scaling.py``.)
 """
 
 from __future__ import annotations

@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import Mapping, Sequence
 
 from .job import Job
-from .power import CAP_ROUNDING, PowerModel, under_cap
+from .power import CAP_ROUNDING, PowerModel
 
 #: What to do with a job whose power alone exceeds the cap: reject it (the
 #: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
 OVER_CAP = ("reject", "run_alone")
 OVER_CAP_REASON = "power alone above the cap"
-_ARRIVAL = attrgetter("st", "id")
+_ID, _ARRIVAL = attrgetter("id"), attrgetter("st")
 
 
 def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
@@ -75,9 +76,13 @@ class PowerCap:
 
 
 def requeue(queue: tuple[Job, ...], returned: Sequence[Job]) -> tuple[Job, ...]:
-    """The queue with held jobs back in it, in arrival order (then id); the
-    key is read at C speed, as the queue is re-sorted at every hold."""
-    return tuple(sorted(queue + tuple(returned), key=_ARRIVAL))
+    """The queue with held jobs back in it, in arrival order (then id).  It
+    is re-sorted at every hold: by id, then stably by arrival, which gives
+    the order of one sort by (arrival, id), on keys that are plain numbers
+    read at C speed rather than a tuple built for every job."""
+    jobs = sorted(queue + tuple(returned), key=_ID)
+    jobs.sort(key=_ARRIVAL)
+    return tuple(jobs)
 
 
 @dataclass(frozen=True)
@@ -87,8 +92,22 @@ class AllocationRules:
 
     def fits(self, job: Job, watts: float, running: Mapping) -> bool:
         """Starting ``job`` keeps system power at or under the cap, or
-        nothing else runs (a job alone over the cap must not stall the queue)."""
-        return under_cap(watts + self.power.busy_delta(job), self.cap.cap_watts) or not running
+        nothing else runs (a job alone over the cap must not stall the queue).
+        The guards of *Allocate* and *Hold* ask it in turn of the same
+        tokens: the last answer is kept for them (``under_cap`` written out,
+        on the cap's limit computed once)."""
+        memo = self.__dict__
+        last = memo.get("_last_fits")
+        if last is not None and last[0] is job and last[1] is watts and last[2] is running:
+            return last[3]
+        answer = watts + self.power.busy_delta(job) <= self._limit or not running
+        memo["_last_fits"] = (job, watts, running, answer)
+        return answer
+
+    @cached_property
+    def _limit(self) -> float:
+        """The cap with the running sum's rounding slack (``under_cap``)."""
+        return self.cap.cap_watts * (1 + CAP_ROUNDING)
 
     def blocked(self, waiting: Sequence[Job], now: float) -> bool:
         """A waiting job has waited longer than ``w``."""

@@ -227,11 +227,57 @@ def test_choosing_a_dvfs_level_sums_the_running_jobs_power_once():
         rules.power.scale(0.5) - 1.0)
 
 
+def test_block_leaves_out_the_transitions_of_waiting():
+    """BLOCK is WAIT with room for no job: its wait queue stays empty, so
+    *Wait* and *Allocate W* could never fire and are left out, and no guard
+    reads the clock (a tick of it searches nothing of allocation again)."""
+    from nets.puppet import build_net
+
+    def allocation(cap):
+        flat = build_net(PuppetConfig(4, cap=cap)).flatten()
+        return {t.path.removeprefix("Allocation/"): t for t in flat.transitions
+                if t.path.startswith("Allocation/")}
+
+    assert set(allocation(PowerCap.block(300.0))) == {"Allocate", "Hold"}
+    assert set(allocation(PowerCap.wait(300.0, l=1))) == {"Allocate", "Hold", "Wait",
+                                                         "AllocateW"}
+    assert not any("now" in t.guard for t in allocation(PowerCap.block(300.0)).values())
+    assert starts(run(CAPPED, PowerCap(300.0, wait_queue_length=0))) == {1: 0, 2: 100, 3: 100}
+
+
+def test_allocate_and_hold_asking_whether_the_head_fits_work_once():
+    """Under BLOCK and WAIT the guards of *Allocate* and *Hold* both ask
+    whether the head job fits the power left: the second question of the
+    same tokens reuses the answer; other watts or another job do not."""
+    from modules.power import PowerModel
+    from modules.power_capping import AllocationRules
+
+    reads = []
+
+    class Counted(Job):
+        @property
+        def jp(self):
+            reads.append(self.id)
+            return 100.0
+
+    rules = AllocationRules(PowerModel(100.0, 0.0), PowerCap.block(250.0))
+    head, running = Counted(9, 0.0, 10, 1, 10), {1: (10.0, 1)}
+    some, more = 100.0, 200.0
+    assert rules.fits(head, some, running) and rules.fits(head, some, running)
+    assert reads == [9]  # once, not once per guard
+    assert not rules.fits(head, more, running)  # 300 W over 250 W: asked again
+    assert rules.fits(head, more, {})  # nothing else runs: it may start
+    assert reads == [9, 9, 9]
+
+
 def test_held_jobs_go_back_by_arrival_then_id():
     from modules.power_capping import requeue
 
     queue = (Job(3, 5.0, 1, 1, 1), Job(1, 5.0, 1, 1, 1), Job(2, 1.0, 1, 1, 1))
     assert [job.id for job in requeue(queue, [Job(0, 5.0, 1, 1, 1)])] == [2, 0, 1, 3]
+    # ids against arrival: the arrival decides, the id only between equal arrivals
+    queue = (Job(1, 9.0, 1, 1, 1), Job(7, 2.0, 1, 1, 1), Job(4, 2.0, 1, 1, 1))
+    assert [job.id for job in requeue(queue, (Job(5, 0.5, 1, 1, 1),))] == [5, 4, 7, 1]
 
 
 def test_dvfs_progress_forgets_ended_jobs_without_a_change_of_level():
