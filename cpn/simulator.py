@@ -80,7 +80,6 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._bounds()
         self._consumers, self._woken, self._refreshed = self._dependencies()
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
-        self._watched = bool(self._timed_transitions)  # or a monitor is attached
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
@@ -182,7 +181,6 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         """Attach a monitor (see ``monitors.py``); returns it."""
         monitor.attach(self)
         self._monitors.append(monitor)
-        self._watched = True
         for t in monitor.watched_transitions(self):
             self._hooks[t].append(monitor)
         return monitor
@@ -310,6 +308,8 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         found, dirty, search, fire, heap, R, S, consumers, refreshed, keys = self._hot
         steps, last, now, began = self.steps, self._last, self.now, self.now
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
+        clocked = self._timed_transitions
+        advancing = [monitor.advanced for monitor in self._monitors]
         try:
             while True:
                 if dirty:
@@ -331,10 +331,13 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                 elif not heap or until_time is not None and heap[0][0] > until_time:
                     return self._advance(until_time)  # dead, or the clock stops at until_time
                 else:  # the clock moves to the next timestamp (:meth:`_advance` written out)
-                    if (stamp := heap[0][0]) != now:
-                        if self._watched:  # guards read the clock, monitors integrate
-                            self._set_clock(stamp)
-                        self.now = now = stamp  # else the version changes on the way out
+                    if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
+                        self.now = stamp  # the version changes on the way out
+                        if clocked:  # guards read the clock
+                            dirty.update(clocked)
+                        for advanced in advancing:  # monitors integrate up to the move
+                            advanced(self, now, stamp)
+                        now = stamp
                     while True:  # every token of that timestamp becomes available
                         when, _, place, token = heappop(heap)
                         R[place].append(token)
@@ -351,8 +354,10 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                     raise self._firing_failed(t, picks, values, error)
                 if woken:
                     dirty.update(woken)
-                if refreshed[t]:
-                    dirty.update(u for u in refreshed[t] if u in found)
+                if found and refreshed[t]:  # only a found binding can be stale
+                    for u in refreshed[t]:
+                        if u in found:
+                            dirty.add(u)
                 steps, last = steps + 1, (t, picks, values)
                 if observed[t]:
                     if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
