@@ -7,14 +7,15 @@ the highest priority (lowest number) may fire, ties broken by a seeded
 random choice (or by declaration order with ``order="declared"``).  When
 nothing is enabled the clock jumps to the next token timestamp.
 
-What makes it fast (see ``bench/engine.py``): each place keeps its
-available tokens in a list and its future tokens in one global heap keyed by
-``(timestamp, sequence)``; each transition's last found binding is cached
-and only transitions next to a changed place are searched again (not the
-one that fired if it emptied a place it takes from); automatic runs take the
-first binding a transition's compiled search finds; the token of an untimed
-place that always holds one is read by a search, not looped over, and
-overwritten by a firing.
+What makes it fast (see ``bench/engine.py``): each place keeps its available
+tokens in a list and its future tokens in one global heap keyed by
+``(timestamp, sequence)``, which the initial marking's future tokens join
+one at a time, in their order (a trace's jobs do not all sift there); each
+transition's last found binding is cached and only transitions next to a
+changed place are searched again (not the one that fired if it emptied a
+place it takes from); automatic runs take the first binding a transition's
+compiled search finds; the token of an untimed place that always holds one
+is read by a search, not looped over, and overwritten by a firing.
 """
 
 from __future__ import annotations
@@ -74,6 +75,13 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._S: list[list | None] = [[] if p.timed else None for p in places]
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
+        # The initial marking's future tokens in the order they become
+        # available; only the next of them waits in the heap (:meth:`_feed`),
+        # so that a trace's million jobs do not make every pop sift through
+        # a million entries.  Never changed: checkpoints share it.
+        self._initial: list[tuple] = []
+        self._fed = 0  # how many of them went into the heap
+        self._feeding: tuple | None = None  # the one in the heap
         self._keys: list[tuple] = [() for _ in places]  # place -> its KeyBounds
         self._load_marking(marking or {})
         self._held, self.transitions = compiled_for(self.net, self._R, self._S)
@@ -144,15 +152,32 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                 raise NetError(f"initial marking of place '{self.net.places[index].path}' "
                                f"given twice, as '{given[index]}' and '{path}'")
             given[index] = path
+        later = []
         for place in self.net.places:
             tokens = (overrides[given[place.index]] if place.index in given
                       else place.initial)
             for token in tokens:
                 value, stamp = place.initial_token(token)
-                if place.timed:
-                    self._put(place.index, value, stamp, self.now)
-                else:
+                if not place.timed:
                     self._R[place.index].append(value)
+                elif stamp <= self.now:  # no key bounds yet: they are computed from these
+                    self._R[place.index].append(value)
+                    self._S[place.index].append(stamp)
+                else:
+                    later.append((stamp, self._next(), place.index, value))
+        later.sort()  # a trace's submissions come in order already: one pass
+        self._initial = later
+        self._feed()
+
+    def _feed(self) -> None:
+        """Put the initial marking's next future token into the heap, once
+        the one there left it."""
+        if self._fed < len(self._initial):
+            self._feeding = self._initial[self._fed]
+            self._fed += 1
+            heapq.heappush(self._heap, self._feeding)
+        else:
+            self._feeding = None
 
     def _put(self, place: int, token: Any, stamp: float, now: float) -> None:
         if stamp <= now:
@@ -254,7 +279,9 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._set_clock(stamp)
         R, S, consumers, dirty = self._R, self._S, self._consumers, self._dirty
         while heap and heap[0][0] <= stamp:
-            when, _, place, token = heapq.heappop(heap)
+            when, _, place, token = entry = heapq.heappop(heap)
+            if entry is self._feeding:
+                self._feed()
             R[place].append(token)
             S[place].append(when)
             dirty.update(consumers[place])
@@ -339,7 +366,9 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                             advanced(self, now, stamp)
                         now = stamp
                     while True:  # every token of that timestamp becomes available
-                        when, _, place, token = heappop(heap)
+                        when, _, place, token = entry = heappop(heap)
+                        if entry is self._feeding:
+                            self._feed()
                         R[place].append(token)
                         S[place].append(when)
                         dirty.update(consumers[place])
