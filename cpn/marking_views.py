@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 import html
 from functools import partial
-from itertools import chain, islice
+from itertools import chain
 from typing import Any, Iterator
 
 from .errors import BindingError
@@ -73,7 +73,7 @@ class MarkingViews:
     def _future(self) -> Iterator[tuple]:
         """Every token not yet available, ``(timestamp, sequence, place,
         token)``: those in the heap and the initial ones not fed to it."""
-        return chain(self._heap, islice(self._initial, self._fed, None))
+        return chain(self._heap, self._initial)
 
     def _occupied(self) -> Marking:
         """The marking of the places that hold tokens: what a person looks

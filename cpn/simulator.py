@@ -75,12 +75,11 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._S: list[list | None] = [[] if p.timed else None for p in places]
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
-        # The initial marking's future tokens in the order they become
-        # available; only the next of them waits in the heap (:meth:`_feed`),
-        # so that a trace's million jobs do not make every pop sift through
-        # a million entries.  Never changed: checkpoints share it.
+        # The initial marking's future tokens, the next to become available
+        # last; only that one waits in the heap (:meth:`_feed`), so that a
+        # trace's million jobs do not make every pop sift through a million
+        # entries, and each is let go once released.
         self._initial: list[tuple] = []
-        self._fed = 0  # how many of them went into the heap
         self._feeding: tuple | None = None  # the one in the heap
         self._keys: list[tuple] = [() for _ in places]  # place -> its KeyBounds
         self._load_marking(marking or {})
@@ -165,16 +164,15 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                     self._S[place.index].append(stamp)
                 else:
                     later.append((stamp, self._next(), place.index, value))
-        later.sort()  # a trace's submissions come in order already: one pass
+        later.sort(reverse=True)  # a trace's submissions come in order: one pass
         self._initial = later
         self._feed()
 
     def _feed(self) -> None:
         """Put the initial marking's next future token into the heap, once
         the one there left it."""
-        if self._fed < len(self._initial):
-            self._feeding = self._initial[self._fed]
-            self._fed += 1
+        if self._initial:
+            self._feeding = self._initial.pop()
             heapq.heappush(self._heap, self._feeding)
         else:
             self._feeding = None

@@ -33,7 +33,7 @@ class Undoable:
                    ) if random_streams else None
         return (self.now, self.steps, [list(r) for r in self._R],
                 [None if s is None else list(s) for s in self._S],
-                (list(self._heap), self._initial, self._fed, self._feeding),
+                (list(self._heap), list(self._initial), self._feeding),
                 self._last, self._version, streams)
 
     def _snapshot(self) -> None:
@@ -66,7 +66,8 @@ class Undoable:
         for mine, saved in zip(self._S, S):
             if mine is not None:
                 mine[:] = saved
-        self._heap[:], self._initial, self._fed, self._feeding = heap
+        self._heap[:], initial, self._feeding = heap
+        self._initial = list(initial)  # the checkpoint's stays as it was
         for slot in range(len(self._lo)):
             self._lowest(slot)
         self._found.clear()

@@ -24,6 +24,7 @@ def test_only_the_next_initial_future_token_waits_in_the_heap():
     assert len(sim._heap) == 1  # the one at 1: the 999 others wait in order
     sim.run(until_time=500)
     assert len(sim._heap) == 1 and sim.next_event_time() == 501
+    assert len(sim._initial) == 499  # those released are let go (a million jobs' worth)
 
 
 def test_every_future_token_is_in_the_marking_and_released_in_time_order():
