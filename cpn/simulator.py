@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
+from .collector import cyclic_gc_paused
 from .compiler import CompiledTransition, compiled_for
 from .errors import BindingError, ColourError, NetError
 from .flatten import IMMUTABLE, FlatNet
@@ -152,18 +153,19 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                                f"given twice, as '{given[index]}' and '{path}'")
             given[index] = path
         later = []
-        for place in self.net.places:
-            tokens = (overrides[given[place.index]] if place.index in given
-                      else place.initial)
-            for token in tokens:
-                value, stamp = place.initial_token(token)
-                if not place.timed:
-                    self._R[place.index].append(value)
-                elif stamp <= self.now:  # no key bounds yet: they are computed from these
-                    self._R[place.index].append(value)
-                    self._S[place.index].append(stamp)
-                else:
-                    later.append((stamp, self._next(), place.index, value))
+        with cyclic_gc_paused():  # a trace's million tokens: no cycles to look for
+            for place in self.net.places:
+                tokens = (overrides[given[place.index]] if place.index in given
+                          else place.initial)
+                for token in tokens:
+                    value, stamp = place.initial_token(token)
+                    if not place.timed:
+                        self._R[place.index].append(value)
+                    elif stamp <= self.now:  # no key bounds yet: computed from these
+                        self._R[place.index].append(value)
+                        self._S[place.index].append(stamp)
+                    else:
+                        later.append((stamp, self._next(), place.index, value))
         later.sort(reverse=True)  # a trace's submissions come in order: one pass
         self._initial = later
         self._feed()

@@ -5,6 +5,7 @@ import gc
 
 import pytest
 
+from cpn import Net, Simulator, timed
 from cpn.collector import cyclic_gc_paused
 from cpn.monitors import Monitor
 from modules.job import Job
@@ -59,4 +60,20 @@ def test_a_puppet_run_fires_with_the_collector_paused(collector_on):
     result, _ = run_model(build_net(config), jobs, config, monitors=[watch])
     assert list(result.jobs["start"]) == [0.0, 100.0, 200.0]
     assert watch.seen and not any(watch.seen)
+    assert gc.isenabled()
+
+
+def test_a_simulator_loads_its_initial_marking_with_the_collector_paused(collector_on):
+    states = []
+
+    def integer(value):  # a colour that notes whether the collector runs as it checks
+        states.append(gc.isenabled())
+        return isinstance(value, int)
+
+    net = Net("load")
+    net.place("P", integer, timed=True, initial=[timed(n, float(n)) for n in range(100)])
+    flat = net.flatten()
+    states.clear()  # checked as declared and as flattened too
+    Simulator(flat)
+    assert len(states) == 100 and not any(states)
     assert gc.isenabled()
