@@ -337,6 +337,7 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         clocked = self._timed_transitions
         advancing = [monitor.advanced for monitor in self._monitors]
+        feeding = self._feeding
         try:
             while True:
                 if dirty:
@@ -362,13 +363,15 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                         self.now = stamp  # the version changes on the way out
                         if clocked:  # guards read the clock
                             dirty.update(clocked)
-                        for advanced in advancing:  # monitors integrate up to the move
-                            advanced(self, now, stamp)
+                        if advancing:  # monitors integrate up to the move
+                            for advanced in advancing:
+                                advanced(self, now, stamp)
                         now = stamp
                     while True:  # every token of that timestamp becomes available
                         when, _, place, token = entry = heappop(heap)
-                        if entry is self._feeding:
+                        if entry is feeding:  # the initial marking's next one comes in
                             self._feed()
+                            feeding = self._feeding
                         R[place].append(token)
                         S[place].append(when)
                         dirty.update(consumers[place])
@@ -391,7 +394,7 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                 if observed[t]:
                     if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
-                    now = self.now  # in case what observed it moved the clock
+                    now, feeding = self.now, self._feeding  # what observed it may restore
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
