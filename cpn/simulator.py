@@ -30,10 +30,10 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .collector import cyclic_gc_paused
 from .compiler import CompiledTransition, compiled_for
-from .errors import BindingError, ColourError, NetError
+from .errors import BindingError, ColourError
 from .flatten import IMMUTABLE, FlatNet
+from .initial_marking import InitialMarking
 from .interactive import Interactive
 from .keybounds import KeyBounds
 from .marking_views import MarkingViews
@@ -44,7 +44,7 @@ from .undo import Undoable
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
 
-class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
+class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
     a separate stream, the model's ``rng`` that inscriptions may use."""
@@ -76,12 +76,8 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._S: list[list | None] = [[] if p.timed else None for p in places]
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
-        # The initial marking's future tokens, the next to become available
-        # last; only that one waits in the heap (:meth:`_feed`), so that a
-        # trace's million jobs do not make every pop sift through a million
-        # entries, and each is let go once released.
-        self._initial: list[tuple] = []
-        self._feeding: tuple | None = None  # the one in the heap
+        self._initial: list[tuple] = []  # see initial_marking.py
+        self._feeding: tuple | None = None
         self._keys: list[tuple] = [() for _ in places]  # place -> its KeyBounds
         self._load_marking(marking or {})
         self._held, self.transitions = compiled_for(self.net, self._R, self._S)
@@ -93,11 +89,13 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._found: dict[int, tuple] = {}
         self._dirty: set[int] = set(range(len(self.transitions)))
         self._monitors: list = []
+        self._advancing: list = []  # their ``advanced`` methods, called as the clock moves
         self._hooks: list[list] = [[] for _ in self.transitions]
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
-                     self._S, self._consumers, self._refreshed, self._keys)
+                     self._S, self._consumers, self._refreshed, self._keys,
+                     self._timed_transitions, self._advancing)
 
     # -- set-up --------------------------------------------------------------
     def _dependencies(self) -> tuple[list, list, list]:
@@ -141,44 +139,6 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
             fires.append(scope["_cpn_fire"])
         return searches, fires
 
-    def _load_marking(self, overrides: Mapping[str, Iterable]) -> None:
-        given: dict[int, str] = {}
-        for path in overrides:
-            try:
-                index = self.place_index(path)
-            except KeyError:
-                raise NetError(f"initial marking given for unknown place '{path}'") from None
-            if index in given:
-                raise NetError(f"initial marking of place '{self.net.places[index].path}' "
-                               f"given twice, as '{given[index]}' and '{path}'")
-            given[index] = path
-        later = []
-        with cyclic_gc_paused():  # a trace's million tokens: no cycles to look for
-            for place in self.net.places:
-                tokens = (overrides[given[place.index]] if place.index in given
-                          else place.initial)
-                for token in tokens:
-                    value, stamp = place.initial_token(token)
-                    if not place.timed:
-                        self._R[place.index].append(value)
-                    elif stamp <= self.now:  # no key bounds yet: computed from these
-                        self._R[place.index].append(value)
-                        self._S[place.index].append(stamp)
-                    else:
-                        later.append((stamp, self._next(), place.index, value))
-        later.sort(reverse=True)  # a trace's submissions come in order: one pass
-        self._initial = later
-        self._feed()
-
-    def _feed(self) -> None:
-        """Put the initial marking's next future token into the heap, once
-        the one there left it."""
-        if self._initial:
-            self._feeding = self._initial.pop()
-            heapq.heappush(self._heap, self._feeding)
-        else:
-            self._feeding = None
-
     def _put(self, place: int, token: Any, stamp: float, now: float) -> None:
         if stamp <= now:
             self._R[place].append(token)
@@ -206,6 +166,7 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         """Attach a monitor (see ``monitors.py``); returns it."""
         monitor.attach(self)
         self._monitors.append(monitor)
+        self._advancing.append(monitor.advanced)
         for t in monitor.watched_transitions(self):
             self._hooks[t].append(monitor)
         return monitor
@@ -244,7 +205,9 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
     def _firing_failed(self, t: int, picks: tuple, values: tuple,
                        error: Exception) -> Exception:
         """What a firing that raised ``error`` raises: a refused output token
-        as it is (it names the arc already), anything else with the binding."""
+        as it is (it names the arc already), anything else with the binding.
+        The marking is unchanged: the binding is found again."""
+        self._dirty.add(t)
         if isinstance(error, ColourError):
             return error
         failure = BindingError(f"firing {self._binding(t, picks, values)} at time {self.now} "
@@ -332,12 +295,10 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
         """The hot loop of run, fire, enabled: search, fire or advance, mark what changed."""
-        found, dirty, search, fire, heap, R, S, consumers, refreshed, keys = self._hot
-        steps, last, now, began = self.steps, self._last, self.now, self.now
+        (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
+         advancing) = self._hot
+        steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._feeding
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
-        clocked = self._timed_transitions
-        advancing = [monitor.advanced for monitor in self._monitors]
-        feeding = self._feeding
         try:
             while True:
                 if dirty:
@@ -361,35 +322,26 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                 else:  # the clock moves to the next timestamp (:meth:`_advance` written out)
                     if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
                         self.now = stamp  # the version changes on the way out
-                        if clocked:  # guards read the clock
-                            dirty.update(clocked)
-                        if advancing:  # monitors integrate up to the move
-                            for advanced in advancing:
-                                advanced(self, now, stamp)
+                        if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
+                        for advanced in advancing:  # monitors integrate up to the move
+                            advanced(self, now, stamp)
                         now = stamp
                     while True:  # every token of that timestamp becomes available
                         when, _, place, token = entry = heappop(heap)
                         if entry is feeding:  # the initial marking's next one comes in
-                            self._feed()
-                            feeding = self._feeding
+                            feeding = self._feed()
                         R[place].append(token)
                         S[place].append(when)
                         dirty.update(consumers[place])
                         if keys[place]: self._lower(place, token)  # noqa: E701 (keybounds.py)
-                        if not heap or heap[0][0] > stamp:
-                            break
+                        if not heap or heap[0][0] > stamp: break  # noqa: E701
                     continue  # search what it made available
                 try:
                     woken = fire[t](picks, values, now)
                 except Exception as error:
-                    dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
-                if woken:
-                    dirty.update(woken)
-                if found and refreshed[t]:  # only a found binding can be stale
-                    for u in refreshed[t]:
-                        if u in found:
-                            dirty.add(u)
+                if woken: dirty.update(woken)  # noqa: E701
+                if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
                 if observed[t]:
                     if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
@@ -398,8 +350,7 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
-            if steps != self.steps or now != began:
-                self._version = self._new_version()
+            if steps != self.steps or now != began: self._version = self._new_version()  # noqa
             self.steps, self._last = steps, last
 
     def _observed(self, t: int, values: tuple, stop_when: Callable[["Simulator"], bool] | None,
