@@ -53,12 +53,17 @@ class InitialMarking:
         self._initial = later
         self._feed()
 
-    def _feed(self) -> tuple | None:
+    def _feed(self) -> int | None:
         """Put the initial marking's next future token into the heap, once
-        the one there left it; that entry (None when none is left)."""
+        the one there left it; the sequence number of its entry (unique: the
+        hot loop compares it by identity), None when none is left."""
         if self._initial:
             self._feeding = self._initial.pop()
             heapq.heappush(self._heap, self._feeding)
-        else:
-            self._feeding = None
-        return self._feeding
+            return self._feeding[1]
+        self._feeding = None
+        return None
+
+    def _fed(self) -> int | None:
+        """The sequence number of the feed's entry in the heap (see :meth:`_feed`)."""
+        return self._feeding[1] if self._feeding else None

@@ -297,7 +297,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         """The hot loop of run, fire, enabled: search, fire or advance, mark what changed."""
         (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
          advancing) = self._hot
-        steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._feeding
+        steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         try:
             while True:
@@ -311,8 +311,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                     except Exception as error:  # noqa: BLE001 - reported with context
                         raise self._search_failed(t, error) from error
                     dirty.clear()
-                if steps >= limit:
-                    return StopReason.STEPS
+                if steps >= limit: return StopReason.STEPS  # noqa: E701
                 if len(found) == 1:
                     t, (picks, values) = found.popitem()
                 elif found:
@@ -323,12 +322,13 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                     if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
                         self.now = stamp  # the version changes on the way out
                         if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
-                        for advanced in advancing:  # monitors integrate up to the move
-                            advanced(self, now, stamp)
+                        if advancing:  # monitors integrate up to the move
+                            for advanced in advancing:
+                                advanced(self, now, stamp)
                         now = stamp
                     while True:  # every token of that timestamp becomes available
-                        when, _, place, token = entry = heappop(heap)
-                        if entry is feeding:  # the initial marking's next one comes in
+                        when, sequence, place, token = heappop(heap)
+                        if sequence is feeding:  # the initial marking's next one comes in
                             feeding = self._feed()
                         R[place].append(token)
                         S[place].append(when)
@@ -346,7 +346,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                 if observed[t]:
                     if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
-                    now, feeding = self.now, self._feeding  # what observed it may restore
+                    now, feeding = self.now, self._fed()  # in case what observed it restored
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
