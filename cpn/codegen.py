@@ -256,9 +256,23 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
                  else _produce(output, value, stamp, places[output.place].timed,
                                output.place in keyed))
     emptied = [f"_cpn_R{place}" for place in dict.fromkeys(taken) if place not in held]
-    body.append(f"return _cpn_woken if {' and '.join(emptied)} else _cpn_others" if emptied
-                else "return _cpn_woken")
+    body.append("return _cpn_others" if _disables_itself(steps, outputs, replaced)
+                else f"return _cpn_woken if {' and '.join(emptied)} else _cpn_others"
+                if emptied else "return _cpn_woken")
     return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *_indented(body)])
+
+
+def _disables_itself(steps: list[SearchStep], outputs: list[Output], replaced: set[int]) -> bool:
+    """Whether a firing leaves its own search failing: it takes a literal
+    from a held place (a ``True`` trigger) and puts another there (``False``)."""
+    wanted = {step.token.place: step.node for step in steps
+              if step.kind == LOOKUP and step.token.consumed and step.token.place in replaced}
+    try:
+        return any(ast.literal_eval(wanted[o.place]) != ast.literal_eval(o.term.expr.strip())
+                   for o in outputs
+                   if o.place in wanted and not o.term.delay and _literal(o.term.expr))
+    except ValueError:  # a closed expression, not a literal
+        return False
 
 
 def _bind_variables(variables: list[str], code: str | None, delay: str | None) -> list[str]:

@@ -1,7 +1,7 @@
 """Reading a running simulator's marking: copies, live views, and display.
 
 Available tokens of a place sit in its list, future ones in the global
-heap; a reader wants them together, oldest first, with their timestamps.
+heap (or, for the initial marking's, in the simulator's feed of them); a reader wants them together, oldest first, with their timestamps.
 Mixed into ``Simulator``.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 import collections
 import html
 from functools import partial
-from typing import Any
+from itertools import chain
+from typing import Any, Iterator
 
 from .errors import BindingError
 from .marking import Marking, TokenView
@@ -33,7 +34,7 @@ class MarkingViews:
         (0 once available), after the clock itself.  State spaces call it
         for every state, so it reads the simulator's lists directly."""
         now, future = self.now, {}
-        for stamp, _, place, token in self._heap:
+        for stamp, _, place, token in self._future():
             future.setdefault(place, []).append((token, stamp - now) if with_time else token)
         frozen = []
         for place, available in enumerate(self._R):
@@ -66,8 +67,13 @@ class MarkingViews:
         stamps = self._S[place]
         if stamps is None:
             return [(token, None) for token in self._R[place]]
-        future = sorted((s, n, tok) for s, n, p, tok in self._heap if p == place)
+        future = sorted((s, n, tok) for s, n, p, tok in self._future() if p == place)
         return list(zip(self._R[place], stamps)) + [(tok, s) for s, n, tok in future]
+
+    def _future(self) -> Iterator[tuple]:
+        """Every token not yet available, ``(timestamp, sequence, place,
+        token)``: those in the heap and the initial ones not fed to it."""
+        return chain(self._heap, self._initial)
 
     def _occupied(self) -> Marking:
         """The marking of the places that hold tokens: what a person looks

@@ -7,14 +7,15 @@ the highest priority (lowest number) may fire, ties broken by a seeded
 random choice (or by declaration order with ``order="declared"``).  When
 nothing is enabled the clock jumps to the next token timestamp.
 
-What makes it fast (see ``bench/engine.py``): each place keeps its
-available tokens in a list and its future tokens in one global heap keyed by
-``(timestamp, sequence)``; each transition's last found binding is cached
-and only transitions next to a changed place are searched again (not the
-one that fired if it emptied a place it takes from); automatic runs take the
-first binding a transition's compiled search finds; the token of an untimed
-place that always holds one is read by a search, not looped over, and
-overwritten by a firing.
+What makes it fast (see ``bench/engine.py``): each place keeps its available
+tokens in a list and its future tokens in one global heap keyed by
+``(timestamp, sequence)``, which the initial marking's future tokens join
+one at a time, in their order (a trace's jobs do not all sift there); each
+transition's last found binding is cached and only transitions next to a
+changed place are searched again (not the one that fired if it emptied a
+place it takes from); automatic runs take the first binding a transition's
+compiled search finds; the token of an untimed place that always holds one
+is read by a search, not looped over, and overwritten by a firing.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from .compiler import CompiledTransition, compiled_for
-from .errors import BindingError, ColourError, NetError
+from .errors import BindingError, ColourError
 from .flatten import IMMUTABLE, FlatNet
+from .initial_marking import InitialMarking
 from .interactive import Interactive
 from .keybounds import KeyBounds
 from .marking_views import MarkingViews
@@ -42,7 +44,7 @@ from .undo import Undoable
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
 
-class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
+class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
     a separate stream, the model's ``rng`` that inscriptions may use."""
@@ -74,23 +76,26 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._S: list[list | None] = [[] if p.timed else None for p in places]
         self._heap: list[tuple] = []
         self._next = itertools.count().__next__
+        self._initial: list[tuple] = []  # see initial_marking.py
+        self._feeding: tuple | None = None
         self._keys: list[tuple] = [() for _ in places]  # place -> its KeyBounds
         self._load_marking(marking or {})
         self._held, self.transitions = compiled_for(self.net, self._R, self._S)
         self._bounds()
         self._consumers, self._woken, self._refreshed = self._dependencies()
         self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
-        self._watched = bool(self._timed_transitions)  # or a monitor is attached
         self._priority = [t.priority for t in self.transitions]
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
         self._dirty: set[int] = set(range(len(self.transitions)))
         self._monitors: list = []
+        self._advancing: list = []  # their ``advanced`` methods, called as the clock moves
         self._hooks: list[list] = [[] for _ in self.transitions]
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
-                     self._S, self._consumers, self._refreshed, self._keys)
+                     self._S, self._consumers, self._refreshed, self._keys,
+                     self._timed_transitions, self._advancing)
 
     # -- set-up --------------------------------------------------------------
     def _dependencies(self) -> tuple[list, list, list]:
@@ -134,27 +139,6 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
             fires.append(scope["_cpn_fire"])
         return searches, fires
 
-    def _load_marking(self, overrides: Mapping[str, Iterable]) -> None:
-        given: dict[int, str] = {}
-        for path in overrides:
-            try:
-                index = self.place_index(path)
-            except KeyError:
-                raise NetError(f"initial marking given for unknown place '{path}'") from None
-            if index in given:
-                raise NetError(f"initial marking of place '{self.net.places[index].path}' "
-                               f"given twice, as '{given[index]}' and '{path}'")
-            given[index] = path
-        for place in self.net.places:
-            tokens = (overrides[given[place.index]] if place.index in given
-                      else place.initial)
-            for token in tokens:
-                value, stamp = place.initial_token(token)
-                if place.timed:
-                    self._put(place.index, value, stamp, self.now)
-                else:
-                    self._R[place.index].append(value)
-
     def _put(self, place: int, token: Any, stamp: float, now: float) -> None:
         if stamp <= now:
             self._R[place].append(token)
@@ -182,7 +166,7 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         """Attach a monitor (see ``monitors.py``); returns it."""
         monitor.attach(self)
         self._monitors.append(monitor)
-        self._watched = True
+        self._advancing.append(monitor.advanced)
         for t in monitor.watched_transitions(self):
             self._hooks[t].append(monitor)
         return monitor
@@ -221,7 +205,9 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
     def _firing_failed(self, t: int, picks: tuple, values: tuple,
                        error: Exception) -> Exception:
         """What a firing that raised ``error`` raises: a refused output token
-        as it is (it names the arc already), anything else with the binding."""
+        as it is (it names the arc already), anything else with the binding.
+        The marking is unchanged: the binding is found again."""
+        self._dirty.add(t)
         if isinstance(error, ColourError):
             return error
         failure = BindingError(f"firing {self._binding(t, picks, values)} at time {self.now} "
@@ -256,7 +242,9 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
         self._set_clock(stamp)
         R, S, consumers, dirty = self._R, self._S, self._consumers, self._dirty
         while heap and heap[0][0] <= stamp:
-            when, _, place, token = heapq.heappop(heap)
+            when, _, place, token = entry = heapq.heappop(heap)
+            if entry is self._feeding:
+                self._feed()
             R[place].append(token)
             S[place].append(when)
             dirty.update(consumers[place])
@@ -307,8 +295,9 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
         """The hot loop of run, fire, enabled: search, fire or advance, mark what changed."""
-        found, dirty, search, fire, heap, R, S, consumers, refreshed, keys = self._hot
-        steps, last, now, began = self.steps, self._last, self.now, self.now
+        (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
+         advancing) = self._hot
+        steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         try:
             while True:
@@ -322,8 +311,7 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                     except Exception as error:  # noqa: BLE001 - reported with context
                         raise self._search_failed(t, error) from error
                     dirty.clear()
-                if steps >= limit:
-                    return StopReason.STEPS
+                if steps >= limit: return StopReason.STEPS  # noqa: E701
                 if len(found) == 1:
                     t, (picks, values) = found.popitem()
                 elif found:
@@ -331,38 +319,38 @@ class Simulator(MarkingViews, Interactive, Undoable, KeyBounds):
                 elif not heap or until_time is not None and heap[0][0] > until_time:
                     return self._advance(until_time)  # dead, or the clock stops at until_time
                 else:  # the clock moves to the next timestamp (:meth:`_advance` written out)
-                    if (stamp := heap[0][0]) != now:
-                        if self._watched:  # guards read the clock, monitors integrate
-                            self._set_clock(stamp)
-                        self.now = now = stamp  # else the version changes on the way out
+                    if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
+                        self.now = stamp  # the version changes on the way out
+                        if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
+                        if advancing:  # monitors integrate up to the move
+                            for advanced in advancing:
+                                advanced(self, now, stamp)
+                        now = stamp
                     while True:  # every token of that timestamp becomes available
-                        when, _, place, token = heappop(heap)
+                        when, sequence, place, token = heappop(heap)
+                        if sequence is feeding:  # the initial marking's next one comes in
+                            feeding = self._feed()
                         R[place].append(token)
                         S[place].append(when)
                         dirty.update(consumers[place])
                         if keys[place]: self._lower(place, token)  # noqa: E701 (keybounds.py)
-                        if not heap or heap[0][0] > stamp:
-                            break
+                        if not heap or heap[0][0] > stamp: break  # noqa: E701
                     continue  # search what it made available
                 try:
                     woken = fire[t](picks, values, now)
                 except Exception as error:
-                    dirty.add(t)  # the marking is unchanged: its binding is found again
                     raise self._firing_failed(t, picks, values, error)
-                if woken:
-                    dirty.update(woken)
-                if refreshed[t]:
-                    dirty.update(u for u in refreshed[t] if u in found)
+                if woken: dirty.update(woken)  # noqa: E701
+                if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
                 if observed[t]:
                     if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
-                    now = self.now  # in case what observed it moved the clock
+                    now, feeding = self.now, self._fed()  # in case what observed it restored
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
-            if steps != self.steps or now != began:
-                self._version = self._new_version()
+            if steps != self.steps or now != began: self._version = self._new_version()  # noqa
             self.steps, self._last = steps, last
 
     def _observed(self, t: int, values: tuple, stop_when: Callable[["Simulator"], bool] | None,

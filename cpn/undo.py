@@ -33,7 +33,8 @@ class Undoable:
                    ) if random_streams else None
         return (self.now, self.steps, [list(r) for r in self._R],
                 [None if s is None else list(s) for s in self._S],
-                list(self._heap), self._last, self._version, streams)
+                (list(self._heap), list(self._initial), self._feeding),
+                self._last, self._version, streams)
 
     def _snapshot(self) -> None:
         self._undo.append(self._state())
@@ -65,7 +66,8 @@ class Undoable:
         for mine, saved in zip(self._S, S):
             if mine is not None:
                 mine[:] = saved
-        self._heap[:] = heap
+        self._heap[:], initial, self._feeding = heap
+        self._initial = list(initial)  # the checkpoint's stays as it was
         for slot in range(len(self._lo)):
             self._lowest(slot)
         self._found.clear()

@@ -22,6 +22,7 @@ queued time in whole seconds.
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import chain
 from operator import attrgetter
 from typing import Callable, Iterable, Mapping, Sequence
@@ -126,39 +127,64 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
         ends = list(running.values())
         ends += [(now + job.estimate(estimate), job.js) for job in started]
         backfilled = _backfilled(ordered, position, ends, free, smallest, now, estimate)
-    if ordered is queue:
-        return started + backfilled, _without(queue[position:], backfilled)
+    waiting = (_without(queue[position:], backfilled) if ordered is queue
+               else _without(queue, started + backfilled))
     started += backfilled
-    return started, _without(queue, started)
+    if started:
+        _left(queue, waiting, started)
+    return started, waiting
 
 
-#: The queue the last pass saw and the fewest nodes a job of it needs.
-_seen: tuple[tuple[Job, ...], int] = ((), 0)
+#: The queue the last pass saw or left, the fewest nodes a job of it needs,
+#: and how many of its jobs need each size (changed in place as the queue
+#: grows by a submission or loses the jobs a pass started).
+_seen: tuple[tuple[Job, ...], int, dict[int, int]] = ((), 0, {})
 
 
 def _smallest(queue: tuple[Job, ...]) -> int:
-    """The fewest nodes a job of ``queue`` needs.  A pass after a job's
-    end sees the queue the pass before saw (when that started nothing),
-    one after a submission that queue plus a job: neither is scanned
-    again (a scan is most of a pass that starts nothing).  Only tuples
-    are remembered: they cannot change."""
+    """The fewest nodes a job of ``queue`` needs.  A pass sees the queue
+    the pass before left (after a job's end) or that queue plus a job
+    (after a submission): neither is scanned again (a scan is most of a
+    pass that starts nothing), the count of each size says what is left
+    (:func:`_left`).  Only tuples are remembered: they cannot change."""
     global _seen
-    seen, smallest = _seen
+    seen, smallest, sizes = _seen
     if type(queue) is not tuple:  # a list may have changed since
         return min(map(_size, queue))
     if queue is not seen:
         if seen and len(queue) == len(seen) + 1 and queue[:-1] == seen:
-            smallest = min(smallest, queue[-1].js)
+            size = queue[-1].js
+            sizes[size] = sizes.get(size, 0) + 1
+            smallest = min(smallest, size)
         else:
-            smallest = min(map(_size, queue))
-        _seen = queue, smallest
+            sizes = dict(Counter(map(_size, queue)))  # a dict deletes at C speed
+            smallest = min(sizes)
+        _seen = queue, smallest, sizes
     return smallest
+
+
+def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job]) -> None:
+    """Remember the queue a pass over ``queue`` leaves, which the next pass
+    sees: the sizes of ``queue`` less those of the ``started`` jobs."""
+    global _seen
+    seen, smallest, sizes = _seen
+    if seen is not queue or type(waiting) is not tuple:
+        return
+    for job in started:
+        if (left := sizes[job.js] - 1):
+            sizes[job.js] = left
+        else:
+            del sizes[job.js]
+    if smallest not in sizes and sizes:
+        smallest = min(sizes)
+    _seen = waiting, smallest, sizes
 
 
 def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
     """``queue`` in its order without the ``started`` jobs (taken from it):
     joined from the slices between them, so a long queue is copied at C
-    speed rather than tested job by job."""
+    speed rather than tested job by job (a few slices added, many chained:
+    adding each copies what came before)."""
     if not started:
         return queue
     slices, begin = [], 0
@@ -166,6 +192,8 @@ def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
         slices.append(queue[begin:position])
         begin = position + 1
     slices.append(queue[begin:])
+    if len(slices) <= 4 and type(queue) is tuple:
+        return sum(slices, ())
     return tuple(chain.from_iterable(slices))
 
 

@@ -51,7 +51,6 @@ Example::
 
 from __future__ import annotations
 
-import gc
 import gzip
 import os
 import re
@@ -63,6 +62,7 @@ from typing import Iterable
 
 import numpy as np
 
+from cpn.collector import cyclic_gc_paused
 from modules.job import Job
 from modules.tables import Columns
 
@@ -159,19 +159,14 @@ def read_swf(
     # Hundreds of thousands of new tuples would trigger the cyclic garbage
     # collector again and again over the growing list (a third of the time on
     # CEA-Curie); tuples of numbers hold no cycles, so pause it meanwhile.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        with open_trace(path) as stream:
+        with cyclic_gc_paused(), open_trace(path) as stream:
             check_text_and_skip_bom(stream, path)
             return _read(stream, path, machine_nodes, procs_per_node, allocation_unit,
                          shift_to_zero, size_unit, unknown_walltime == "reject",
                          oversized == "clip")
     except (EOFError, zlib.error, gzip.BadGzipFile) as error:
         raise damaged_gzip(path, error) from None
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _check_choices(*, size_unit: str, unknown_walltime: str, oversized: str,

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 import numpy as np
 
 from cpn import Net, Simulator, StopReason, timed
+from cpn.collector import cyclic_gc_paused
 from cpn.colours import FrozenDict
 from cpn.monitors import PlaceIntegral
 from modules.allocation import power_allocation
@@ -345,7 +346,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     for monitor in monitors:
         sim.add_monitor(monitor)
     power = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))
-    with ctrl_c_requests() as ctrl_c:
+    with ctrl_c_requests() as ctrl_c, cyclic_gc_paused():  # firings make no cycles
         interrupted = _run(sim, stop or ctrl_c, progress, chunk)
     finished = sim.tokens("Finished")
     end = sim.now if interrupted or not finished else max(end for _, end in finished)

@@ -81,3 +81,26 @@ def test_a_queue_given_as_a_list_that_changed_since_the_last_pass_is_scanned_aga
     assert easy_pass_on_nodes(queue, {9: (50.0, 8)}, 1, 0.0)[0] == []
     queue[1] = Job(3, 0, 10, 1, 10)
     assert [job.id for job in easy_pass_on_nodes(queue, {9: (50.0, 8)}, 1, 0.0)[0]] == [3]
+
+
+def test_a_pass_after_one_that_started_jobs_does_not_scan_the_queue_it_left(monkeypatch):
+    sizes_read = []
+    monkeypatch.setattr(easy, "_size", lambda job: sizes_read.append(job.id) or job.js)
+    queue = tuple(Job(i, 0, 100, size, 100) for i, size in enumerate([2, 4, 4, 4, 3], 1))
+    started, waiting = easy_pass_on_nodes(queue, {9: (50.0, 8)}, 2, 10.0)
+    assert [job.id for job in started] == [1]
+    sizes_read.clear()
+    # a job ended: the queue left is seen again, with 3 free nodes for the 3-node job
+    started, waiting = easy_pass_on_nodes(waiting, {9: (50.0, 8)}, 3, 20.0)
+    assert [job.id for job in started] == [5] and [job.id for job in waiting] == [2, 3, 4]
+    assert sizes_read == []
+
+
+def test_once_every_job_of_the_smallest_size_started_the_next_size_is_the_smallest():
+    queue = tuple(Job(i, 0, 100, size, 100) for i, size in enumerate([4, 1, 3, 1, 2], 1))
+    running = {9: (50.0, 8)}
+    started, waiting = easy_pass_on_nodes(queue, running, 2, 0.0)  # both 1-node jobs
+    assert [job.id for job in started] == [2, 4]
+    assert easy_pass_on_nodes(waiting, running, 1, 1.0) == ([], waiting)  # none of 1 left
+    started, left = easy_pass_on_nodes(waiting, running, 2, 2.0)
+    assert [job.id for job in started] == [5] and [job.id for job in left] == [1, 3]

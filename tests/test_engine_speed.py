@@ -77,3 +77,24 @@ def test_given_more_tokens_such_a_place_is_looped_over_and_no_checkpoint_crosses
     with pytest.raises(NetError, match="2 tokens in place 'Total'"):
         one.restore(state)
     assert one.run().steps == 3 and one.tokens("Total") == [6]
+
+
+def test_a_firing_that_puts_back_another_literal_than_it_took_is_not_searched_again():
+    # Go takes the trigger True and leaves False: its own search would fail
+    # until Arm (three times) puts True back
+    net = Net("trigger")
+    net.place("Trigger", bool, initial=[True])
+    net.place("Count", int, initial=[0])
+    net.place("Ticks", int, initial=[3])
+    net.transition("Go", inputs={"Trigger": "True", "Count": "n"},
+                   outputs={"Trigger": "False", "Count": "n + 1"})
+    net.transition("Arm", guard="k > 0", inputs={"Trigger": "False", "Ticks": "k"},
+                   outputs={"Trigger": "True", "Ticks": "k - 1"})
+    sim = Simulator(net)
+    go = sim.transition_index("Go")
+    searched = []
+    search = sim._search[go]
+    sim._search[go] = lambda now, out: searched.append(now) or search(now, out)
+    assert sim.run().steps == 7
+    assert (sim.tokens("Count"), sim.tokens("Trigger"), sim.tokens("Ticks")) == ([4], [False], [0])
+    assert len(searched) == 4  # at the start and after each Arm, never after Go
