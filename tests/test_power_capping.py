@@ -245,13 +245,9 @@ def test_block_leaves_out_the_transitions_of_waiting():
     assert starts(run(CAPPED, PowerCap(300.0, wait_queue_length=0))) == {1: 0, 2: 100, 3: 100}
 
 
-def test_allocate_and_hold_asking_whether_the_head_fits_work_once():
-    """Under BLOCK and WAIT the guards of *Allocate* and *Hold* both ask
-    whether the head job fits the power left: the second question of the
-    same tokens reuses the answer; other watts or another job do not."""
-    from modules.power import PowerModel
-    from modules.power_capping import AllocationRules
-
+def job_counting_power_reads():
+    """A job type whose power (100 W) logs each read by the job's id, and
+    the log: how a test sees that a guard's question was answered once."""
     reads = []
 
     class Counted(Job):
@@ -260,6 +256,17 @@ def test_allocate_and_hold_asking_whether_the_head_fits_work_once():
             reads.append(self.id)
             return 100.0
 
+    return Counted, reads
+
+
+def test_allocate_and_hold_asking_whether_the_head_fits_work_once():
+    """Under BLOCK and WAIT the guards of *Allocate* and *Hold* both ask
+    whether the head job fits the power left: the second question of the
+    same tokens reuses the answer; other watts or another job do not."""
+    from modules.power import PowerModel
+    from modules.power_capping import AllocationRules
+
+    Counted, reads = job_counting_power_reads()
     rules = AllocationRules(PowerModel(100.0, 0.0), PowerCap.block(250.0))
     head, running = Counted(9, 0.0, 10, 1, 10), {1: (10.0, 1)}
     some, more = 100.0, 200.0
@@ -312,14 +319,7 @@ def test_dvfs_guards_asking_twice_of_the_same_tokens_work_once():
     from modules.cpu_scaling import ScalingRules
     from modules.power import PowerModel
 
-    reads = []
-
-    class Counted(Job):
-        @property
-        def jp(self):
-            reads.append(self.id)
-            return 100.0
-
+    Counted, reads = job_counting_power_reads()
     rules = ScalingRules(PowerModel(100.0, 0.0), CpuScaling(250.0))
     head = Counted(9, 0.0, 10, 1, 10)
     progress = {1: (Job(1, 0.0, 10, 1, 10, jp=100.0), 10.0, 0.0)}
