@@ -60,8 +60,6 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from cpn import Net
 from modules.batch_scheduling import SchedulingConfig
 from modules.cpu_scaling import CpuScaling
-from modules.dvfs_thesis.plan import RunningJob
-from modules.dvfs_thesis.profiles import JobProfile
 from modules.energy_saving.decisions import Decision
 from modules.energy_saving.ledger_monitor import LedgerMonitor
 from modules.energy_saving.module import attach
@@ -74,13 +72,15 @@ from modules.node_power import WH, NodePower, format_dhms
 from modules.power_capping import PowerCap
 from modules.tables import FrameField, columns_of, stored
 
-from . import topper
 from .puppet import PuppetConfig, compose, run_model
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the other models are imported by the functions that run them
     import pandas as pd
 
-    from . import dvfs_thesis
+    from modules.dvfs_thesis.plan import RunningJob
+    from modules.dvfs_thesis.profiles import JobProfile
+
+    from . import dvfs_thesis, topper
 
 JOB_POWER = ("loaded", "trace")
 
@@ -88,6 +88,8 @@ JOB_POWER = ("loaded", "trace")
 def idle_cpus(end: float, cpus: int) -> RunningJob:
     """A DVFS thesis *Runtime Info* value for CPUs still booting: free at
     ``end``, drawing nothing from a power budget meanwhile."""
+    from modules.dvfs_thesis.plan import RunningJob
+
     return RunningJob(end, cpus, 0.0)
 
 
@@ -298,6 +300,8 @@ def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
     """TOPPER (``nets.topper.simulate``, options as there) with sleeping
     nodes, switched by whole compute units (see the module's docstring);
     the metrics are TOPPER's and those of :func:`simulate`."""
+    from . import topper
+
     monitor = sleeping.monitor(config.puppet, len(jobs))
     result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
                              monitors=[*options.pop("monitors", ()), monitor], **options)

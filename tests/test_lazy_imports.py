@@ -179,6 +179,16 @@ def test_the_simulation_loads_pandas_only_when_its_tables_are_read():
     assert loaded_after(code, ("pandas",)) == ["pandas"]
 
 
+def test_sleeping_nodes_on_puppet_load_no_other_model(tmp_path):
+    """Every module a run imports is compiled at its start: sleeping nodes
+    on PuPPET load neither TOPPER nor the DVFS thesis."""
+    trace = tmp_path / "tiny.swf"
+    trace.write_text(TINY_TRACE)
+    watched = ("nets.topper", "nets.dvfs_thesis", "modules.dvfs_thesis", "nets.energy_saving")
+    assert loaded_after(run_code(trace, tmp_path / "out", "--no-plots", "--sleep-after", "60"),
+                        watched) == ["nets.energy_saving"]
+
+
 def test_sleeping_nodes_build_their_tables_only_when_read():
     """With sleeping nodes too: the jobs, the per-node times and the state
     timeline are DataFrames once read, and their metrics need no pandas."""
