@@ -13,11 +13,15 @@ and inactive time, shutdowns and a state timeline
 from __future__ import annotations
 
 import heapq
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .node_power import POWER_ON_ORDERS, STATE_NAMES, NodePower, NodeState, energy_wh
+from .tables import Columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STANDBY, POWERING_ON, IDLE, LOADED, POWERING_OFF = (int(state) for state in NodeState)
 
@@ -212,26 +216,37 @@ class NodeLedger:
         """One row per node: seconds in each state, active (not standby)
         and inactive (standby) time, shutdowns, power-ons, and the mean
         length of its active and inactive intervals (Table 2's last rows)."""
+        return self.per_node_columns().frame()
+
+    def per_node_columns(self) -> Columns:
+        """:meth:`per_node` as columns (no pandas)."""
         residency = np.array(self.residency)
-        frame = pd.DataFrame(residency, columns=[f"{name}_s" for name in STATE_NAMES])
-        frame.insert(0, "node", np.arange(self.nodes))
-        frame["active_s"] = residency.sum(axis=1) - residency[:, NodeState.STANDBY]
-        frame["inactive_s"] = residency[:, NodeState.STANDBY]
-        frame["shutdowns"] = np.array(self.shutdowns, dtype=np.int64)
-        frame["power_ons"] = np.array(self.power_ons, dtype=np.int64)
+        columns = {"node": np.arange(self.nodes)}
+        columns.update((f"{name}_s", residency[:, state].copy())
+                       for state, name in zip(NodeState, STATE_NAMES))
+        active = residency.sum(axis=1) - residency[:, NodeState.STANDBY]
+        inactive = residency[:, NodeState.STANDBY].copy()
+        columns.update(active_s=active, inactive_s=inactive,
+                       shutdowns=np.array(self.shutdowns, dtype=np.int64),
+                       power_ons=np.array(self.power_ons, dtype=np.int64))
         with np.errstate(invalid="ignore", divide="ignore"):
-            frame["mean_active_interval_s"] = (
-                frame["active_s"] / np.array(self.active_intervals, dtype=np.int64))
-            frame["mean_inactive_interval_s"] = (
-                frame["inactive_s"] / np.array(self.inactive_intervals, dtype=np.int64))
-        return frame
+            columns["mean_active_interval_s"] = (
+                active / np.array(self.active_intervals, dtype=np.int64))
+            columns["mean_inactive_interval_s"] = (
+                inactive / np.array(self.inactive_intervals, dtype=np.int64))
+        return Columns(columns)
 
     def timeline(self) -> pd.DataFrame:
         """Every closed state interval: ``node, state, start, end``, by node
         then time (empty without ``timeline``)."""
+        return self.timeline_columns().frame()
+
+    def timeline_columns(self, time_offset: float = 0.0) -> Columns:
+        """:meth:`timeline` as columns (no pandas), its times moved by
+        ``time_offset`` (onto a trace's clock)."""
         columns = ["node", "state", "start", "end"]
         if not self._timeline:
-            return pd.DataFrame(columns=columns)
+            return Columns.from_rows([], columns)
         chunks = [(nodes, old if isinstance(old, list) else [old] * len(nodes),
                    started if isinstance(started, list) else [started] * len(nodes), end)
                   for nodes, old, started, end in self._timeline]
@@ -240,7 +255,11 @@ class NodeLedger:
         starts = np.fromiter((t for chunk in chunks for t in chunk[2]), np.float64)
         ends = np.fromiter((chunk[3] for chunk in chunks for _ in chunk[0]),
                            np.float64)
-        frame = pd.DataFrame(dict(zip(columns, (nodes, states, starts, ends))))
-        frame = frame[frame["end"] > frame["start"]]
-        frame["state"] = [STATE_NAMES[s] for s in frame["state"]]
-        return frame.sort_values(["node", "start"], kind="stable").reset_index(drop=True)
+        kept = ends > starts
+        nodes, states, starts, ends = nodes[kept], states[kept], starts[kept], ends[kept]
+        order = np.lexsort((starts, nodes))  # stable: by node, then start
+        starts, ends = starts[order], ends[order]
+        if time_offset and len(nodes):
+            starts, ends = starts + time_offset, ends + time_offset
+        return Columns({"node": nodes[order], "state": [STATE_NAMES[s] for s in states[order]],
+                        "start": starts, "end": ends})

@@ -55,15 +55,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from cpn import Net
 from modules.batch_scheduling import SchedulingConfig
 from modules.cpu_scaling import CpuScaling
-from modules.dvfs_thesis.plan import RunningJob
-from modules.dvfs_thesis.profiles import JobProfile
 from modules.energy_saving.decisions import Decision
 from modules.energy_saving.ledger_monitor import LedgerMonitor
 from modules.energy_saving.module import attach
@@ -74,9 +70,17 @@ from modules.power_steps import energy_exact
 from modules.node_ledger import NodeLedger
 from modules.node_power import WH, NodePower, format_dhms
 from modules.power_capping import PowerCap
+from modules.tables import FrameField, columns_of, stored
 
-from . import dvfs_thesis, topper
 from .puppet import PuppetConfig, compose, run_model
+
+if TYPE_CHECKING:  # the other models are imported by the functions that run them
+    import pandas as pd
+
+    from modules.dvfs_thesis.plan import RunningJob
+    from modules.dvfs_thesis.profiles import JobProfile
+
+    from . import dvfs_thesis, topper
 
 JOB_POWER = ("loaded", "trace")
 
@@ -84,6 +88,8 @@ JOB_POWER = ("loaded", "trace")
 def idle_cpus(end: float, cpus: int) -> RunningJob:
     """A DVFS thesis *Runtime Info* value for CPUs still booting: free at
     ``end``, drawing nothing from a power budget meanwhile."""
+    from modules.dvfs_thesis.plan import RunningJob
+
     return RunningJob(end, cpus, 0.0)
 
 
@@ -239,12 +245,14 @@ def build_net(config: PuppetConfig, sleeping: SleepingNodes, jobs: Sequence[Job]
 class EnergySavingResult:
     """Per-job records, metrics, per-node times, the state timeline and the
     energy-saving decisions (those that switched something); ``model`` is
-    the model's own result (``PuppetResult``, ``ThesisResult``)."""
+    the model's own result (``PuppetResult``, ``ThesisResult``).  The
+    tables are built as DataFrames when first read (``modules.tables``):
+    ``cpn run`` never reads them."""
 
-    jobs: pd.DataFrame
+    jobs: pd.DataFrame = FrameField()
     metrics: dict
-    nodes: pd.DataFrame
-    timeline: pd.DataFrame
+    nodes: pd.DataFrame = FrameField()
+    timeline: pd.DataFrame = FrameField()
     decisions: list[Decision]
     power_times: list[float]
     power_watts: list[float]
@@ -292,6 +300,8 @@ def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
     """TOPPER (``nets.topper.simulate``, options as there) with sleeping
     nodes, switched by whole compute units (see the module's docstring);
     the metrics are TOPPER's and those of :func:`simulate`."""
+    from . import topper
+
     monitor = sleeping.monitor(config.puppet, len(jobs))
     result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
                              monitors=[*options.pop("monitors", ()), monitor], **options)
@@ -310,6 +320,8 @@ def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
     job's power at its gear.  The thesis' ``energy_total_j`` keeps its
     formula (idle CPUs always on): ``energy_j`` is the net's, sleep
     included."""
+    from . import dvfs_thesis  # here only: it needs pandas
+
     monitor = sleeping.monitor(config.puppet, len(jobs))
     result = dvfs_thesis.simulate(jobs, config, profiles, seed, sleeping=sleeping,
                                   monitors=[monitor])
@@ -329,29 +341,29 @@ def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, time_offset: 
     the metrics."""
     ledger, node = monitor.ledger, monitor.node
     end = ledger.closed_at + time_offset
-    frame, metrics = model.jobs, dict(model.metrics)
+    frame, metrics = stored(model, "jobs"), dict(model.metrics)
     energy_j = (energy_exact(model.power_times, model.power_watts, end)
                 if len(model.power_times) else float("nan"))
-    per_node = dict(zip(frame["job_id"], frame[power] / frame[size]))
+    columns = columns_of(frame)
+    per_node = dict(zip(columns["job_id"].tolist(), (columns[power] / columns[size]).tolist()))
     busy_wh = sum(ledger.job_node_s.get(job, 0.0) * watts for job, watts in per_node.items()) / WH
-    nodes = ledger.per_node()
+    nodes = ledger.per_node_columns()
+    node_columns = nodes.columns
     metrics.update({
         "energy_j": energy_j,
         "energy_mwh": energy_j / 3.6e9,
         "energy_accounting_mwh": ledger.energy_wh(node, loaded_wh=busy_wh) / 1e6,
         "makespan": format_dhms(metrics.get("makespan_s", float("nan"))),
-        "shutdowns": int(nodes["shutdowns"].sum()),
-        "power_ons": int(nodes["power_ons"].sum()),
+        "shutdowns": int(node_columns["shutdowns"].sum()),
+        "power_ons": int(node_columns["power_ons"].sum()),
         "max_active_nodes": int(ledger.max_active),
-        "active_node_s": float(nodes["active_s"].sum()),
-        "inactive_node_s": float(nodes["inactive_s"].sum()),
+        "active_node_s": float(node_columns["active_s"].sum()),
+        "inactive_node_s": float(node_columns["inactive_s"].sum()),
         "energy_saving": sleeping.policy.enabled,
     })
     metrics["config"] = {**metrics.get("config", {}), "energy_saving": {
         "node": vars(node), "policy": repr(sleeping.policy), **settings}}
-    timeline = ledger.timeline()
-    if time_offset and len(timeline):
-        timeline[["start", "end"]] += time_offset
+    timeline = ledger.timeline_columns(time_offset)
     return EnergySavingResult(frame, metrics, nodes, timeline, monitor.decisions,
                               model.power_times, model.power_watts, ledger, model)
 
@@ -365,6 +377,8 @@ def compare(jobs: Sequence[Job], config: EnergySavingConfig, **options
             ) -> tuple[pd.DataFrame, EnergySavingResult, EnergySavingResult]:
     """Always on against energy saving on the same jobs: a two-row table
     (the paper's Table 1 shape) and both results."""
+    import pandas as pd
+
     always = simulate(jobs, config.always_on(), **options)
     saving = simulate(jobs, config, **options)
     table = pd.DataFrame([{key: run.metrics.get(key) for key in COMPARED}

@@ -466,3 +466,33 @@ def test_blocked_means_no_decision_whatever_the_clock():
     assert blocked((job(1, 0, 1),), pool, 0, running, unit_nodes=2)  # but not a unit
     assert not blocked(queue, pool, 0, {})  # nothing runs: the tick may stop
     assert not blocked(queue, pool, 0, running, (job(2, 0, 1),))  # the tick waits for Selected
+
+
+def test_the_ledger_monitor_follows_runtime_info_whatever_changed_at_once():
+    """*Sync* usually sees one job start or end, the new job last in
+    *Runtime Info*; the monitor also follows one started elsewhere in it,
+    and several changes at once."""
+    from types import SimpleNamespace
+
+    from cpn.colours import FrozenDict
+    from modules.energy_saving.ledger_monitor import LedgerMonitor
+    from modules.node_ledger import NodeLedger
+
+    monitor = LedgerMonitor(NodeLedger(8))
+    monitor.kinds, monitor._finished = {0: "Sync"}, []
+    sim = SimpleNamespace(now=0.0)
+    steps = [({1: (9.0, 2)}, 0.0), ({1: (9.0, 2), 2: (9.0, 3)}, 1.0),  # one, last
+             ({3: (9.0, 1), 1: (9.0, 2), 2: (9.0, 3)}, 2.0),  # one, first
+             ({2: (9.0, 3), 4: (9.0, 1), 5: (9.0, 2)}, 3.0),  # two ended, two started
+             ({5: (9.0, 2)}, 4.0)]  # two ended
+    for running, now in steps:
+        monitor._running, sim.now = [FrozenDict(running)], now
+        monitor.fired(sim, 0, ())
+        ledger = monitor.ledger
+        assert {job: len(nodes) for job, nodes in ledger.running.items()} == {
+            job: size for job, (_, size) in running.items()}
+        assert ledger.job_started_at == {job: started for job, started in
+                                         {1: 0.0, 2: 1.0, 3: 2.0, 4: 3.0, 5: 3.0}.items()
+                                         if job in running}
+    assert ledger.job_node_s == {1: 2 * 3.0, 3: 1 * 1.0, 2: 3 * 3.0, 4: 1 * 1.0}
+    assert len(ledger.idle) == 8 - 2

@@ -148,7 +148,9 @@ def run_code(trace, out, *flags: str) -> str:
 
 @pytest.mark.parametrize("flags", [[], ["--cap", "70%", "--capping", "dvfs"],
                                    ["--cap", "70%", "--capping", "block"],
-                                   ["--resilience", "checkpoint"]], ids=" ".join)
+                                   ["--resilience", "checkpoint"], ["--sleep-after", "1800"],
+                                   ["--sleep-after", "0", "--resilience", "checkpoint"]],
+                         ids=" ".join)
 def test_a_run_without_plots_loads_neither_pandas_nor_matplotlib(tmp_path, flags):
     """``cpn run --no-plots`` reads the trace, draws the jobs' power,
     simulates (uncapped first for a cap that is a share of the peak),
@@ -174,6 +176,34 @@ def test_the_simulation_loads_pandas_only_when_its_tables_are_read():
             "assert 'pandas' not in sys.modules\n"
             "assert result.jobs['start'].tolist() == [0.0]\n"
             "assert type(result.jobs).__name__ == 'DataFrame'")
+    assert loaded_after(code, ("pandas",)) == ["pandas"]
+
+
+def test_sleeping_nodes_on_puppet_load_no_other_model(tmp_path):
+    """Every module a run imports is compiled at its start: sleeping nodes
+    on PuPPET load neither TOPPER nor the DVFS thesis."""
+    trace = tmp_path / "tiny.swf"
+    trace.write_text(TINY_TRACE)
+    watched = ("nets.topper", "nets.dvfs_thesis", "modules.dvfs_thesis", "nets.energy_saving")
+    assert loaded_after(run_code(trace, tmp_path / "out", "--no-plots", "--sleep-after", "60"),
+                        watched) == ["nets.energy_saving"]
+
+
+def test_sleeping_nodes_build_their_tables_only_when_read():
+    """With sleeping nodes too: the jobs, the per-node times and the state
+    timeline are DataFrames once read, and their metrics need no pandas."""
+    code = ("from modules.job import Job\n"
+            "from modules.energy_saving.policy import EnergySavingPolicy\n"
+            "from nets.energy_saving import EnergySavingConfig, simulate\n"
+            "import sys\n"
+            "config = EnergySavingConfig(2, policy=EnergySavingPolicy(idle_threshold_s=600))\n"
+            "result = simulate([Job(1, 0, 100, 1, 100), Job(2, 2000, 100, 2, 100)], config)\n"
+            "assert result.metrics['shutdowns'] == 2 and 'pandas' not in sys.modules\n"
+            "assert result.jobs['start'].tolist() == [0.0, 2595.0]\n"
+            "assert result.nodes['shutdowns'].tolist() == [1, 1]\n"
+            "assert result.timeline['state'].tolist()[:3] == ['idle', 'powering_off', 'standby']\n"
+            "assert {type(t).__name__ for t in (result.jobs, result.nodes, result.timeline)} == "
+            "{'DataFrame'}")
     assert loaded_after(code, ("pandas",)) == ["pandas"]
 
 

@@ -44,10 +44,20 @@ class LedgerMonitor(Monitor):
     def fired(self, sim, transition, values):
         kind, now, ledger = self.kinds[transition], sim.now, self.ledger
         if kind == "Sync":
-            running = self._running[0]
-            for job_id in ledger.running.keys() - running.keys():
+            running, held = self._running[0], ledger.running
+            ended = [job_id for job_id in held if job_id not in running]
+            starts = len(running) - len(held) + len(ended)
+            if len(ended) > 1 or starts > 1:  # several at once: in the order of sets
+                ended, started = held.keys() - running.keys(), running.keys() - held.keys()
+            elif starts:  # the one job started, usually the last entry
+                job_id = next(reversed(running))
+                started = ((job_id,) if job_id not in held
+                           else [job_id for job_id in running if job_id not in held])
+            else:
+                started = ()
+            for job_id in ended:
                 ledger.job_ended(job_id, now)
-            for job_id in running.keys() - ledger.running.keys():
+            for job_id in started:
                 ledger.job_started(job_id, running[job_id][1], now)
             if self.jobs is not None and len(self._finished) >= self.jobs:
                 ledger.close(now)

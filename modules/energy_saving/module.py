@@ -144,7 +144,7 @@ def _environment(policy: EnergySavingPolicy, machine_nodes: int, node: NodePower
         "period": float(policy.period_s), "after_tick": after_tick,
         "seen_by": partial(seen_by, unit_nodes=unit_nodes),
         "unchanged": unchanged, "woken": woken, "due": due,
-        "blocked": partial(blocked, unit_nodes=unit_nodes), "BLOCKED": BLOCKED}
+        "blocked": blocked, "unit_nodes": unit_nodes, "BLOCKED": BLOCKED}
 
 
 def _add_idle_pool(module: Net, on: int) -> None:
@@ -216,7 +216,8 @@ def _add_tick(module: Net, policy: EnergySavingPolicy, node: NodePower) -> None:
     module.transition(
         "Wake", priority=P_WAKE,
         guard="clock.seen is not None "
-              "and not (clock.seen is BLOCKED and blocked(queue, idle, standby, running, sel)) "
+              "and not (clock.seen is BLOCKED "
+              "and blocked(queue, idle, standby, running, sel, unit_nodes)) "
               "and (clock.seen is BLOCKED or not unchanged(clock.seen, queue, free, idle, "
               "standby, booting, halting, waits, running))",
         code="at = due(clock, now, period)\n"

@@ -125,15 +125,19 @@ def with_booting_nodes(queue: Sequence[Job], running: Mapping, free: int, now: f
     return {**running, BOOTING: entry(now + boot_delay, biggest - on)}
 
 
-def easy_with_sleeping_nodes(queue: tuple[Job, ...], running: Mapping, free: int,
-                             now: float, boot_delay: float, machine_nodes: float = math.inf,
-                             **options):
-    """``easy.easy_pass_on_nodes`` on :func:`with_booting_nodes`: the head
-    keeps its reservation while its nodes boot, and backfilling fills the wait."""
-    return easy_pass_on_nodes(
-        queue, with_booting_nodes(queue, running, free, now, boot_delay,
-                                  machine_nodes=machine_nodes),
-        free, now, **options)
+def easy_with_sleeping_nodes(boot_delay: float, machine_nodes: float = math.inf,
+                             **options) -> Callable:
+    """``easy.easy_pass_on_nodes`` (with ``options``) on
+    :func:`with_booting_nodes`, as a ``schedule(queue, running, free, now)``:
+    the head keeps its reservation while its nodes boot, and backfilling
+    fills the wait.  A closure, options bound once: it runs at every pass."""
+    easy_pass = partial(easy_pass_on_nodes, **options)
+
+    def schedule(queue, running, free, now):
+        return easy_pass(queue, with_booting_nodes(queue, running, free, now, boot_delay,
+                                                   pair, machine_nodes), free, now)
+
+    return schedule
 
 
 def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: float,
@@ -144,7 +148,6 @@ def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: flo
     (:func:`easy_with_sleeping_nodes`)."""
     if isinstance(scheduling, FifoQueues):
         return fifo_scheduling(scheduling)
-    return batch_scheduling(scheduling, schedule=partial(
-        easy_with_sleeping_nodes, boot_delay=boot_delay, machine_nodes=machine_nodes,
-        policy=scheduling.policy,
-        estimate=scheduling.estimate, backfill=scheduling.backfill))
+    return batch_scheduling(scheduling, schedule=easy_with_sleeping_nodes(
+        boot_delay, machine_nodes, policy=scheduling.policy, estimate=scheduling.estimate,
+        backfill=scheduling.backfill))
