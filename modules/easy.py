@@ -147,8 +147,8 @@ _seen: tuple[tuple[Job, ...], int, dict[int, int]] = ((), 0, {})
 
 def _smallest(queue: tuple[Job, ...]) -> int:
     """The fewest nodes a job of ``queue`` needs.  A pass sees the queue
-    the pass before left (after a job's end), that queue plus a job
-    (after a submission) or an equal copy of it: none is scanned again (a scan is most of a
+    the pass before left (after a job's end) or that queue plus a job
+    (after a submission): neither is scanned again (a scan is most of a
     pass that starts nothing), the count of each size says what is left
     (:func:`_left`).  Only tuples are remembered: they cannot change."""
     global _seen
@@ -160,7 +160,7 @@ def _smallest(queue: tuple[Job, ...]) -> int:
             size = queue[-1].js
             sizes[size] = sizes.get(size, 0) + 1
             smallest = min(smallest, size)
-        elif queue != seen:  # an equal queue in another tuple keeps its counts
+        else:
             sizes = dict(Counter(map(_size, queue)))  # a dict deletes at C speed
             smallest = min(sizes)
         _seen = queue, smallest, sizes

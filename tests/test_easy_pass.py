@@ -104,18 +104,3 @@ def test_once_every_job_of_the_smallest_size_started_the_next_size_is_the_smalle
     assert easy_pass_on_nodes(waiting, running, 1, 1.0) == ([], waiting)  # none of 1 left
     started, left = easy_pass_on_nodes(waiting, running, 2, 2.0)
     assert [job.id for job in started] == [5] and [job.id for job in left] == [1, 3]
-
-
-def test_a_pass_on_an_equal_copy_of_the_queue_left_does_not_scan_it(monkeypatch):
-    sizes_read = []
-    monkeypatch.setattr(easy, "_size", lambda job: sizes_read.append(job.id) or job.js)
-    queue = tuple(Job(i, 0, 100, size, 100) for i, size in enumerate([2, 4, 4, 3], 1))
-    started, waiting = easy_pass_on_nodes(queue, {9: (50.0, 8)}, 2, 10.0)
-    assert [job.id for job in started] == [1]
-    sizes_read.clear()
-    copy = tuple(list(waiting))  # the net may hand the same jobs over in a new tuple
-    assert copy is not waiting
-    assert easy_pass_on_nodes(copy, {9: (50.0, 8)}, 2, 20.0) == ([], copy)
-    started, left = easy_pass_on_nodes(copy, {9: (50.0, 8)}, 3, 30.0)
-    assert [job.id for job in started] == [4] and [job.id for job in left] == [2, 3]
-    assert sizes_read == []
