@@ -1,15 +1,16 @@
-"""The EASY pass under WFP equals the textbook pass on random queues: the
-whole queue sorted by descending score (ties in arrival order), jobs
-started in that order while they fit, then backfilled behind the head's
-reservation.  Small sets of sizes, times and walltimes make equal scores
-common, so the tie rule is exercised."""
+"""WFP scores are the paper's formula to the last bit, and the EASY pass
+under WFP equals the textbook pass on random queues: the whole queue
+sorted by descending score (ties in arrival order), jobs started in that
+order while they fit, then backfilled behind the head's reservation.
+Small sets of sizes, times and walltimes make equal scores common, so the
+tie rule is exercised."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modules.easy import easy_pass_on_nodes
+from modules.easy import easy_pass_on_nodes, wfp_scores
 from modules.job import Job
 
 MACHINE = 16
@@ -80,3 +81,18 @@ def test_the_wfp_pass_starts_and_leaves_what_the_textbook_pass_does(case):
                                                        exponent)
     assert [job.id for job in started] == [job.id for job in expected_started]
     assert [job.id for job in waiting] == [job.id for job in expected_waiting]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1e6), st.floats(1, 1e5), st.integers(1, 10_000),
+                          st.floats(1, 1e5)), min_size=1, max_size=20),
+       st.floats(0, 1e6), st.sampled_from(["requested", "actual", "mixed"]),
+       st.sampled_from([1, 2, 3, 0.5, 2.5, 3.0]))
+def test_wfp_scores_are_the_papers_formula_to_the_last_bit(fields, after, estimate, exponent):
+    queue = [Job(i, submit, runtime, size, walltime)
+             for i, (submit, runtime, size, walltime) in enumerate(fields)]
+    now = max(job.st for job in queue) + after
+    for job, score in zip(queue, wfp_scores(queue, now, estimate, exponent)):
+        queued = int(now - job.st) if estimate == "mixed" else now - job.st
+        plan = job.rt if estimate == "actual" else job.wt
+        assert score == job.js * (queued / plan) ** exponent  # exact: no tolerance
