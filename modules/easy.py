@@ -40,12 +40,16 @@ def wfp_scores(queue: Sequence[Job], now: float, estimate: str,
     walltime)^3; it favours large and old jobs, old ones the more the
     higher ``exponent``.  CQSim (``"mixed"``) truncates the queued time to
     whole seconds.  One comprehension per mode: a pass scores every
-    waiting job, and a function call per job would cost more than the sort."""
+    waiting job, and a function call per job would cost more than the sort.
+    A float exponent and the float multiplied first spare the conversion
+    and int's refusal of float at each job; IEEE products commute, so the
+    scores are the same to the last bit."""
+    exponent = float(exponent)
     if estimate == "actual":
-        return [job.js * ((now - job.st) / job.rt) ** exponent for job in queue]
+        return [((now - job.st) / job.rt) ** exponent * job.js for job in queue]
     if estimate == "mixed":
-        return [job.js * (int(now - job.st) / job.wt) ** exponent for job in queue]
-    return [job.js * ((now - job.st) / job.wt) ** exponent for job in queue]
+        return [(int(now - job.st) / job.wt) ** exponent * job.js for job in queue]
+    return [((now - job.st) / job.wt) ** exponent * job.js for job in queue]
 
 
 def wfp_score(job: Job, now: float, estimate: str, exponent: float = 3) -> float:
