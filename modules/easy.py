@@ -184,6 +184,19 @@ def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job]) 
     _seen = waiting, smallest, sizes
 
 
+def returned(queue: tuple[Job, ...], jobs: Sequence[Job], merged: tuple[Job, ...]) -> None:
+    """Remember that ``merged`` is ``queue`` with ``jobs`` put back in it
+    (jobs a pass started that the power cap then held): under a cap most
+    passes see such a queue, and it would be counted afresh each time."""
+    global _seen
+    seen, smallest, sizes = _seen
+    if seen is not queue:
+        return
+    for job in jobs:
+        sizes[job.js] = sizes.get(job.js, 0) + 1
+    _seen = merged, min(sizes, default=smallest), sizes
+
+
 def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
     """``queue`` in its order without the ``started`` jobs (taken from it):
     joined from the slices between them, so a long queue is copied at C

@@ -23,6 +23,7 @@ from functools import cached_property
 from operator import attrgetter
 from typing import Mapping, Sequence
 
+from . import easy
 from .job import Job
 from .power import CAP_ROUNDING, PowerModel
 
@@ -82,7 +83,9 @@ def requeue(queue: tuple[Job, ...], returned: Sequence[Job]) -> tuple[Job, ...]:
     read at C speed rather than a tuple built for every job."""
     jobs = sorted(queue + tuple(returned), key=_ID)
     jobs.sort(key=_ARRIVAL)
-    return tuple(jobs)
+    merged = tuple(jobs)
+    easy.returned(queue, returned, merged)
+    return merged
 
 
 @dataclass(frozen=True)

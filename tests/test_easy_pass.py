@@ -104,3 +104,22 @@ def test_once_every_job_of_the_smallest_size_started_the_next_size_is_the_smalle
     assert easy_pass_on_nodes(waiting, running, 1, 1.0) == ([], waiting)  # none of 1 left
     started, left = easy_pass_on_nodes(waiting, running, 2, 2.0)
     assert [job.id for job in started] == [5] and [job.id for job in left] == [1, 3]
+
+
+def test_a_queue_with_held_jobs_put_back_is_not_scanned_and_knows_their_sizes(monkeypatch):
+    """Under a power cap the jobs a pass started may be held and put back
+    (``requeue``): the next pass sees that queue without a scan, and the
+    sizes of the jobs put back count, the smallest among them too."""
+    from modules.power_capping import requeue
+
+    sizes_read = []
+    monkeypatch.setattr(easy, "_size", lambda job: sizes_read.append(job.id) or job.js)
+    queue = tuple(Job(i, i, 100, size, 100) for i, size in enumerate([1, 4, 4, 3], 1))
+    running = {9: (50.0, 8)}
+    started, waiting = easy_pass_on_nodes(queue, running, 1, 10.0)
+    assert [job.id for job in started] == [1]
+    sizes_read.clear()
+    back = requeue(waiting, started)  # over the cap: job 1 is held
+    assert [job.id for job in back] == [1, 2, 3, 4]
+    assert easy_pass_on_nodes(back, running, 1, 20.0)[0] == started  # 1 node is still enough
+    assert sizes_read == []
