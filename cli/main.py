@@ -271,13 +271,13 @@ def _uncapped_peak(console, args, workload, config, model, stop) -> float | None
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
     """What the command line knows of the run beyond the model: the cap
     (and how long power was above it), the rejected jobs, the trace."""
-    from modules.power import CAP_ROUNDING
+    from modules.power import cap_limit
     from modules.power_steps import time_above
     from modules.tables import row_count, stored
 
     if capping and row_count(stored(result, "jobs")):
         capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
-                                                 result.end, config.cap_watts * (1 + CAP_ROUNDING))
+                                                 result.end, cap_limit(config.cap_watts))
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = row_count(stored(workload, "rejected"))
     result.metrics["size_unit"] = workload.size_unit

@@ -34,7 +34,8 @@ from cpn.colours import FrozenDict
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .job import POSITION, Job, replaced_at
-from .power import CAP_ROUNDING, PowerModel, under_cap
+from .power import PowerModel, cap_limit, under_cap
+from .last_answer import keeps_last_answer
 from .power_capping import requeue
 
 P_DISCARD = P_FINISH - 1  # superseded ends go before real ones
@@ -92,21 +93,13 @@ class ScalingRules:
     power: PowerModel
     scaling: CpuScaling
 
+    @keeps_last_answer
     def _busy(self, progress: Mapping, running: Mapping) -> float:
         """The running jobs' power at nominal frequency, summed in
         *Progress* order; kept for the same two tokens, as the guards of
         *Allocate*, *Hold* and *Rescale* and *Rescale*'s code all ask for it
-        between two changes of the running jobs.  (``last_answer`` written
-        out, here and in :meth:`level` and :meth:`admits`: these questions
-        come at every change of power, tens of thousands of times a run,
-        and the helper's calls were over a quarter of their cost.)"""
-        memo = self.__dict__
-        last = memo.get("_last_busy")
-        if last is not None and last[0] is progress and last[1] is running:
-            return last[2]
-        busy = sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
-        memo["_last_busy"] = (progress, running, busy)
-        return busy
+        between two changes of the running jobs."""
+        return sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
 
     def watts_at(self, jobs: list, watts: float, current: float, frequency: float) -> float:
         """System power if the running ``jobs`` moved from level ``current``
@@ -132,19 +125,15 @@ class ScalingRules:
     @cached_property
     def _limit(self) -> float:
         """The cap with the running sum's rounding slack (``under_cap``)."""
-        return self.scaling.cap_watts * (1 + CAP_ROUNDING)
+        return cap_limit(self.scaling.cap_watts)
 
+    @keeps_last_answer
     def level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
         """The highest level that keeps the system under the cap (else the
         lowest); the running jobs' power is summed once for every level.
         (:meth:`_watts_at` and ``under_cap`` written out, on scales computed
         once.)  *Rescale*'s guard and code ask it twice of the same tokens:
         the last answer is kept for them."""
-        memo = self.__dict__
-        last = memo.get("_last_level")
-        if (last is not None and last[0] is progress and last[1] is running
-                and last[2] is watts and last[3] is current):
-            return last[4]
         busy = self._busy(progress, running)
         at_current = self._scale_of.get(current)
         if at_current is None:
@@ -155,9 +144,9 @@ class ScalingRules:
             if watts + busy * (scale - at_current) <= limit:
                 chosen = frequency
                 break
-        memo["_last_level"] = (progress, running, watts, current, chosen)
         return chosen
 
+    @keeps_last_answer
     def admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
                current: float) -> bool:
         """``job`` may start: always when admitting on nodes; else if with it
@@ -166,17 +155,10 @@ class ScalingRules:
         last answer is kept for them."""
         if not running or self.scaling.admission == "nodes":
             return True
-        memo = self.__dict__
-        last = memo.get("_last_admits")
-        if (last is not None and last[0] is job and last[1] is progress and last[2] is running
-                and last[3] is watts and last[4] is current):
-            return last[5]
         lowest = self.scaling.levels[-1]
         started = self.power.busy_delta_at(job, lowest)
-        admitted = under_cap(self._watts_at(self._busy(progress, running), watts, current,
-                                            lowest) + started, self.scaling.cap_watts)
-        memo["_last_admits"] = (job, progress, running, watts, current, admitted)
-        return admitted
+        return under_cap(self._watts_at(self._busy(progress, running), watts, current, lowest)
+                         + started, self.scaling.cap_watts)
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):

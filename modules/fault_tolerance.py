@@ -33,7 +33,7 @@ from cpn.colours import FrozenDict
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .cpu_scaling import DVFS_LEVEL
 from .job import POSITION, Job, replaced_at
-from .last_answer import last_answer
+from .last_answer import keeps_last_answer
 from .resilience import (FaultTolerance, daly_interval, replica_counts,
                          replicated_failure_rate)
 
@@ -221,10 +221,11 @@ class FaultRules:
                                            version=saved.version + 1)
         return execution, free_units[count:]
 
+    @keeps_last_answer
     def failed(self, execution: Execution) -> bool:
         """It fails before it completes.  The guards of *Fail* and *Done*
         ask it of the same token in turn: the last answer is kept."""
-        return last_answer(self, "_last_failed", _fails_first, execution)
+        return _fails_first(execution)
 
     @staticmethod
     def stale(execution: Execution, current: Mapping[int, Execution]) -> bool:

@@ -22,9 +22,16 @@ from .job import Job
 CAP_ROUNDING = 1e-9
 
 
+def cap_limit(cap_watts: float) -> float:
+    """The most watts that count as under ``cap_watts``: the cap with the
+    running sum's rounding slack.  Hot checks compute it once and compare
+    to it, so the slack is written here alone."""
+    return cap_watts * (1 + CAP_ROUNDING)
+
+
 def under_cap(watts: float, cap_watts: float) -> bool:
     """``watts`` is at or under ``cap_watts``, up to the running sum's rounding."""
-    return watts <= cap_watts * (1 + CAP_ROUNDING)
+    return watts <= cap_limit(cap_watts)
 
 
 @dataclass(frozen=True)
@@ -66,11 +73,8 @@ class PowerModel:
         return job.jp if job.pf == 1.0 else job.jp * self.scale(job.pf)
 
     def busy_delta(self, job: Job) -> float:
-        """Change in system power when ``job`` starts on idle nodes (every
-        start and end asks it: :meth:`job_watts` and ``idle_node_watts``
-        written out)."""
-        watts = job.jp if job.pf == 1.0 else job.jp * self.scale(job.pf)
-        return float(watts - job.js * (self.node_watts * self.idle_fraction))
+        """Change in system power when ``job`` starts on idle nodes."""
+        return float(self.job_watts(job) - job.js * self.idle_node_watts)
 
     def busy_delta_at(self, job: Job, frequency: float) -> float:
         """:meth:`busy_delta` of ``job`` run at ``frequency`` (without making

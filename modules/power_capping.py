@@ -25,7 +25,8 @@ from typing import Mapping, Sequence
 
 from . import easy
 from .job import Job
-from .power import CAP_ROUNDING, PowerModel
+from .last_answer import keeps_last_answer
+from .power import PowerModel, cap_limit
 
 #: What to do with a job whose power alone exceeds the cap: reject it (the
 #: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
@@ -41,7 +42,7 @@ def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
     level under DVFS): the cap cannot hold while they run."""
     floor = power.idle_system(machine_nodes)
     scale = 1.0 if frequency == 1.0 else power.scale(frequency)
-    idle, limit = power.idle_node_watts, cap_watts * (1 + CAP_ROUNDING)
+    idle, limit = power.idle_node_watts, cap_limit(cap_watts)
     # PowerModel.busy_delta_at and under_cap written out, the scale computed once.
     return [job for job in jobs
             if not floor + float((job.jp if scale == 1.0 else job.jp * scale)
@@ -93,24 +94,19 @@ class AllocationRules:
     power: PowerModel
     cap: PowerCap
 
+    @keeps_last_answer
     def fits(self, job: Job, watts: float, running: Mapping) -> bool:
         """Starting ``job`` keeps system power at or under the cap, or
         nothing else runs (a job alone over the cap must not stall the queue).
         The guards of *Allocate* and *Hold* ask it in turn of the same
         tokens: the last answer is kept for them (``under_cap`` written out,
         on the cap's limit computed once)."""
-        memo = self.__dict__
-        last = memo.get("_last_fits")
-        if last is not None and last[0] is job and last[1] is watts and last[2] is running:
-            return last[3]
-        answer = watts + self.power.busy_delta(job) <= self._limit or not running
-        memo["_last_fits"] = (job, watts, running, answer)
-        return answer
+        return watts + self.power.busy_delta(job) <= self._limit or not running
 
     @cached_property
     def _limit(self) -> float:
         """The cap with the running sum's rounding slack (``under_cap``)."""
-        return self.cap.cap_watts * (1 + CAP_ROUNDING)
+        return cap_limit(self.cap.cap_watts)
 
     def blocked(self, waiting: Sequence[Job], now: float) -> bool:
         """A waiting job has waited longer than ``w``."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from modules.power import CAP_ROUNDING
+from modules.power import cap_limit
 
 
 def hourly_profile(times, watts, end: float, day_offset: float = 0.0,
@@ -55,7 +55,7 @@ def cap_excess(times, watts, end: float, cap_watts: float | None) -> tuple[float
     t = np.asarray(times, dtype=float)
     w = np.asarray(watts, dtype=float)
     durations = np.diff(np.minimum(t, end), append=end)
-    over = (w > cap_watts * (1 + CAP_ROUNDING)) & (durations > 0)
+    over = (w > cap_limit(cap_watts)) & (durations > 0)
     return float(durations[over].sum()), float((w[over] - cap_watts).max(initial=0.0))
 
 
