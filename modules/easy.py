@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, le
 from typing import Callable, Iterable, Mapping, Sequence
 
 from .job import Job
@@ -139,10 +139,33 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     return started, waiting
 
 
-#: The queue the last pass saw or left, the fewest nodes a job of it needs,
-#: and how many of its jobs need each size (changed in place as the queue
-#: grows by a submission or loses the jobs a pass started).
-_seen: tuple[tuple[Job, ...], int, dict[int, int]] = ((), 0, {})
+class _Remembered:
+    """The queue the last pass saw or left, kept so the next pass need not
+    scan it again: the fewest nodes a job of it needs, how many of its jobs
+    need each size (changed as the queue grows by a submission or loses the
+    jobs a pass started), whether it is in arrival order (then id), and,
+    when a pass left it, the queue that pass saw and the jobs it started
+    (so jobs held back can be put back without a sort)."""
+
+    __slots__ = ("queue", "smallest", "sizes", "in_order", "taken_from", "taken")
+
+    def __init__(self):
+        self.remember((), 0, {}, True)
+
+    def remember(self, queue: tuple[Job, ...], smallest: int, sizes: dict[int, int],
+                 in_order: bool, taken_from: tuple[Job, ...] | None = None,
+                 taken: tuple[Job, ...] = ()) -> None:
+        self.queue, self.smallest, self.sizes, self.in_order = queue, smallest, sizes, in_order
+        self.taken_from, self.taken = taken_from, taken
+
+
+_seen = _Remembered()
+
+
+def _in_arrival_order(queue: Sequence[Job]) -> bool:
+    """Each job arrived after the one before it, or with it and a higher id."""
+    keys = [(job.st, job.id) for job in queue]
+    return all(map(le, keys, keys[1:]))
 
 
 def _smallest(queue: tuple[Job, ...]) -> int:
@@ -151,50 +174,69 @@ def _smallest(queue: tuple[Job, ...]) -> int:
     (after a submission): neither is scanned again (a scan is most of a
     pass that starts nothing), the count of each size says what is left
     (:func:`_left`).  Only tuples are remembered: they cannot change."""
-    global _seen
-    seen, smallest, sizes = _seen
+    seen = _seen
     if type(queue) is not tuple:  # a list may have changed since
         return min(map(_size, queue))
-    if queue is not seen:
-        if seen and len(queue) == len(seen) + 1 and queue[:-1] == seen:
-            size = queue[-1].js
-            sizes[size] = sizes.get(size, 0) + 1
-            smallest = min(smallest, size)
+    if queue is not seen.queue:
+        old = seen.queue
+        if old and len(queue) == len(old) + 1 and queue[:-1] == old:
+            job, last, sizes = queue[-1], old[-1], seen.sizes
+            sizes[job.js] = sizes.get(job.js, 0) + 1
+            seen.remember(queue, min(seen.smallest, job.js), sizes,
+                          seen.in_order and (last.st, last.id) <= (job.st, job.id))
         else:
             sizes = dict(Counter(map(_size, queue)))  # a dict deletes at C speed
-            smallest = min(sizes)
-        _seen = queue, smallest, sizes
-    return smallest
+            seen.remember(queue, min(sizes), sizes, _in_arrival_order(queue))
+    return seen.smallest
 
 
 def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job]) -> None:
     """Remember the queue a pass over ``queue`` leaves, which the next pass
     sees: the sizes of ``queue`` less those of the ``started`` jobs."""
-    global _seen
-    seen, smallest, sizes = _seen
-    if seen is not queue or type(waiting) is not tuple:
+    seen = _seen
+    if seen.queue is not queue or type(waiting) is not tuple:
         return
+    sizes = seen.sizes
     for job in started:
         if (left := sizes[job.js] - 1):
             sizes[job.js] = left
         else:
             del sizes[job.js]
+    smallest = seen.smallest
     if smallest not in sizes and sizes:
         smallest = min(sizes)
-    _seen = waiting, smallest, sizes
+    seen.remember(waiting, smallest, sizes, seen.in_order, queue, tuple(started))
+
+
+def put_back(queue: tuple[Job, ...], jobs: tuple[Job, ...]) -> tuple[Job, ...] | None:
+    """``queue`` with ``jobs`` back in it in arrival order (then id), if
+    that is known without a sort, else None.  It is when the last pass left
+    ``queue`` of a queue in that order and ``jobs`` are the last it started
+    (what the power cap held of them; under a cap most passes end so): the
+    answer is then the queue that pass saw, less the jobs it started that
+    are not put back."""
+    seen = _seen
+    source, taken = seen.taken_from, seen.taken
+    if (seen.queue is not queue or source is None or not seen.in_order
+            or len(jobs) > len(taken) or jobs != taken[len(taken) - len(jobs):]):
+        return None
+    merged = _without(source, list(taken[:len(taken) - len(jobs)]))
+    returned(queue, jobs, merged)
+    return merged
 
 
 def returned(queue: tuple[Job, ...], jobs: Sequence[Job], merged: tuple[Job, ...]) -> None:
-    """Remember that ``merged`` is ``queue`` with ``jobs`` put back in it
-    (jobs a pass started that the power cap then held): under a cap most
-    passes see such a queue, and it would be counted afresh each time."""
-    global _seen
-    seen, smallest, sizes = _seen
-    if seen is not queue:
+    """Remember that ``merged``, in arrival order, is ``queue`` with
+    ``jobs`` put back in it (jobs a pass started that the power cap then
+    held): under a cap most passes see such a queue, and it would be
+    counted afresh each time."""
+    seen = _seen
+    if seen.queue is not queue:
         return
+    sizes = seen.sizes
     for job in jobs:
         sizes[job.js] = sizes.get(job.js, 0) + 1
-    _seen = merged, min(sizes, default=smallest), sizes
+    seen.remember(merged, min(sizes, default=seen.smallest), sizes, True)
 
 
 def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:

@@ -78,10 +78,14 @@ class PowerCap:
 
 
 def requeue(queue: tuple[Job, ...], returned: Sequence[Job]) -> tuple[Job, ...]:
-    """The queue with held jobs back in it, in arrival order (then id).  It
-    is re-sorted at every hold: by id, then stably by arrival, which gives
+    """The queue with held jobs back in it, in arrival order (then id).
+    Usually the last scheduling pass took them from a queue in that order,
+    which is then the answer less the jobs it started (``easy.put_back``);
+    else the queue is sorted: by id, then stably by arrival, which gives
     the order of one sort by (arrival, id), on keys that are plain numbers
     read at C speed rather than a tuple built for every job."""
+    if type(returned) is tuple and (merged := easy.put_back(queue, returned)) is not None:
+        return merged
     jobs = sorted(queue + tuple(returned), key=_ID)
     jobs.sort(key=_ARRIVAL)
     merged = tuple(jobs)

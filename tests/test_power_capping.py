@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modules.cpu_scaling import CpuScaling, even_levels
 from modules.job import Job
@@ -285,6 +287,37 @@ def test_held_jobs_go_back_by_arrival_then_id():
     # ids against arrival: the arrival decides, the id only between equal arrivals
     queue = (Job(1, 9.0, 1, 1, 1), Job(7, 2.0, 1, 1, 1), Job(4, 2.0, 1, 1, 1))
     assert [job.id for job in requeue(queue, (Job(5, 0.5, 1, 1, 1),))] == [5, 4, 7, 1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1.0, 2.0]), st.sampled_from([1, 2, 4])),
+                min_size=1, max_size=12),
+       st.integers(0, 6), st.integers(0, 6), st.booleans())
+def test_jobs_held_after_a_pass_go_back_as_a_sort_would_put_them(jobs, free, keep, shuffle):
+    """What a pass started and the cap held goes back where sorting by
+    (arrival, id) puts it, whether or not the queue the pass saw was in
+    that order (only then is the sort skipped)."""
+    from modules.easy import easy_pass_on_nodes
+    from modules.power_capping import requeue
+
+    queue = [Job(i, arrival, 10, size, 10) for i, (arrival, size) in enumerate(jobs)]
+    queue = tuple(reversed(queue) if shuffle else sorted(queue, key=lambda j: (j.st, j.id)))
+    running = {100: (50.0, 6 - free)} if free < 6 else {}  # a machine of 6 nodes
+    started, waiting = easy_pass_on_nodes(queue, running, free, 5.0, policy="wfp")
+    held = tuple(started[min(keep, len(started)):])
+    assert requeue(waiting, held) == tuple(sorted(waiting + held, key=lambda j: (j.st, j.id)))
+
+
+def test_a_pass_whose_jobs_are_all_held_leaves_the_queue_it_saw():
+    """Under a cap most passes pick jobs the cap then holds: putting them all
+    back gives the very queue the pass saw, so the next pass need not count
+    its sizes again."""
+    from modules.easy import easy_pass_on_nodes
+    from modules.power_capping import requeue
+
+    queue = tuple(Job(i, float(i), 10, 1 + i % 3, 10) for i in range(8))
+    started, waiting = easy_pass_on_nodes(queue, {}, 4, 20.0, policy="wfp")
+    assert started and requeue(waiting, tuple(started)) is queue
 
 
 def test_dvfs_progress_forgets_ended_jobs_without_a_change_of_level():
