@@ -145,18 +145,14 @@ class _Remembered:
     need each size (changed as the queue grows by a submission or loses the
     jobs a pass started), whether it is in arrival order (then id), and,
     when a pass left it, the queue that pass saw and the jobs it started
-    (so jobs held back can be put back without a sort)."""
+    (so jobs held back can be put back without a sort).  Its fields are
+    set in place: a pass changes them twice."""
 
     __slots__ = ("queue", "smallest", "sizes", "in_order", "taken_from", "taken")
 
     def __init__(self):
-        self.remember((), 0, {}, True)
-
-    def remember(self, queue: tuple[Job, ...], smallest: int, sizes: dict[int, int],
-                 in_order: bool, taken_from: tuple[Job, ...] | None = None,
-                 taken: tuple[Job, ...] = ()) -> None:
-        self.queue, self.smallest, self.sizes, self.in_order = queue, smallest, sizes, in_order
-        self.taken_from, self.taken = taken_from, taken
+        self.queue, self.smallest, self.sizes, self.in_order = (), 0, {}, True
+        self.taken_from, self.taken = None, ()
 
 
 _seen = _Remembered()
@@ -182,11 +178,13 @@ def _smallest(queue: tuple[Job, ...]) -> int:
         if old and len(queue) == len(old) + 1 and queue[:-1] == old:
             job, last, sizes = queue[-1], old[-1], seen.sizes
             sizes[job.js] = sizes.get(job.js, 0) + 1
-            seen.remember(queue, min(seen.smallest, job.js), sizes,
-                          seen.in_order and (last.st, last.id) <= (job.st, job.id))
+            seen.smallest = min(seen.smallest, job.js)
+            if seen.in_order and not (last.st < job.st or last.st == job.st and last.id < job.id):
+                seen.in_order = False
         else:
-            sizes = dict(Counter(map(_size, queue)))  # a dict deletes at C speed
-            seen.remember(queue, min(sizes), sizes, _in_arrival_order(queue))
+            seen.sizes = sizes = dict(Counter(map(_size, queue)))  # deletes at C speed
+            seen.smallest, seen.in_order = min(sizes), _in_arrival_order(queue)
+        seen.queue, seen.taken_from = queue, None
     return seen.smallest
 
 
@@ -202,10 +200,9 @@ def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job]) 
             sizes[job.js] = left
         else:
             del sizes[job.js]
-    smallest = seen.smallest
-    if smallest not in sizes and sizes:
-        smallest = min(sizes)
-    seen.remember(waiting, smallest, sizes, seen.in_order, queue, tuple(started))
+    if seen.smallest not in sizes and sizes:
+        seen.smallest = min(sizes)
+    seen.queue, seen.taken_from, seen.taken = waiting, queue, tuple(started)
 
 
 def put_back(queue: tuple[Job, ...], jobs: tuple[Job, ...]) -> tuple[Job, ...] | None:
@@ -236,7 +233,8 @@ def returned(queue: tuple[Job, ...], jobs: Sequence[Job], merged: tuple[Job, ...
     sizes = seen.sizes
     for job in jobs:
         sizes[job.js] = sizes.get(job.js, 0) + 1
-    seen.remember(merged, min(sizes, default=seen.smallest), sizes, True)
+    seen.smallest = min(sizes, default=seen.smallest)
+    seen.queue, seen.in_order, seen.taken_from = merged, True, None
 
 
 def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
