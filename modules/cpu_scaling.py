@@ -158,12 +158,23 @@ class ScalingRules:
         the cap holds at the lowest level (or nothing else runs).  The
         guards of *Allocate* and *Hold* ask it twice of the same tokens: the
         last answer is kept for them."""
-        if not running or self.scaling.admission == "nodes":
+        if not running or self._by_nodes:
             return True
-        lowest = self.scaling.levels[-1]
-        started = self.power.busy_delta_at(job, lowest)
-        return (watts + self._busy(progress, running) * (self._scale(lowest) - self._scale(current))
-                + started <= self._limit)
+        step = self._to_lowest.get(current)
+        if step is None:  # a level not of this configuration
+            step = self._scale(self.scaling.levels[-1]) - self.power.scale(current)
+        return (watts + self._busy(progress, running) * step
+                + self.power.busy_delta_at(job, self.scaling.levels[-1]) <= self._limit)
+
+    @cached_property
+    def _by_nodes(self) -> bool:
+        return self.scaling.admission == "nodes"
+
+    @cached_property
+    def _to_lowest(self) -> dict[float, float]:
+        """For each current level, ``scale(lowest) - scale(current)``: what
+        admission would subtract each time, done once."""
+        return {current: steps[-1][1] for current, steps in self._steps_from.items()}
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):
@@ -182,14 +193,20 @@ class ScalingRules:
             if job_id not in running:
                 continue  # ended: forget it
             left = max(work - (now - since) * old_rate, 0.0)
-            moved = replaced_at(job, {_PF: new, _VERSION: job.version + 1})
+            moved = _new_job(_JOB, (*job[:_PF], new, *job[_PF + 1:_VERSION], job.version + 1))
             progress_now[job_id] = (moved, left, resumed)
-            tokens.append(Delayed(moved, latency + left / new_rate))
+            tokens.append(_new_delayed(_DELAYED, (moved, latency + left / new_rate)))
             planned_left = max(job.estimate(estimate) - (job.rt - left), 0.0)
             running_now[job_id] = (resumed + planned_left / new_rate, job.js)
             busy.append(job.jp)
         watts = watts + sum(busy) * (self._scale(new) - self._scale(old))
         return watts, FrozenDict(progress_now), FrozenDict(running_now), tokens
+
+    @staticmethod
+    def start(job: Job, now: float, frequency: float) -> Job:
+        """``job`` as it starts at ``now`` at ``frequency``:
+        ``_replace(et=now, pf=frequency)`` made directly (``replaced_at``)."""
+        return replaced_at(job, {_ET: now, _PF: frequency})
 
     @staticmethod
     def started(progress: Mapping, running: Mapping, job: Job, now: float,
@@ -204,7 +221,13 @@ class ScalingRules:
         return FrozenDict({**progress, job.id: (job, job.rt, now)})
 
 
-_PF, _VERSION = POSITION["pf"], POSITION["version"]
+_ET, _PF, _VERSION = POSITION["et"], POSITION["pf"], POSITION["version"]
+assert _VERSION == len(Job._fields) - 1  # rescale() makes a moved job with it last
+# A moved job and its delayed token made as replaced_at and Delayed(...)
+# would, without their per-call dict and keywords (every change of level
+# re-issues every running job).
+_new_job = _new_delayed = tuple.__new__
+_JOB, _DELAYED = Job, Delayed
 
 
 def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
@@ -226,7 +249,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
     state = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
              "Progress": "progress", "Level": "f"}
     module.transition(
-        "Allocate", priority=P_ALLOCATE, code="job = sel[0]._replace(et=now, pf=f)",
+        "Allocate", priority=P_ALLOCATE, code="job = rules.start(sel[0], now, f)",
         guard="sel and sel[0].js <= free and rules.admits(sel[0], progress, running, watts, f)",
         inputs={"Selected": "sel", **state},
         outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
@@ -246,8 +269,9 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
         code="new = rules.level(progress, running, watts, f)\n"
              "watts_now, progress_now, running_now, moved = rules.rescale("
              "progress, running, watts, f, new, now, estimate)",
-        inputs=state,
-        outputs={"Nodes": "free", "Power": "watts_now", "RuntimeInfo": "running_now",
+        inputs={"Power": "watts", "RuntimeInfo": "running", "Progress": "progress",
+                "Level": "f"},
+        outputs={"Power": "watts_now", "RuntimeInfo": "running_now",
                  "Progress": "progress_now", "Level": "new",
                  **({"Running": "*moved"} if retime_jobs else {})})
     if retime_jobs:
