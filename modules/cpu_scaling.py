@@ -193,9 +193,11 @@ class ScalingRules:
             if job_id not in running:
                 continue  # ended: forget it
             left = max(work - (now - since) * old_rate, 0.0)
-            moved = _new_job(_JOB, (*job[:_PF], new, *job[_PF + 1:_VERSION], job.version + 1))
+            fields = list(job)  # replaced_at and Delayed(...) without their dict and keywords
+            fields[_PF], fields[_VERSION] = new, job.version + 1
+            moved = _new(Job, fields)
             progress_now[job_id] = (moved, left, resumed)
-            tokens.append(_new_delayed(_DELAYED, (moved, latency + left / new_rate)))
+            tokens.append(_new(Delayed, (moved, latency + left / new_rate)))
             planned_left = max(job.estimate(estimate) - (job.rt - left), 0.0)
             running_now[job_id] = (resumed + planned_left / new_rate, job.js)
             busy.append(job.jp)
@@ -222,12 +224,7 @@ class ScalingRules:
 
 
 _ET, _PF, _VERSION = POSITION["et"], POSITION["pf"], POSITION["version"]
-assert _VERSION == len(Job._fields) - 1  # rescale() makes a moved job with it last
-# A moved job and its delayed token made as replaced_at and Delayed(...)
-# would, without their per-call dict and keywords (every change of level
-# re-issues every running job).
-_new_job = _new_delayed = tuple.__new__
-_JOB, _DELAYED = Job, Delayed
+_new = tuple.__new__  # a named tuple made from its fields: every change of level, every job
 
 
 def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
