@@ -261,19 +261,14 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
               "rules.admits(sel[0], progress, running, watts, f))",
         inputs={"Selected": "sel", "Queuing": "queue", **state},
         outputs={"Selected": "()", "Queuing": "requeue(queue, sel)", **state})
-    # While jobs are selected, Allocate or Hold (one of them: their guards
-    # are each other's negation) fires first: Rescale, of lower priority,
-    # could not, so it waits for Selected to empty before asking the level
-    # (not at each start of a batch, and not found meanwhile).
     module.transition(
-        "Rescale", priority=P_RESCALE,
-        guard="not sel and rules.level(progress, running, watts, f) != f",
+        "Rescale", priority=P_RESCALE, guard="rules.level(progress, running, watts, f) != f",
         code="new = rules.level(progress, running, watts, f)\n"
              "watts_now, progress_now, running_now, moved = rules.rescale("
              "progress, running, watts, f, new, now, estimate)",
-        inputs={"Selected": "sel", "Power": "watts", "RuntimeInfo": "running",
-                "Progress": "progress", "Level": "f"},
-        outputs={"Selected": "sel", "Power": "watts_now", "RuntimeInfo": "running_now",
+        inputs={"Power": "watts", "RuntimeInfo": "running", "Progress": "progress",
+                "Level": "f"},
+        outputs={"Power": "watts_now", "RuntimeInfo": "running_now",
                  "Progress": "progress_now", "Level": "new",
                  **({"Running": "*moved"} if retime_jobs else {})})
     if retime_jobs:

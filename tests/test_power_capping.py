@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpn.colours import FrozenDict
 from modules.cpu_scaling import CpuScaling, even_levels
 from modules.job import Job
 from modules.power_capping import PowerCap
@@ -351,26 +350,3 @@ def test_a_change_of_level_reissues_each_job_as_replace_would():
     assert tokens[0].value == moved and tokens[0].delay == 2.0 + 64.0 / 0.8
     assert moved_running[1] == (38.0 + (150.0 - 36.0) / 0.8, 2)  # the walltime left, slowed
 
-
-def test_rescale_waits_while_jobs_are_selected():
-    """While *Selected* holds jobs, *Allocate* or *Hold* fires first:
-    *Rescale* is not enabled then (it would ask the level in vain), and is
-    once they are all taken, if the power calls for another level."""
-    from cpn import Simulator
-    from nets.puppet import build_net
-
-    # 200 W run, over the 160 W cap; at the lowest level (0.5125 of it) job
-    # 2 (100 W) may start: 102.5 + 51.25 W
-    config = PuppetConfig(4, node_watts=100.0, idle_fraction=0.0, cap=CpuScaling(160.0))
-    running = Job(1, 0.0, 100, 2, 100, jp=200.0)
-    sim = Simulator(build_net(config), marking={
-        "Selected": [(Job(2, 0.0, 10, 1, 10, jp=100.0),)], "Power": [200.0],
-        "Nodes": [2], "RuntimeInfo": [FrozenDict({1: (100.0, 2)})],
-        "Allocation/Progress": [FrozenDict({1: (running, 100.0, 0.0)})]})
-
-    def enabled():
-        return {binding.transition for binding in sim.enabled(all_priorities=True)}
-
-    assert enabled() == {"Allocation/Allocate"}  # over the cap, but a job is selected
-    assert sim.step().transition == "Allocation/Allocate"
-    assert "Allocation/Rescale" in enabled()
