@@ -349,4 +349,3 @@ def test_a_change_of_level_reissues_each_job_as_replace_would():
     assert moved_progress[1] == (moved, 64.0, 38.0) and type(moved_progress[1][0]) is Job
     assert tokens[0].value == moved and tokens[0].delay == 2.0 + 64.0 / 0.8
     assert moved_running[1] == (38.0 + (150.0 - 36.0) / 0.8, 2)  # the walltime left, slowed
-
