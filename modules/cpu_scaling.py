@@ -34,7 +34,7 @@ from cpn.colours import FrozenDict
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .job import POSITION, Job, replaced_at
-from .power import PowerModel, cap_limit, under_cap
+from .power import PowerModel, cap_limit
 from .last_answer import keeps_last_answer
 from .power_capping import requeue
 
@@ -93,34 +93,38 @@ class ScalingRules:
     power: PowerModel
     scaling: CpuScaling
 
-    @keeps_last_answer
     def _busy(self, progress: Mapping, running: Mapping) -> float:
         """The running jobs' power at nominal frequency, summed in
-        *Progress* order; kept for the same two tokens, as the guards of
-        *Allocate*, *Hold* and *Rescale* and *Rescale*'s code all ask for it
-        between two changes of the running jobs."""
+        *Progress* order (the order every sum of it must keep)."""
         return sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
 
     def watts_at(self, jobs: list, watts: float, current: float, frequency: float) -> float:
         """System power if the running ``jobs`` moved from level ``current``
         to ``frequency``: *Power* changes by their power only, so nodes that
         other modules put to sleep or boot count at what they really draw."""
-        return self._watts_at(sum(job.jp for job, _, _ in jobs), watts, current, frequency)
+        return watts + sum(job.jp for job, _, _ in jobs) * (
+            self._scale(frequency) - self._scale(current))
 
-    def _watts_at(self, busy: float, watts: float, current: float, frequency: float) -> float:
-        """:meth:`watts_at` for running jobs of ``busy`` watts at nominal frequency."""
-        return watts + busy * (self.power.scale(frequency) - self.power.scale(current))
-
-    @cached_property
-    def _scaled_levels(self) -> tuple[tuple[float, float], ...]:
-        """Each level with its power scale, computed once (the level is
-        searched after every change of power)."""
-        return tuple((frequency, self.power.scale(frequency)) for frequency in self.scaling.levels)
+    def _scale(self, frequency: float) -> float:
+        """``power.scale(frequency)``, looked up for a level."""
+        scale = self._scale_of.get(frequency)
+        return self.power.scale(frequency) if scale is None else scale
 
     @cached_property
     def _scale_of(self) -> dict[float, float]:
-        """Each level's power scale by frequency (the current level is one)."""
-        return dict(self._scaled_levels)
+        """Each level's power scale by frequency, computed once (the level
+        is searched after every change of power)."""
+        return {frequency: self.power.scale(frequency) for frequency in self.scaling.levels}
+
+    @cached_property
+    def _steps_from(self) -> dict[float, tuple[tuple[float, float], ...]]:
+        """For each current level, every level (highest first) with the
+        change of scale to it: ``scale(level) - scale(current)``, the
+        subtraction :meth:`level` would do each time, done once."""
+        scales = self._scale_of
+        return {current: tuple((frequency, scale - scales[current])
+                               for frequency, scale in scales.items())
+                for current in scales}
 
     @cached_property
     def _limit(self) -> float:
@@ -130,21 +134,22 @@ class ScalingRules:
     @keeps_last_answer
     def level(self, progress: Mapping, running: Mapping, watts: float, current: float) -> float:
         """The highest level that keeps the system under the cap (else the
-        lowest); the running jobs' power is summed once for every level.
-        (:meth:`_watts_at` and ``under_cap`` written out, on scales computed
-        once.)  *Rescale*'s guard and code ask it twice of the same tokens:
-        the last answer is kept for them."""
-        busy = self._busy(progress, running)
-        at_current = self._scale_of.get(current)
-        if at_current is None:
+        lowest): the first where ``watts + busy * (scale(level) -
+        scale(current))`` (:meth:`watts_at`) is ``under_cap``, the running
+        jobs' power ``busy`` summed once for every level.  *Rescale*'s
+        guard and code ask it twice of the same tokens: the last answer is
+        kept for them."""
+        busy = sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
+        steps = self._steps_from.get(current)
+        if steps is None:  # a level not of this configuration
             at_current = self.power.scale(current)
+            steps = tuple((frequency, scale - at_current)
+                          for frequency, scale in self._scale_of.items())
         limit = self._limit
-        chosen = self.scaling.levels[-1]
-        for frequency, scale in self._scaled_levels:
-            if watts + busy * (scale - at_current) <= limit:
-                chosen = frequency
-                break
-        return chosen
+        for frequency, step in steps:
+            if watts + busy * step <= limit:
+                return frequency
+        return self.scaling.levels[-1]
 
     @keeps_last_answer
     def admits(self, job: Job, progress: Mapping, running: Mapping, watts: float,
@@ -153,36 +158,57 @@ class ScalingRules:
         the cap holds at the lowest level (or nothing else runs).  The
         guards of *Allocate* and *Hold* ask it twice of the same tokens: the
         last answer is kept for them."""
-        if not running or self.scaling.admission == "nodes":
+        if not running or self._by_nodes:
             return True
-        lowest = self.scaling.levels[-1]
-        started = self.power.busy_delta_at(job, lowest)
-        return under_cap(self._watts_at(self._busy(progress, running), watts, current, lowest)
-                         + started, self.scaling.cap_watts)
+        step = self._to_lowest.get(current)
+        if step is None:  # a level not of this configuration
+            step = self._scale(self.scaling.levels[-1]) - self.power.scale(current)
+        return (watts + self._busy(progress, running) * step
+                + self.power.busy_delta_at(job, self.scaling.levels[-1]) <= self._limit)
+
+    @cached_property
+    def _by_nodes(self) -> bool:
+        return self.scaling.admission == "nodes"
+
+    @cached_property
+    def _to_lowest(self) -> dict[float, float]:
+        """For each current level, ``scale(lowest) - scale(current)``: what
+        admission would subtract each time, done once."""
+        return {current: steps[-1][1] for current, steps in self._steps_from.items()}
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):
         """Move every running job to frequency ``new``: work done so far is
         kept, the rest takes ``duration(work left, new)`` (+ latency).
         Returns the new Power, Progress, Runtime Info and re-issued tokens.
-        *Power* moves by the change of the running jobs' power only, so what
-        other modules put there (nodes asleep or booting) is kept."""
+        *Power* moves by the change of the running jobs' power only
+        (:meth:`watts_at`), so what other modules put there (nodes asleep or
+        booting) is kept."""
         scaling = self.scaling
         latency, beta = scaling.latency, scaling.beta
         # Per level rather than per job: old ** beta, and new ** beta (duration()).
         old_rate, new_rate, resumed = old ** beta, new ** beta, now + latency
-        progress_now, running_now, tokens = {}, dict(running), []
+        progress_now, running_now, tokens, busy = {}, dict(running), [], []
         for job_id, (job, work, since) in progress.items():
             if job_id not in running:
                 continue  # ended: forget it
             left = max(work - (now - since) * old_rate, 0.0)
-            moved = replaced_at(job, {_PF: new, _VERSION: job.version + 1})
+            fields = list(job)  # replaced_at and Delayed(...) without their dict and keywords
+            fields[_PF], fields[_VERSION] = new, job.version + 1
+            moved = _new(Job, fields)
             progress_now[job_id] = (moved, left, resumed)
-            tokens.append(Delayed(moved, latency + left / new_rate))
+            tokens.append(_new(Delayed, (moved, latency + left / new_rate)))
             planned_left = max(job.estimate(estimate) - (job.rt - left), 0.0)
             running_now[job_id] = (resumed + planned_left / new_rate, job.js)
-        watts = self.watts_at(list(progress_now.values()), watts, old, new)
+            busy.append(job.jp)
+        watts = watts + sum(busy) * (self._scale(new) - self._scale(old))
         return watts, FrozenDict(progress_now), FrozenDict(running_now), tokens
+
+    @staticmethod
+    def start(job: Job, now: float, frequency: float) -> Job:
+        """``job`` as it starts at ``now`` at ``frequency``:
+        ``_replace(et=now, pf=frequency)`` made directly (``replaced_at``)."""
+        return replaced_at(job, {_ET: now, _PF: frequency})
 
     @staticmethod
     def started(progress: Mapping, running: Mapping, job: Job, now: float,
@@ -197,7 +223,8 @@ class ScalingRules:
         return FrozenDict({**progress, job.id: (job, job.rt, now)})
 
 
-_PF, _VERSION = POSITION["pf"], POSITION["version"]
+_ET, _PF, _VERSION = POSITION["et"], POSITION["pf"], POSITION["version"]
+_new = tuple.__new__  # a named tuple made from its fields: every change of level, every job
 
 
 def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
@@ -219,7 +246,7 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
     state = {"Nodes": "free", "Power": "watts", "RuntimeInfo": "running",
              "Progress": "progress", "Level": "f"}
     module.transition(
-        "Allocate", priority=P_ALLOCATE, code="job = sel[0]._replace(et=now, pf=f)",
+        "Allocate", priority=P_ALLOCATE, code="job = rules.start(sel[0], now, f)",
         guard="sel and sel[0].js <= free and rules.admits(sel[0], progress, running, watts, f)",
         inputs={"Selected": "sel", **state},
         outputs={"Selected": "sel[1:]", "Nodes": "free - job.js",
@@ -239,8 +266,9 @@ def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,
         code="new = rules.level(progress, running, watts, f)\n"
              "watts_now, progress_now, running_now, moved = rules.rescale("
              "progress, running, watts, f, new, now, estimate)",
-        inputs=state,
-        outputs={"Nodes": "free", "Power": "watts_now", "RuntimeInfo": "running_now",
+        inputs={"Power": "watts", "RuntimeInfo": "running", "Progress": "progress",
+                "Level": "f"},
+        outputs={"Power": "watts_now", "RuntimeInfo": "running_now",
                  "Progress": "progress_now", "Level": "new",
                  **({"Running": "*moved"} if retime_jobs else {})})
     if retime_jobs:
