@@ -13,7 +13,8 @@ tokens in a list and its future tokens in one global heap keyed by
 one at a time, in their order (a trace's jobs do not all sift there); each
 transition's last found binding is cached and only transitions next to a
 changed place are searched again (not the one that fired if it emptied a
-place it takes from); automatic runs take the first binding a transition's
+place it takes from), and one of priority below P_LOW only once nothing of
+higher priority is enabled; automatic runs take the first binding a transition's
 compiled search finds; the token of an untimed place that always holds one
 is read by a search, not looped over, and overwritten by a firing.
 """
@@ -37,7 +38,7 @@ from .initial_marking import InitialMarking
 from .interactive import Interactive
 from .keybounds import KeyBounds
 from .marking_views import MarkingViews
-from .net import Delayed, Net
+from .net import P_LOW, Delayed, Net
 from .results import Binding, RunResult, StopReason
 from .undo import Undoable
 
@@ -88,6 +89,10 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
         self._dirty: set[int] = set(range(len(self.transitions)))
+        # Transitions of priority below P_LOW, searched only once nothing of
+        # higher priority is enabled (see :meth:`_loop`); those waiting for it.
+        self._deferred = frozenset(t.index for t in self.transitions if t.priority > P_LOW)
+        self._later: set[int] = set()
         self._monitors: list = []
         self._advancing: list = []  # their ``advanced`` methods, called as the clock moves
         self._hooks: list[list] = [[] for _ in self.transitions]
@@ -95,7 +100,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
                      self._S, self._consumers, self._refreshed, self._keys,
-                     self._timed_transitions, self._advancing)
+                     self._timed_transitions, self._advancing, self._deferred, self._later)
 
     # -- set-up --------------------------------------------------------------
     def _dependencies(self) -> tuple[list, list, list]:
@@ -195,8 +200,21 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
 
     # -- enabling ------------------------------------------------------------
     def _refresh(self) -> None:
-        """Search again every transition whose binding may have changed."""
+        """Search again every transition whose binding may have changed,
+        deferred ones too (a person stepping sees every priority)."""
         self._loop(limit=self.steps)
+        self._search_later()
+
+    def _search_later(self) -> None:
+        """Search the deferred transitions that wait for it (:meth:`_loop`)."""
+        found, search, now = self._found, self._search, self.now
+        try:
+            for t in self._later:
+                if (binding := search[t](now, None)) is not None:
+                    found[t] = binding
+        except Exception as error:  # noqa: BLE001 - reported with context
+            raise self._search_failed(t, error) from error
+        self._later.clear()
 
     def _search_failed(self, t: int, error: Exception) -> BindingError:
         return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
@@ -294,14 +312,27 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
 
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
-        """The hot loop of run, fire, enabled: search, fire or advance, mark what changed."""
+        """The hot loop of run, fire, enabled: search, fire or advance, mark what changed.
+
+        A deferred transition (priority below P_LOW: the housekeeping that
+        follows an instant's work) that needs a search waits in ``later``,
+        its binding forgotten, while a transition of higher priority is
+        found: it could not fire before the instant has nothing else to do,
+        and each firing before then would make it search again.  It is
+        searched once ``found`` holds deferred transitions only, so the
+        binding chosen is the one an eager search would give."""
         (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
-         advancing) = self._hot
+         advancing, deferred, later) = self._hot
         steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
         observed = self._hooks if stop_when is None else [True] * len(self._hooks)
         try:
             while True:
                 if dirty:
+                    if deferred and (waiting := dirty & deferred):
+                        dirty -= waiting
+                        later |= waiting
+                        for t in waiting:
+                            found.pop(t, None)
                     try:
                         for t in dirty:
                             if (binding := search[t](now, None)) is None:
@@ -311,6 +342,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                     except Exception as error:  # noqa: BLE001 - reported with context
                         raise self._search_failed(t, error) from error
                     dirty.clear()
+                if later and found.keys() <= deferred:
+                    self._search_later()
                 if steps >= limit: return StopReason.STEPS  # noqa: E701
                 if len(found) == 1:
                     t, (picks, values) = found.popitem()
