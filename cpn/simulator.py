@@ -95,7 +95,12 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         self._later: set[int] = set()
         self._monitors: list = []
         self._advancing: list = []  # their ``advanced`` methods, called as the clock moves
+        # Per transition, the monitors told of its firings, the functions
+        # that follow them (``Monitor.follows``) and, for the loop, those
+        # functions alone (a tuple) or, when a monitor may stop the run, True.
         self._hooks: list[list] = [[] for _ in self.transitions]
+        self._follows: list[list] = [[] for _ in self.transitions]
+        self._told: list[tuple | bool] = [() for _ in self.transitions]
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
@@ -172,8 +177,15 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         monitor.attach(self)
         self._monitors.append(monitor)
         self._advancing.append(monitor.advanced)
-        for t in monitor.watched_transitions(self):
-            self._hooks[t].append(monitor)
+        follows = monitor.follows(self)
+        if follows is None:
+            for t in monitor.watched_transitions(self):
+                self._hooks[t].append(monitor)
+        else:
+            for t, follow in follows.items():
+                self._follows[t].append(follow)
+        self._told[:] = [bool(hooks) or tuple(follows)
+                         for hooks, follows in zip(self._hooks, self._follows)]
         return monitor
 
     @contextlib.contextmanager
@@ -324,7 +336,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
          advancing, deferred, later) = self._hot
         steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
-        observed = self._hooks if stop_when is None else [True] * len(self._hooks)
+        observed = self._told if stop_when is None else [True] * len(self._told)
         try:
             while True:
                 if dirty:
@@ -376,10 +388,14 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                 if woken: dirty.update(woken)  # noqa: E701
                 if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
-                if observed[t]:
-                    if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
+                if told := observed[t]:
+                    if told is not True:  # only by functions that cannot stop the run
+                        for follow in told:
+                            follow(t, values)
+                    elif (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
-                    now, feeding = self.now, self._fed()  # in case what observed it restored
+                    else:
+                        now, feeding = self.now, self._fed()  # in case what observed it restored
                 if steps >= limit:  # no search after the last firing asked for
                     return StopReason.STEPS
         finally:
@@ -392,6 +408,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         predicate: whether to stop, and why."""
         self.steps, self._last = steps, last
         self._version = self._new_version()
+        for follow in self._follows[t]:
+            follow(t, values)
         if any([monitor.fired(self, t, values) for monitor in self._hooks[t]]):
             return StopReason.BREAKPOINT
         if stop_when is not None and stop_when(self):

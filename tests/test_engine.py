@@ -4,7 +4,7 @@ import pytest
 
 from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Net, NetError, Simulator,
                  StopReason, timed)
-from cpn.monitors import Breakpoint, FiringCounter, FiringLog, PlaceIntegral
+from cpn.monitors import Breakpoint, FiringCounter, FiringLog, Monitor, PlaceIntegral
 from cpn.statespace import state_space
 
 
@@ -487,6 +487,34 @@ def test_monitors_count_log_integrate_and_break():
     # value 1 on [0,2), 2 on [2,4), 3 on [4,6): exact 12; samples at 0, 3 -> (1+2)*3
     assert area.value == 12.0 and area.sampled == 9.0
     assert area.times == [0.0, 2.0, 4.0] and area.values == [1.0, 2.0, 3.0]
+
+
+class Follower(Monitor):
+    """Follows T's firings with a function (``Monitor.follows``), never stopping a run."""
+
+    def __init__(self):
+        self.seen: list[tuple] = []
+
+    def follows(self, sim):
+        return {sim.transition_index("T"): lambda t, values: self.seen.append((sim.now, values))}
+
+
+def test_a_monitor_that_follows_a_transition_is_told_of_each_firing_as_fired_is():
+    sim = Simulator(loop("2"))
+    follower = sim.add_monitor(Follower())
+    log = sim.add_monitor(FiringLog("T"))
+    assert sim.run(until_time=7).steps == 4
+    assert follower.seen == [(r["time"], (r["x"],)) for r in log.records] == [
+        (0.0, (0,)), (2.0, (1,)), (4.0, (2,)), (6.0, (3,))]
+
+
+def test_a_follower_does_not_stop_a_breakpoint_or_a_predicate_from_stopping_the_run():
+    sim = Simulator(loop("2"))
+    follower = sim.add_monitor(Follower())
+    sim.add_monitor(Breakpoint(transition="T", when=lambda v: v["x"] == 1))
+    assert sim.run().reason is StopReason.BREAKPOINT and sim.now == 2
+    assert sim.run(stop_when=lambda s: s.now >= 6).reason is StopReason.PREDICATE
+    assert [now for now, _ in follower.seen] == [0.0, 2.0, 4.0, 6.0]
 
 
 def test_place_breakpoint():
