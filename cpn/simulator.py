@@ -38,6 +38,7 @@ from .initial_marking import InitialMarking
 from .interactive import Interactive
 from .keybounds import KeyBounds
 from .marking_views import MarkingViews
+from .monitoring import Monitoring
 from .net import P_LOW, Delayed, Net
 from .results import Binding, RunResult, StopReason
 from .undo import Undoable
@@ -45,7 +46,7 @@ from .undo import Undoable
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
 
-class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
+class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, Monitoring):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
     a separate stream, the model's ``rng`` that inscriptions may use."""
@@ -171,23 +172,6 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
             raise ColourError(f"{where} is not hashable: {IMMUTABLE}")
         raise ColourError(f"{where} is not of colour {flat.place.colour_name}")
 
-    # -- monitors ------------------------------------------------------------
-    def add_monitor(self, monitor):
-        """Attach a monitor (see ``monitors.py``); returns it."""
-        monitor.attach(self)
-        self._monitors.append(monitor)
-        self._advancing.append(monitor.advanced)
-        follows = monitor.follows(self)
-        if follows is None:
-            for t in monitor.watched_transitions(self):
-                self._hooks[t].append(monitor)
-        else:
-            for t, follow in follows.items():
-                self._follows[t].append(follow)
-        self._told[:] = [bool(hooks) or tuple(follows)
-                         for hooks, follows in zip(self._hooks, self._follows)]
-        return monitor
-
     @contextlib.contextmanager
     def drawing_from(self, rng: Any) -> Iterator[Any]:
         """Inscriptions draw from ``rng`` instead of the model's stream
@@ -218,7 +202,14 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         self._search_later()
 
     def _search_later(self) -> None:
-        """Search the deferred transitions that wait for it (:meth:`_loop`)."""
+        """Search the deferred transitions waiting in ``later``.  One of
+        priority below P_LOW (the housekeeping that follows an instant's
+        work) that needs a search waits there, its binding forgotten, while
+        a transition of higher priority is found: it could not fire before
+        the instant has nothing else to do, and each firing before then
+        would make it search again.  :meth:`_loop` searches them once
+        ``found`` holds deferred transitions only, so the binding chosen is
+        the one an eager search would give."""
         found, search, now = self._found, self._search, self.now
         try:
             for t in self._later:
@@ -227,6 +218,13 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         except Exception as error:  # noqa: BLE001 - reported with context
             raise self._search_failed(t, error) from error
         self._later.clear()
+
+    def _defer(self, waiting: set[int]) -> None:
+        """Deferred transitions that need a search wait for it in ``later``."""
+        self._dirty -= waiting
+        self._later |= waiting
+        for t in waiting:
+            self._found.pop(t, None)
 
     def _search_failed(self, t: int, error: Exception) -> BindingError:
         return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
@@ -324,15 +322,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
 
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
-        """The hot loop of run, fire, enabled: search, fire or advance, mark what changed.
-
-        A deferred transition (priority below P_LOW: the housekeeping that
-        follows an instant's work) that needs a search waits in ``later``,
-        its binding forgotten, while a transition of higher priority is
-        found: it could not fire before the instant has nothing else to do,
-        and each firing before then would make it search again.  It is
-        searched once ``found`` holds deferred transitions only, so the
-        binding chosen is the one an eager search would give."""
+        """The hot loop of run, fire, enabled (deferred transitions: :meth:`_search_later`)."""
         (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
          advancing, deferred, later) = self._hot
         steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
@@ -340,22 +330,15 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         try:
             while True:
                 if dirty:
-                    if deferred and (waiting := dirty & deferred):
-                        dirty -= waiting
-                        later |= waiting
-                        for t in waiting:
-                            found.pop(t, None)
+                    if deferred and (waiting := dirty & deferred): self._defer(waiting)  # noqa
                     try:
                         for t in dirty:
-                            if (binding := search[t](now, None)) is None:
-                                found.pop(t, None)
-                            else:
-                                found[t] = binding
+                            if (binding := search[t](now, None)) is None: found.pop(t, None)  # noqa
+                            else: found[t] = binding  # noqa: E701
                     except Exception as error:  # noqa: BLE001 - reported with context
                         raise self._search_failed(t, error) from error
                     dirty.clear()
-                if later and found.keys() <= deferred:
-                    self._search_later()
+                if later and found.keys() <= deferred: self._search_later()  # noqa: E701
                 if steps >= limit: return StopReason.STEPS  # noqa: E701
                 if len(found) == 1:
                     t, (picks, values) = found.popitem()
@@ -367,9 +350,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                     if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
                         self.now = stamp  # the version changes on the way out
                         if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
-                        if advancing:  # monitors integrate up to the move
-                            for advanced in advancing:
-                                advanced(self, now, stamp)
+                        for advanced in advancing:  # monitors integrate up to the move
+                            advanced(self, now, stamp)
                         now = stamp
                     while True:  # every token of that timestamp becomes available
                         when, sequence, place, token = heappop(heap)
@@ -390,29 +372,11 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                 steps, last = steps + 1, (t, picks, values)
                 if told := observed[t]:
                     if told is not True:  # only by functions that cannot stop the run
-                        for follow in told:
-                            follow(t, values)
+                        for follow in told: follow(t, values)  # noqa: E701
                     elif (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
-                    else:
-                        now, feeding = self.now, self._fed()  # in case what observed it restored
-                if steps >= limit:  # no search after the last firing asked for
-                    return StopReason.STEPS
+                    else: now, feeding = self.now, self._fed()  # noqa: E701 (it may restore)
+                if steps >= limit: return StopReason.STEPS  # noqa: E701 (no search after it)
         finally:
             if steps != self.steps or now != began: self._version = self._new_version()  # noqa
             self.steps, self._last = steps, last
-
-    def _observed(self, t: int, values: tuple, stop_when: Callable[["Simulator"], bool] | None,
-                  steps: int, last: tuple) -> StopReason | None:
-        """After a firing that monitors watch or a run that stops on a
-        predicate: whether to stop, and why."""
-        self.steps, self._last = steps, last
-        self._version = self._new_version()
-        for follow in self._follows[t]:
-            follow(t, values)
-        if any([monitor.fired(self, t, values) for monitor in self._hooks[t]]):
-            return StopReason.BREAKPOINT
-        if stop_when is not None and stop_when(self):
-            return StopReason.PREDICATE
-        return None
-
