@@ -106,7 +106,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
                      self._S, self._consumers, self._refreshed, self._keys,
-                     self._timed_transitions, self._advancing, self._deferred, self._later)
+                     self._timed_transitions, self._advancing, self._deferred,
+                     bool(self._deferred), self._later)  # a bool is tested fastest
 
     # -- set-up --------------------------------------------------------------
     def _dependencies(self) -> tuple[list, list, list]:
@@ -324,13 +325,13 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
         """The hot loop of run, fire, enabled (deferred transitions: :meth:`_search_later`)."""
         (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
-         advancing, deferred, later) = self._hot
+         advancing, deferred, defers, later) = self._hot
         steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
         observed = self._told if stop_when is None else [True] * len(self._told)
         try:
             while True:
                 if dirty:
-                    if deferred and (waiting := dirty & deferred): self._defer(waiting)  # noqa
+                    if defers and (waiting := dirty & deferred): self._defer(waiting)  # noqa
                     try:
                         for t in dirty:
                             if (binding := search[t](now, None)) is None: found.pop(t, None)  # noqa
@@ -338,7 +339,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                     except Exception as error:  # noqa: BLE001 - reported with context
                         raise self._search_failed(t, error) from error
                     dirty.clear()
-                if later and found.keys() <= deferred: self._search_later()  # noqa: E701
+                if defers and later and found.keys() <= deferred: self._search_later()  # noqa
                 if steps >= limit: return StopReason.STEPS  # noqa: E701
                 if len(found) == 1:
                     t, (picks, values) = found.popitem()
@@ -350,8 +351,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                     if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
                         self.now = stamp  # the version changes on the way out
                         if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
-                        for advanced in advancing:  # monitors integrate up to the move
-                            advanced(self, now, stamp)
+                        if advancing:  # monitors integrate up to the move
+                            for advanced in advancing: advanced(self, now, stamp)  # noqa: E701
                         now = stamp
                     while True:  # every token of that timestamp becomes available
                         when, sequence, place, token = heappop(heap)
@@ -370,8 +371,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 if woken: dirty.update(woken)  # noqa: E701
                 if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
-                if told := observed[t]:
-                    if told is not True:  # only by functions that cannot stop the run
+                if observed[t]:
+                    if (told := observed[t]) is not True:  # only functions that cannot stop it
                         for follow in told: follow(t, values)  # noqa: E701
                     elif (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
