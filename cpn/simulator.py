@@ -249,7 +249,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         if len(found) == 1:
             return next(iter(found))
         priority = self._priority
-        best = min(priority[t] for t in found)
+        best = min(map(priority.__getitem__, found))
         candidates = [t for t in found if priority[t] == best]
         if len(candidates) == 1:
             return candidates[0]

@@ -5,6 +5,7 @@ import pytest
 from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Net, NetError, Simulator,
                  StopReason, timed)
 from cpn.monitors import Breakpoint, FiringCounter, FiringLog, Monitor, PlaceIntegral
+from cpn.marking import TokenView
 from cpn.statespace import state_space
 
 
@@ -651,6 +652,22 @@ def test_view_follows_the_marking_and_cannot_change_it():
     assert not hasattr(view, "append") and not hasattr(view, "__setitem__")
     with pytest.raises(KeyError, match="no place 'Nope'"):
         sim.view("Nope")
+
+
+def test_view_of_an_untimed_place_reads_its_tokens_without_a_call_and_follows_undo():
+    net = Net("count")
+    net.place("N", int, initial=[0])
+    net.transition("Add", guard="n < 3", inputs={"N": "n"}, outputs={"N": "n + 1"})
+    sim = Simulator(net)
+    view = sim.view("N")
+    assert type(view).__getitem__ is not TokenView.__getitem__  # no callable behind it
+    sim.fire()
+    sim.run()
+    assert list(view) == [3] and view[0] == 3 and len(view) == 1
+    while sim.undo():
+        pass
+    assert list(view) == sim.tokens("N") == [0] and view[-1] == 0  # before the fire()
+    assert not hasattr(view, "append") and not hasattr(view, "__setitem__")
 
 
 def test_a_monitor_that_fails_raises_its_own_error():
