@@ -205,27 +205,28 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
     def _search_later(self) -> None:
         """Search the deferred transitions waiting in ``later``.  One of
         priority below P_LOW (the housekeeping that follows an instant's
-        work) that needs a search waits there, its binding forgotten, while
-        a transition of higher priority is found: it could not fire before
-        the instant has nothing else to do, and each firing before then
-        would make it search again.  :meth:`_loop` searches them once
-        ``found`` holds deferred transitions only, so the binding chosen is
-        the one an eager search would give."""
+        work) that needs a search waits there while a transition of higher
+        priority is found: it could not fire before the instant has nothing
+        else to do, and each firing before then would make it search again.
+        :meth:`_loop` searches them once ``found`` holds deferred transitions
+        only (some perhaps stale), so the binding chosen is the one an eager
+        search would give; a stale one beside a higher priority is never chosen."""
         found, search, now = self._found, self._search, self.now
         try:
             for t in self._later:
-                if (binding := search[t](now, None)) is not None:
+                if (binding := search[t](now, None)) is None:
+                    found.pop(t, None)
+                else:
                     found[t] = binding
         except Exception as error:  # noqa: BLE001 - reported with context
             raise self._search_failed(t, error) from error
         self._later.clear()
 
     def _defer(self, waiting: set[int]) -> None:
-        """Deferred transitions that need a search wait for it in ``later``."""
+        """Deferred transitions that need a search wait for it in ``later``
+        (a binding ``found`` still holds for one of them is stale)."""
         self._dirty -= waiting
         self._later |= waiting
-        for t in waiting:
-            self._found.pop(t, None)
 
     def _search_failed(self, t: int, error: Exception) -> BindingError:
         return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
