@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .monitors import Monitor
 from .results import StopReason
 
 
@@ -22,7 +23,8 @@ class Monitoring:
         """Attach a monitor (see ``monitors.py``); returns it."""
         monitor.attach(self)
         self._monitors.append(monitor)
-        self._advancing.append(monitor.advanced)
+        if getattr(monitor.advanced, "__func__", None) is not Monitor.advanced:  # not in vain
+            self._advancing.append(monitor.advanced)
         follows = monitor.follows(self)
         if follows is None:
             for t in monitor.watched_transitions(self):

@@ -51,14 +51,13 @@ class LedgerMonitor(Monitor):
         """Jobs that started or ended, from *Runtime Info*."""
         now, ledger = self.sim.now, self.ledger
         running, held = self._running[0], ledger.running
-        ended = [job_id for job_id in held if job_id not in running]
+        ended = held.keys() - running.keys()  # several at once: in the order of sets
         starts = len(running) - len(held) + len(ended)
-        if len(ended) > 1 or starts > 1:  # several at once: in the order of sets
-            ended, started = held.keys() - running.keys(), running.keys() - held.keys()
+        if len(ended) > 1 or starts > 1:
+            started = running.keys() - held.keys()
         elif starts:  # the one job started, usually the last entry
             job_id = next(reversed(running))
-            started = ((job_id,) if job_id not in held
-                       else [job_id for job_id in running if job_id not in held])
+            started = (job_id,) if job_id not in held else running.keys() - held.keys()
         else:
             started = ()
         for job_id in ended:
