@@ -250,6 +250,10 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         if len(found) == 1:
             return next(iter(found))
         priority = self._priority
+        if len(found) == 2:  # the usual pair (a job's start and its bookkeeping)
+            first, second = found
+            if priority[first] != priority[second]:
+                return first if priority[first] < priority[second] else second
         best = min(map(priority.__getitem__, found))
         candidates = [t for t in found if priority[t] == best]
         if len(candidates) == 1:
