@@ -117,7 +117,7 @@ class HeldView(TokenView):
     __slots__ = ("_held",)
 
     def __init__(self, path: str, held: list):
-        super().__init__(path, lambda: held)
+        self.path = path
         self._held = held
 
     def __len__(self) -> int:

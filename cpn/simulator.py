@@ -91,7 +91,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         self._found: dict[int, tuple] = {}
         self._dirty: set[int] = set(range(len(self.transitions)))
         # Transitions of priority below P_LOW, searched only once nothing of
-        # higher priority is enabled (see :meth:`_loop`); those waiting for it.
+        # higher priority is enabled (:meth:`_search_later`); those waiting for it.
         self._deferred = frozenset(t.index for t in self.transitions if t.priority > P_LOW)
         self._later: set[int] = set()
         self._monitors: list = []

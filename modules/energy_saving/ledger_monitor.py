@@ -29,8 +29,8 @@ class LedgerMonitor(Monitor):
         """What follows each firing of *Sync*, *Tick*, *Booted* and *Halted*
         (the module's own; an always-on module has only *Sync*): called
         straight from the simulator's loop, this monitor never stops a run."""
-        kinds = {"Sync": self._synced, "Tick": self._ticked, "Booted": self._ended,
-                 "Halted": self._ended}
+        kinds = {"Sync": self._synced, "Tick": self._ticked, "Booted": self._batch_done,
+                 "Halted": self._batch_done}
         follows = {}
         for kind, follow in kinds.items():
             try:
@@ -44,7 +44,7 @@ class LedgerMonitor(Monitor):
                           if kinds["Tick"] in follows.values() else None)
         self._batch = {t: (sim.transitions[t].variables.index("batch"),
                            sim.transitions[t].path.endswith("/Booted"))
-                       for t, follow in follows.items() if follow == self._ended}
+                       for t, follow in follows.items() if follow == self._batch_done}
         return follows
 
     def _synced(self, transition, values):
@@ -77,7 +77,7 @@ class LedgerMonitor(Monitor):
         if decision.power_on or decision.power_off:
             self.decisions.append(decision)
 
-    def _ended(self, transition, values):
+    def _batch_done(self, transition, values):
         """A batch of nodes booted or halted."""
         position, booted = self._batch[transition]
         batch, ledger = values[position], self.ledger
