@@ -107,3 +107,24 @@ class TokenView(Sequence):
 
     def __repr__(self) -> str:
         return f"<TokenView of '{self.path}': {len(self)} tokens>"
+
+
+class HeldView(TokenView):
+    """A :class:`TokenView` of an untimed place: its tokens are the list
+    the simulator changes in place, read without a call (a model's monitor
+    reads such places after tens of thousands of firings)."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, path: str, held: list):
+        self.path = path
+        self._held = held
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def __getitem__(self, index):
+        return self._held[index]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._held)

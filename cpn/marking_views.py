@@ -14,7 +14,7 @@ from itertools import chain
 from typing import Any, Iterator
 
 from .errors import BindingError
-from .marking import Marking, TokenView
+from .marking import HeldView, Marking, TokenView
 
 
 class MarkingViews:
@@ -54,7 +54,10 @@ class MarkingViews:
         """A live, read-only view of the tokens of a place (available or
         not, oldest first) that follows the run: code that reads a place
         after every firing looks it up once.  ``len(view)`` counts them."""
-        return TokenView(path, partial(self._tokens_of, self.place_index(path)))
+        index = self.place_index(path)
+        if self._S[index] is None:  # untimed: the list is the marking (see _tokens_of)
+            return HeldView(path, self._R[index])
+        return TokenView(path, partial(self._tokens_of, index))
 
     def _tokens_of(self, place: int) -> list:
         """The tokens of a place by index, for monitors read at every clock

@@ -1,7 +1,8 @@
 """Monitors: observe firings and the marking without changing the net.
 
 A monitor is told when a transition it watches fires (``fired``, whose
-True return stops the run: a breakpoint) and when the clock moves
+True return stops the run: a breakpoint; or the functions ``follows``
+gives, for a monitor that never stops one) and when the clock moves
 (``advanced``), which is all a time-integral needs: between two clock
 values the marking is constant, so the integral is exact.
 
@@ -42,6 +43,16 @@ class Monitor:
 
     def fired(self, sim, transition: int, values: tuple) -> bool:
         return False
+
+    def follows(self, sim) -> dict[int, Callable[[int, tuple], Any]] | None:
+        """For a monitor that never stops a run: per transition index, what
+        to call with ``(transition, values)`` after each of its firings,
+        instead of :meth:`fired` for the watched transitions (None, the
+        default).  The simulator calls these straight from its loop, without
+        the bookkeeping that a stop needs, so while they run ``sim.steps``
+        may lag behind; they read the clock and the marking and change
+        neither."""
+        return None
 
     def advanced(self, sim, old: float, new: float) -> None:
         pass

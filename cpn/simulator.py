@@ -13,7 +13,8 @@ tokens in a list and its future tokens in one global heap keyed by
 one at a time, in their order (a trace's jobs do not all sift there); each
 transition's last found binding is cached and only transitions next to a
 changed place are searched again (not the one that fired if it emptied a
-place it takes from); automatic runs take the first binding a transition's
+place it takes from), and one of priority below P_LOW only once nothing of
+higher priority is enabled; automatic runs take the first binding a transition's
 compiled search finds; the token of an untimed place that always holds one
 is read by a search, not looped over, and overwritten by a firing.
 """
@@ -37,14 +38,15 @@ from .initial_marking import InitialMarking
 from .interactive import Interactive
 from .keybounds import KeyBounds
 from .marking_views import MarkingViews
-from .net import Delayed, Net
+from .monitoring import Monitoring
+from .net import P_LOW, Delayed, Net
 from .results import Binding, RunResult, StopReason
 from .undo import Undoable
 
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
 
-class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
+class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, Monitoring):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
     a separate stream, the model's ``rng`` that inscriptions may use."""
@@ -88,14 +90,24 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         self._search, self._fire = self._bind_code()
         self._found: dict[int, tuple] = {}
         self._dirty: set[int] = set(range(len(self.transitions)))
+        # Transitions of priority below P_LOW, searched only once nothing of
+        # higher priority is enabled (:meth:`_search_later`); those waiting for it.
+        self._deferred = frozenset(t.index for t in self.transitions if t.priority > P_LOW)
+        self._later: set[int] = set()
         self._monitors: list = []
         self._advancing: list = []  # their ``advanced`` methods, called as the clock moves
+        # Per transition, the monitors told of its firings, the functions
+        # that follow them (``Monitor.follows``) and, for the loop, those
+        # functions alone (a tuple) or, when a monitor may stop the run, True.
         self._hooks: list[list] = [[] for _ in self.transitions]
+        self._follows: list[list] = [[] for _ in self.transitions]
+        self._told: list[tuple | bool] = [() for _ in self.transitions]
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
                      self._S, self._consumers, self._refreshed, self._keys,
-                     self._timed_transitions, self._advancing)
+                     self._timed_transitions, self._advancing, self._deferred,
+                     bool(self._deferred), self._later)  # a bool is tested fastest
 
     # -- set-up --------------------------------------------------------------
     def _dependencies(self) -> tuple[list, list, list]:
@@ -161,16 +173,6 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
             raise ColourError(f"{where} is not hashable: {IMMUTABLE}")
         raise ColourError(f"{where} is not of colour {flat.place.colour_name}")
 
-    # -- monitors ------------------------------------------------------------
-    def add_monitor(self, monitor):
-        """Attach a monitor (see ``monitors.py``); returns it."""
-        monitor.attach(self)
-        self._monitors.append(monitor)
-        self._advancing.append(monitor.advanced)
-        for t in monitor.watched_transitions(self):
-            self._hooks[t].append(monitor)
-        return monitor
-
     @contextlib.contextmanager
     def drawing_from(self, rng: Any) -> Iterator[Any]:
         """Inscriptions draw from ``rng`` instead of the model's stream
@@ -195,8 +197,36 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
 
     # -- enabling ------------------------------------------------------------
     def _refresh(self) -> None:
-        """Search again every transition whose binding may have changed."""
+        """Search again every transition whose binding may have changed,
+        deferred ones too (a person stepping sees every priority)."""
         self._loop(limit=self.steps)
+        self._search_later()
+
+    def _search_later(self) -> None:
+        """Search the deferred transitions waiting in ``later``.  One of
+        priority below P_LOW (the housekeeping that follows an instant's
+        work) that needs a search waits there while a transition of higher
+        priority is found: it could not fire before the instant has nothing
+        else to do, and each firing before then would make it search again.
+        :meth:`_loop` searches them once ``found`` holds deferred transitions
+        only (some perhaps stale), so the binding chosen is the one an eager
+        search would give; a stale one beside a higher priority is never chosen."""
+        found, search, now = self._found, self._search, self.now
+        try:
+            for t in self._later:
+                if (binding := search[t](now, None)) is None:
+                    found.pop(t, None)
+                else:
+                    found[t] = binding
+        except Exception as error:  # noqa: BLE001 - reported with context
+            raise self._search_failed(t, error) from error
+        self._later.clear()
+
+    def _defer(self, waiting: set[int]) -> None:
+        """Deferred transitions that need a search wait for it in ``later``
+        (a binding ``found`` still holds for one of them is stale)."""
+        self._dirty -= waiting
+        self._later |= waiting
 
     def _search_failed(self, t: int, error: Exception) -> BindingError:
         return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
@@ -220,7 +250,11 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
         if len(found) == 1:
             return next(iter(found))
         priority = self._priority
-        best = min(priority[t] for t in found)
+        if len(found) == 2:  # the usual pair (a job's start and its bookkeeping)
+            first, second = found
+            if priority[first] != priority[second]:
+                return first if priority[first] < priority[second] else second
+        best = min(map(priority.__getitem__, found))
         candidates = [t for t in found if priority[t] == best]
         if len(candidates) == 1:
             return candidates[0]
@@ -294,23 +328,23 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
 
     def _loop(self, limit: int, until_time: float | None = None,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
-        """The hot loop of run, fire, enabled: search, fire or advance, mark what changed."""
+        """The hot loop of run, fire, enabled (deferred transitions: :meth:`_search_later`)."""
         (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
-         advancing) = self._hot
+         advancing, deferred, defers, later) = self._hot
         steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
-        observed = self._hooks if stop_when is None else [True] * len(self._hooks)
+        observed = self._told if stop_when is None else [True] * len(self._told)
         try:
             while True:
                 if dirty:
+                    if defers and (waiting := dirty & deferred): self._defer(waiting)  # noqa
                     try:
                         for t in dirty:
-                            if (binding := search[t](now, None)) is None:
-                                found.pop(t, None)
-                            else:
-                                found[t] = binding
+                            if (binding := search[t](now, None)) is None: found.pop(t, None)  # noqa
+                            else: found[t] = binding  # noqa: E701
                     except Exception as error:  # noqa: BLE001 - reported with context
                         raise self._search_failed(t, error) from error
                     dirty.clear()
+                if defers and later and found.keys() <= deferred: self._search_later()  # noqa
                 if steps >= limit: return StopReason.STEPS  # noqa: E701
                 if len(found) == 1:
                     t, (picks, values) = found.popitem()
@@ -323,8 +357,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                         self.now = stamp  # the version changes on the way out
                         if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
                         if advancing:  # monitors integrate up to the move
-                            for advanced in advancing:
-                                advanced(self, now, stamp)
+                            for advanced in advancing: advanced(self, now, stamp)  # noqa: E701
                         now = stamp
                     while True:  # every token of that timestamp becomes available
                         when, sequence, place, token = heappop(heap)
@@ -344,24 +377,12 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds):
                 if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
                 if observed[t]:
-                    if (reason := self._observed(t, values, stop_when, steps, last)) is not None:
+                    if (told := observed[t]) is not True:  # only functions that cannot stop it
+                        for follow in told: follow(t, values)  # noqa: E701
+                    elif (reason := self._observed(t, values, stop_when, steps, last)) is not None:
                         return reason
-                    now, feeding = self.now, self._fed()  # in case what observed it restored
-                if steps >= limit:  # no search after the last firing asked for
-                    return StopReason.STEPS
+                    else: now, feeding = self.now, self._fed()  # noqa: E701 (it may restore)
+                if steps >= limit: return StopReason.STEPS  # noqa: E701 (no search after it)
         finally:
             if steps != self.steps or now != began: self._version = self._new_version()  # noqa
             self.steps, self._last = steps, last
-
-    def _observed(self, t: int, values: tuple, stop_when: Callable[["Simulator"], bool] | None,
-                  steps: int, last: tuple) -> StopReason | None:
-        """After a firing that monitors watch or a run that stops on a
-        predicate: whether to stop, and why."""
-        self.steps, self._last = steps, last
-        self._version = self._new_version()
-        if any([monitor.fired(self, t, values) for monitor in self._hooks[t]]):
-            return StopReason.BREAKPOINT
-        if stop_when is not None and stop_when(self):
-            return StopReason.PREDICATE
-        return None
-

@@ -55,10 +55,12 @@ class NodeLedger:
                              f"not {power_on_order!r}")
         self.nodes, self.start, self.order = nodes, float(start), power_on_order
         # Plain lists, not numpy: each change touches a handful of nodes,
-        # where a list is several times cheaper than a tiny array.
+        # where a list is several times cheaper than a tiny array.  A loaded
+        # node's state and since are its job's (:meth:`_states`): a job's
+        # start and end touch only the residency and, at its end, since.
         self.state = [int(NodeState.IDLE)] * on + [int(NodeState.STANDBY)] * (nodes - on)
         self.since = [self.start] * nodes
-        self.residency = [[0.0] * len(NodeState) for _ in range(nodes)]
+        self.residency = [[0.0] * nodes for _ in NodeState]  # by state, then node
         self.shutdowns = [0] * nodes
         self.power_ons = [0] * nodes
         self.active_intervals = [1] * on + [0] * (nodes - on)
@@ -90,7 +92,7 @@ class NodeLedger:
         old, started = [], []
         for node in nodes:
             was, began = state[node], since[node]
-            residency[node][was] += now - began
+            residency[was][node] += now - began
             state[node], since[node] = to, now
             old.append(was)
             started.append(began)
@@ -104,12 +106,11 @@ class NodeLedger:
         taken = self.idle[:-count - 1:-1] if count else []  # popped from the end
         del self.idle[len(self.idle) - count:]
         if self.closed_at is None and taken:  # _move, knowing they are all idle
-            state, since, residency = self.state, self.since, self.residency
+            since, idle_s = self.since, self.residency[IDLE]
             if self._timeline is not None:
                 self._timeline.append((taken, IDLE, [since[node] for node in taken], now))
             for node in taken:
-                residency[node][IDLE] += now - since[node]
-                state[node], since[node] = LOADED, now
+                idle_s[node] += now - since[node]
         self.running[job_id] = taken
         self.job_started_at[job_id] = now
         return taken
@@ -121,10 +122,10 @@ class NodeLedger:
         held = len(freed) * (now - began)
         self.job_node_s[job_id] = self.job_node_s.get(job_id, 0.0) + held
         if self.closed_at is None:  # _move, knowing they are all loaded since it began
-            state, since, residency, spent = self.state, self.since, self.residency, now - began
+            since, loaded_s, spent = self.since, self.residency[LOADED], now - began
             for node in freed:
-                residency[node][LOADED] += spent
-                state[node], since[node] = IDLE, now
+                loaded_s[node] += spent
+                since[node] = now
             if self._timeline is not None:
                 self._timeline.append((freed, LOADED, began, now))
         self.idle.extend(freed)
@@ -181,22 +182,33 @@ class NodeLedger:
         closed there and later changes are no longer counted."""
         if self.closed_at is not None:
             return
+        self.state, since = self._states()
         for node, state in enumerate(self.state):  # closes each open interval
-            self.residency[node][state] += now - self.since[node]
+            self.residency[state][node] += now - since[node]
         if self._timeline is not None:
-            self._timeline.append((range(self.nodes), list(self.state), self.since, now))
+            self._timeline.append((range(self.nodes), list(self.state), since, now))
         self.since = [now] * self.nodes
         self.closed_at = float(now)
+
+    def _states(self) -> tuple[list[int], list[float]]:
+        """Every node's state and since when: a loaded node's are its job's."""
+        if self.closed_at is not None:
+            return self.state, self.since
+        state, since, started = list(self.state), list(self.since), self.job_started_at
+        for job_id, nodes in self.running.items():
+            for node in nodes:
+                state[node], since[node] = LOADED, started[job_id]
+        return state, since
 
     # -- results ---------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         """How many nodes are in each state now."""
-        return {name: self.state.count(state)
-                for state, name in zip(NodeState, STATE_NAMES)}
+        states = self._states()[0]
+        return {name: states.count(state) for state, name in zip(NodeState, STATE_NAMES)}
 
     def residency_totals(self) -> dict[NodeState, float]:
         """Node-seconds per state, over all nodes."""
-        totals = np.array(self.residency).sum(axis=0)
+        totals = self._residency_rows().sum(axis=0)
         return {state: float(totals[state]) for state in NodeState}
 
     def energy_wh(self, node: NodePower = NodePower(), loaded_wh: float | None = None
@@ -212,6 +224,10 @@ class NodeLedger:
         return loaded_wh + energy_wh(residency, sum(self.power_ons), sum(self.shutdowns),
                                      node)
 
+    def _residency_rows(self) -> np.ndarray:
+        """Seconds by node (rows) and state, in C order (the sums read it so)."""
+        return np.ascontiguousarray(np.array(self.residency).T)
+
     def per_node(self) -> pd.DataFrame:
         """One row per node: seconds in each state, active (not standby)
         and inactive (standby) time, shutdowns, power-ons, and the mean
@@ -220,7 +236,7 @@ class NodeLedger:
 
     def per_node_columns(self) -> Columns:
         """:meth:`per_node` as columns (no pandas)."""
-        residency = np.array(self.residency)
+        residency = self._residency_rows()
         columns = {"node": np.arange(self.nodes)}
         columns.update((f"{name}_s", residency[:, state].copy())
                        for state, name in zip(NodeState, STATE_NAMES))

@@ -479,15 +479,15 @@ def test_the_ledger_monitor_follows_runtime_info_whatever_changed_at_once():
     from modules.node_ledger import NodeLedger
 
     monitor = LedgerMonitor(NodeLedger(8))
-    monitor.kinds, monitor._finished = {0: "Sync"}, []
-    sim = SimpleNamespace(now=0.0)
+    monitor._finished = []
+    sim = monitor.sim = SimpleNamespace(now=0.0)
     steps = [({1: (9.0, 2)}, 0.0), ({1: (9.0, 2), 2: (9.0, 3)}, 1.0),  # one, last
              ({3: (9.0, 1), 1: (9.0, 2), 2: (9.0, 3)}, 2.0),  # one, first
              ({2: (9.0, 3), 4: (9.0, 1), 5: (9.0, 2)}, 3.0),  # two ended, two started
              ({5: (9.0, 2)}, 4.0)]  # two ended
     for running, now in steps:
         monitor._running, sim.now = [FrozenDict(running)], now
-        monitor.fired(sim, 0, ())
+        monitor._synced(0, ())
         ledger = monitor.ledger
         assert {job: len(nodes) for job, nodes in ledger.running.items()} == {
             job: size for job, (_, size) in running.items()}

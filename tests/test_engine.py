@@ -4,7 +4,8 @@ import pytest
 
 from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Net, NetError, Simulator,
                  StopReason, timed)
-from cpn.monitors import Breakpoint, FiringCounter, FiringLog, PlaceIntegral
+from cpn.monitors import Breakpoint, FiringCounter, FiringLog, Monitor, PlaceIntegral
+from cpn.marking import TokenView
 from cpn.statespace import state_space
 
 
@@ -489,6 +490,34 @@ def test_monitors_count_log_integrate_and_break():
     assert area.times == [0.0, 2.0, 4.0] and area.values == [1.0, 2.0, 3.0]
 
 
+class Follower(Monitor):
+    """Follows T's firings with a function (``Monitor.follows``), never stopping a run."""
+
+    def __init__(self):
+        self.seen: list[tuple] = []
+
+    def follows(self, sim):
+        return {sim.transition_index("T"): lambda t, values: self.seen.append((sim.now, values))}
+
+
+def test_a_monitor_that_follows_a_transition_is_told_of_each_firing_as_fired_is():
+    sim = Simulator(loop("2"))
+    follower = sim.add_monitor(Follower())
+    log = sim.add_monitor(FiringLog("T"))
+    assert sim.run(until_time=7).steps == 4
+    assert follower.seen == [(r["time"], (r["x"],)) for r in log.records] == [
+        (0.0, (0,)), (2.0, (1,)), (4.0, (2,)), (6.0, (3,))]
+
+
+def test_a_follower_does_not_stop_a_breakpoint_or_a_predicate_from_stopping_the_run():
+    sim = Simulator(loop("2"))
+    follower = sim.add_monitor(Follower())
+    sim.add_monitor(Breakpoint(transition="T", when=lambda v: v["x"] == 1))
+    assert sim.run().reason is StopReason.BREAKPOINT and sim.now == 2
+    assert sim.run(stop_when=lambda s: s.now >= 6).reason is StopReason.PREDICATE
+    assert [now for now, _ in follower.seen] == [0.0, 2.0, 4.0, 6.0]
+
+
 def test_place_breakpoint():
     sim = Simulator(loop("1"))
     sim.add_monitor(Breakpoint(place="P", when=lambda tokens: tokens[0] >= 5))
@@ -623,6 +652,22 @@ def test_view_follows_the_marking_and_cannot_change_it():
     assert not hasattr(view, "append") and not hasattr(view, "__setitem__")
     with pytest.raises(KeyError, match="no place 'Nope'"):
         sim.view("Nope")
+
+
+def test_view_of_an_untimed_place_reads_its_tokens_without_a_call_and_follows_undo():
+    net = Net("count")
+    net.place("N", int, initial=[0])
+    net.transition("Add", guard="n < 3", inputs={"N": "n"}, outputs={"N": "n + 1"})
+    sim = Simulator(net)
+    view = sim.view("N")
+    assert type(view).__getitem__ is not TokenView.__getitem__  # no callable behind it
+    sim.fire()
+    sim.run()
+    assert list(view) == [3] and view[0] == 3 and len(view) == 1
+    while sim.undo():
+        pass
+    assert list(view) == sim.tokens("N") == [0] and view[-1] == 0  # before the fire()
+    assert not hasattr(view, "append") and not hasattr(view, "__setitem__")
 
 
 def test_a_monitor_that_fails_raises_its_own_error():

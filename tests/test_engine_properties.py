@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from cpn import P_HIGH, P_LOW, P_NORMAL, Net, Simulator, StopReason, timed
 from cpn.monitors import FiringLog
 
-PRIORITIES = (P_HIGH, P_NORMAL, P_LOW)
+PRIORITIES = (P_HIGH, P_NORMAL, P_LOW, P_LOW + 1, P_LOW + 2)  # the last two deferred
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.data_too_large])

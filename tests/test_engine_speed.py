@@ -1,12 +1,14 @@
 """What keeps the engine's hot loop short, held as behaviour: no search
-that cannot succeed, tuple patterns bound in one unpacking, and the token
-of a place that always holds one read without a loop."""
+that cannot succeed, tuple patterns bound in one unpacking, the token
+of a place that always holds one read without a loop, and a transition of
+priority below P_LOW searched once its instant has nothing else to do."""
 
 from __future__ import annotations
 
 import pytest
 
-from cpn import Net, NetError, Simulator
+from cpn import P_LOW, Net, NetError, Simulator
+from cpn.monitors import FiringLog
 
 
 def one_token_loop() -> Net:
@@ -98,3 +100,57 @@ def test_a_firing_that_puts_back_another_literal_than_it_took_is_not_searched_ag
     assert sim.run().steps == 7
     assert (sim.tokens("Count"), sim.tokens("Trigger"), sim.tokens("Ticks")) == ([4], [False], [0])
     assert len(searched) == 4  # at the start and after each Arm, never after Go
+
+
+def counted_work() -> Net:
+    """Do takes ten jobs one by one at time 0; Tidy (below P_LOW) reads the
+    count Do changes and fires once all ten are done."""
+    net = Net("work")
+    net.place("Work", int, initial=list(range(10)))
+    net.place("Done", int, initial=[0])
+    net.place("Untidy", bool, initial=[True])
+    net.transition("Do", inputs={"Work": "x", "Done": "n"}, outputs={"Done": "n + 1"})
+    net.transition("Tidy", guard="n == 10", priority=P_LOW + 1,
+                   inputs={"Done": "n", "Untidy": "True"}, outputs={"Done": "n"})
+    return net
+
+
+def test_a_transition_below_p_low_is_searched_once_its_instant_has_nothing_else_to_do():
+    sim = Simulator(counted_work())
+    tidy = sim.transition_index("Tidy")
+    searched = []
+    search = sim._search[tidy]
+    sim._search[tidy] = lambda now, out: searched.append(sim.steps) or search(now, out)
+    log = sim.add_monitor(FiringLog())
+    assert sim.run().steps == 11
+    assert [r["transition"] for r in log.records] == ["Do"] * 10 + ["Tidy"]
+    # once, when the ten are done: not at the start and after each Do (eleven
+    # searches), nor after it fired (it took the one Untidy token)
+    assert searched == [10]
+
+
+def test_a_step_by_step_user_still_sees_and_cannot_fire_a_deferred_transition_too_early():
+    net = counted_work()
+    net.transition("Rest", priority=P_LOW + 2, inputs={"Untidy": "u"}, outputs={"Untidy": "u"})
+    sim = Simulator(net)
+    listed = {b.transition for b in sim.enabled(all_priorities=True)}
+    assert listed == {"Do", "Rest"}
+    rest = next(b for b in sim.enabled(all_priorities=True) if b.transition == "Rest")
+    with pytest.raises(Exception, match="higher priority"):
+        sim.fire(rest)
+
+
+def test_a_deferred_transition_pending_a_search_is_not_pre_empted_by_a_lower_one_found():
+    # Early (P_LOW + 1) enables Step (P_NORMAL), which enables Late
+    # (P_LOW + 1); Last (P_LOW + 2), found beside Early, must still wait
+    net = Net("deferred")
+    for place, tokens in (("A", [1]), ("B", []), ("C", []), ("D", [1]), ("Out", [])):
+        net.place(place, int, initial=tokens)
+    net.transition("Early", priority=P_LOW + 1, inputs={"A": "x"}, outputs={"B": "x"})
+    net.transition("Step", inputs={"B": "x"}, outputs={"C": "x"})
+    net.transition("Late", priority=P_LOW + 1, inputs={"C": "x"}, outputs={"Out": "x"})
+    net.transition("Last", priority=P_LOW + 2, inputs={"D": "x"}, outputs={"Out": "x"})
+    sim = Simulator(net)
+    log = sim.add_monitor(FiringLog())
+    sim.run()
+    assert [r["transition"] for r in log.records] == ["Early", "Step", "Late", "Last"]

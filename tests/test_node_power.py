@@ -162,3 +162,23 @@ def test_state_raster_and_plot(tmp_path):
     path = plot_node_states(timeline, tmp_path / "states.png", nodes=3, time_unit=3600)
     assert path.exists() and path.stat().st_size > 1000
     assert np.array_equal(state_raster(timeline.iloc[:0], 2, 0, 1, 4), np.full((2, 4), -1))
+
+
+def test_a_loaded_node_is_counted_and_closed_from_its_job():
+    # the ledger keeps a loaded node's state and since on its job: counts
+    # and the close must still see it loaded since the job started
+    ledger = NodeLedger(3)
+    ledger.job_started("a", 2, 10.0)  # nodes 2 and 1
+    assert ledger.counts() == {"standby": 0, "powering_on": 0, "idle": 1, "loaded": 2,
+                               "powering_off": 0}
+    ledger.power_off(1, 20.0, ready=500.0)  # node 0, the one left idle
+    ledger.close(100.0)
+    frame = ledger.per_node()
+    assert list(frame["loaded_s"]) == [0, 90, 90] and list(frame["idle_s"]) == [20, 10, 10]
+    assert frame.loc[0, "powering_off_s"] == 80
+    timeline = ledger.timeline()
+    assert list(timeline[timeline["node"] == 1]["state"]) == ["idle", "loaded"]
+    assert list(timeline[timeline["node"] == 1]["start"]) == [0.0, 10.0]
+    assert ledger.counts()["loaded"] == 2  # as it was at the close
+    ledger.job_ended("a", 120.0)
+    assert ledger.counts()["loaded"] == 2 and ledger.per_node().loc[1, "loaded_s"] == 90

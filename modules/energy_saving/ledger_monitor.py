@@ -25,51 +25,60 @@ class LedgerMonitor(Monitor):
         self.runtime_info, self.finished = runtime_info, finished
         self.decisions: list[Decision] = []
 
-    def watched_transitions(self, sim):
-        self.kinds: dict[int, str] = {}
-        for kind in ("Sync", "Tick", "Booted", "Halted"):
+    def follows(self, sim):
+        """What follows each firing of *Sync*, *Tick*, *Booted* and *Halted*
+        (the module's own; an always-on module has only *Sync*): called
+        straight from the simulator's loop, this monitor never stops a run."""
+        kinds = {"Sync": self._synced, "Tick": self._ticked, "Booted": self._batch_done,
+                 "Halted": self._batch_done}
+        follows = {}
+        for kind, follow in kinds.items():
             try:
-                self.kinds[sim.transition_index(f"{self.name}/{kind}")] = kind
+                follows[sim.transition_index(f"{self.name}/{kind}")] = follow
             except KeyError:
-                pass  # an always-on module has only Sync
+                pass
         # Places read after firings: live views, looked up once.
         self._running = sim.view(self.runtime_info)
         self._finished = sim.view(self.finished)
         self._decision = (sim.view(f"{self.name}/LastDecision")
-                          if "Tick" in self.kinds.values() else None)
-        self._batch = {t: sim.transitions[t].variables.index("batch")
-                       for t, kind in self.kinds.items() if kind in ("Booted", "Halted")}
-        return list(self.kinds)
+                          if kinds["Tick"] in follows.values() else None)
+        self._batch = {t: (sim.transitions[t].variables.index("batch"),
+                           sim.transitions[t].path.endswith("/Booted"))
+                       for t, follow in follows.items() if follow == self._batch_done}
+        return follows
 
-    def fired(self, sim, transition, values):
-        kind, now, ledger = self.kinds[transition], sim.now, self.ledger
-        if kind == "Sync":
-            running, held = self._running[0], ledger.running
-            ended = [job_id for job_id in held if job_id not in running]
-            starts = len(running) - len(held) + len(ended)
-            if len(ended) > 1 or starts > 1:  # several at once: in the order of sets
-                ended, started = held.keys() - running.keys(), running.keys() - held.keys()
-            elif starts:  # the one job started, usually the last entry
-                job_id = next(reversed(running))
-                started = ((job_id,) if job_id not in held
-                           else [job_id for job_id in running if job_id not in held])
-            else:
-                started = ()
-            for job_id in ended:
-                ledger.job_ended(job_id, now)
-            for job_id in started:
-                ledger.job_started(job_id, running[job_id][1], now)
-            if self.jobs is not None and len(self._finished) >= self.jobs:
-                ledger.close(now)
-        elif kind == "Tick":
-            decision = self._decision[0]
-            if decision.power_off:
-                ledger.power_off(decision.power_off, now, now + self.node.power_off_s)
-            if decision.power_on:
-                ledger.power_on(decision.power_on, now, now + self.node.power_on_s)
-            if decision.power_on or decision.power_off:
-                self.decisions.append(decision)
+    def _synced(self, transition, values):
+        """Jobs that started or ended, from *Runtime Info*."""
+        now, ledger = self.sim.now, self.ledger
+        running, held = self._running[0], ledger.running
+        ended = held.keys() - running.keys()  # several at once: in the order of sets
+        starts = len(running) - len(held) + len(ended)
+        if len(ended) > 1 or starts > 1:
+            started = running.keys() - held.keys()
+        elif starts:  # the one job started, usually the last entry
+            job_id = next(reversed(running))
+            started = (job_id,) if job_id not in held else running.keys() - held.keys()
         else:
-            batch = values[self._batch[transition]]
-            (ledger.booted if kind == "Booted" else ledger.halted)(batch.ready, now)
-        return False
+            started = ()
+        for job_id in ended:
+            ledger.job_ended(job_id, now)
+        for job_id in started:
+            ledger.job_started(job_id, running[job_id][1], now)
+        if self.jobs is not None and len(self._finished) >= self.jobs:
+            ledger.close(now)
+
+    def _ticked(self, transition, values):
+        """The tick's decision: nodes switched off and booted."""
+        now, ledger, decision = self.sim.now, self.ledger, self._decision[0]
+        if decision.power_off:
+            ledger.power_off(decision.power_off, now, now + self.node.power_off_s)
+        if decision.power_on:
+            ledger.power_on(decision.power_on, now, now + self.node.power_on_s)
+        if decision.power_on or decision.power_off:
+            self.decisions.append(decision)
+
+    def _batch_done(self, transition, values):
+        """A batch of nodes booted or halted."""
+        position, booted = self._batch[transition]
+        batch, ledger = values[position], self.ledger
+        (ledger.booted if booted else ledger.halted)(batch.ready, self.sim.now)
