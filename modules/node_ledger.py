@@ -57,9 +57,10 @@ class NodeLedger:
         # Plain lists, not numpy: each change touches a handful of nodes,
         # where a list is several times cheaper than a tiny array.  A loaded
         # node's state and since are its job's (:meth:`_states`): a job's
-        # start and end touch only the residency and, at its end, since.
-        self.state = [int(NodeState.IDLE)] * on + [int(NodeState.STANDBY)] * (nodes - on)
-        self.since = [self.start] * nodes
+        # start and end touch only the residency and, at its end, since, so
+        # these two lists are private (stale for loaded nodes).
+        self._state = [int(NodeState.IDLE)] * on + [int(NodeState.STANDBY)] * (nodes - on)
+        self._since = [self.start] * nodes
         self.residency = [[0.0] * nodes for _ in NodeState]  # by state, then node
         self.shutdowns = [0] * nodes
         self.power_ons = [0] * nodes
@@ -88,7 +89,7 @@ class NodeLedger:
     def _move(self, nodes: list[int], to: int, now: float) -> None:
         if self.closed_at is not None or not nodes:
             return
-        state, since, residency = self.state, self.since, self.residency
+        state, since, residency = self._state, self._since, self.residency
         old, started = [], []
         for node in nodes:
             was, began = state[node], since[node]
@@ -106,7 +107,7 @@ class NodeLedger:
         taken = self.idle[:-count - 1:-1] if count else []  # popped from the end
         del self.idle[len(self.idle) - count:]
         if self.closed_at is None and taken:  # _move, knowing they are all idle
-            since, idle_s = self.since, self.residency[IDLE]
+            since, idle_s = self._since, self.residency[IDLE]
             if self._timeline is not None:
                 self._timeline.append((taken, IDLE, [since[node] for node in taken], now))
             for node in taken:
@@ -122,7 +123,7 @@ class NodeLedger:
         held = len(freed) * (now - began)
         self.job_node_s[job_id] = self.job_node_s.get(job_id, 0.0) + held
         if self.closed_at is None:  # _move, knowing they are all loaded since it began
-            since, loaded_s, spent = self.since, self.residency[LOADED], now - began
+            since, loaded_s, spent = self._since, self.residency[LOADED], now - began
             for node in freed:
                 loaded_s[node] += spent
                 since[node] = now
@@ -182,19 +183,19 @@ class NodeLedger:
         closed there and later changes are no longer counted."""
         if self.closed_at is not None:
             return
-        self.state, since = self._states()
-        for node, state in enumerate(self.state):  # closes each open interval
+        self._state, since = self._states()
+        for node, state in enumerate(self._state):  # closes each open interval
             self.residency[state][node] += now - since[node]
         if self._timeline is not None:
-            self._timeline.append((range(self.nodes), list(self.state), since, now))
-        self.since = [now] * self.nodes
+            self._timeline.append((range(self.nodes), list(self._state), since, now))
+        self._since = [now] * self.nodes
         self.closed_at = float(now)
 
     def _states(self) -> tuple[list[int], list[float]]:
         """Every node's state and since when: a loaded node's are its job's."""
         if self.closed_at is not None:
-            return self.state, self.since
-        state, since, started = list(self.state), list(self.since), self.job_started_at
+            return self._state, self._since
+        state, since, started = list(self._state), list(self._since), self.job_started_at
         for job_id, nodes in self.running.items():
             for node in nodes:
                 state[node], since[node] = LOADED, started[job_id]
