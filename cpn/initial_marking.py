@@ -35,7 +35,7 @@ class InitialMarking:
                 raise NetError(f"initial marking of place '{self.net.places[index].path}' "
                                f"given twice, as '{given[index]}' and '{path}'")
             given[index] = path
-        later = []
+        future = []
         with cyclic_gc_paused():  # a trace's million tokens: no cycles to look for
             for place in self.net.places:
                 tokens = (overrides[given[place.index]] if place.index in given
@@ -48,9 +48,9 @@ class InitialMarking:
                         self._R[place.index].append(value)
                         self._S[place.index].append(stamp)
                     else:
-                        later.append((stamp, self._next(), place.index, value))
-        later.sort(reverse=True)  # a trace's submissions come in order: one pass
-        self._initial = later
+                        future.append((stamp, self._next(), place.index, value))
+        future.sort(reverse=True)  # a trace's submissions come in order: one pass
+        self._initial = future
         self._feed()
 
     def _feed(self) -> int | None:

@@ -139,7 +139,7 @@ class ScalingRules:
         jobs' power ``busy`` summed once for every level.  *Rescale*'s
         guard and code ask it twice of the same tokens: the last answer is
         kept for them."""
-        busy = sum([job.jp for job_id, (job, _, _) in progress.items() if job_id in running])
+        busy = self._busy(progress, running)
         steps = self._steps_from.get(current)
         if steps is None:  # a level not of this configuration
             at_current = self.power.scale(current)
@@ -188,20 +188,17 @@ class ScalingRules:
         latency, beta = scaling.latency, scaling.beta
         # Per level rather than per job: old ** beta, and new ** beta (duration()).
         old_rate, new_rate, resumed = old ** beta, new ** beta, now + latency
-        progress_now, running_now, tokens, busy = {}, dict(running), [], []
+        progress_now, running_now, tokens = {}, dict(running), []
         for job_id, (job, work, since) in progress.items():
             if job_id not in running:
                 continue  # ended: forget it
             left = max(work - (now - since) * old_rate, 0.0)
-            fields = list(job)  # replaced_at and Delayed(...) without their dict and keywords
-            fields[_PF], fields[_VERSION] = new, job.version + 1
-            moved = _new(Job, fields)
+            moved = replaced_at(job, {_PF: new, _VERSION: job.version + 1})
             progress_now[job_id] = (moved, left, resumed)
-            tokens.append(_new(Delayed, (moved, latency + left / new_rate)))
+            tokens.append(Delayed(moved, latency + left / new_rate))
             planned_left = max(job.estimate(estimate) - (job.rt - left), 0.0)
             running_now[job_id] = (resumed + planned_left / new_rate, job.js)
-            busy.append(job.jp)
-        watts = watts + sum(busy) * (self._scale(new) - self._scale(old))
+        watts = self.watts_at(list(progress_now.values()), watts, old, new)
         return watts, FrozenDict(progress_now), FrozenDict(running_now), tokens
 
     @staticmethod
@@ -224,7 +221,6 @@ class ScalingRules:
 
 
 _ET, _PF, _VERSION = POSITION["et"], POSITION["pf"], POSITION["version"]
-_new = tuple.__new__  # a named tuple made from its fields: every change of level, every job
 
 
 def cpu_scaling(power: PowerModel, scaling: CpuScaling, estimate: str,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cpn import P_LOW, Net, NetError, Simulator
+from cpn.errors import BindingError
 from cpn.monitors import FiringLog
 
 
@@ -136,7 +137,7 @@ def test_a_step_by_step_user_still_sees_and_cannot_fire_a_deferred_transition_to
     listed = {b.transition for b in sim.enabled(all_priorities=True)}
     assert listed == {"Do", "Rest"}
     rest = next(b for b in sim.enabled(all_priorities=True) if b.transition == "Rest")
-    with pytest.raises(Exception, match="higher priority"):
+    with pytest.raises(BindingError, match="higher priority"):
         sim.fire(rest)
 
 
