@@ -17,6 +17,7 @@ results directory.  At the end, :func:`studies.results.collect` writes
 from __future__ import annotations
 
 import concurrent.futures as futures
+import multiprocessing
 import os
 import signal
 from dataclasses import dataclass, field
@@ -63,6 +64,20 @@ class SweepSummary:
         if self.failed:
             raise RuntimeError(f"{len(self.failed)} runs failed: " + "; ".join(
                 f"{key}: {error}" for key, error in list(self.failed.items())[:3]))
+
+
+def _worker_processes():
+    """How local workers start: forked by a fork server where there is one
+    (Python 3.14's default), else spawned, never forked from the driver.
+    A fork copies one thread of a process that may run others (a
+    notebook's kernel, a Dask client, the progress bar), and a lock one of
+    them held stays locked in the child.  The server, a fresh process, has
+    our modules imported once, so each worker starts without importing them."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["studies.sweep", "studies.running"])
+    return context
 
 
 def _ignore_interrupts() -> None:  # pragma: no cover - runs in worker processes
@@ -163,10 +178,8 @@ class _Sweep:
         own_executor = client is None
         if own_executor:
             executor = futures.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
+                                                   mp_context=_worker_processes(),
                                                    initializer=_ignore_interrupts)
-            # Start the workers now, before the progress bar's thread exists:
-            # forking a process that runs threads is unsafe.
-            executor.submit(int).result()
         else:
             executor = client.get_executor()
         bar = _Progress(progress, len(self.todo), len(self.summary.skipped))

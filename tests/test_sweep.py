@@ -3,6 +3,8 @@ path, and caps as fractions of the uncapped peak."""
 
 import json
 import os
+import threading
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -380,6 +382,25 @@ def test_thesis_runs_are_keyed_by_their_files_contents(trace, tmp_path, monkeypa
     assert again.key() == key
     profiles.write_text("job_id,p,beta_comp\n1,0.9,0.5\n")
     assert run.key() != key
+
+
+def test_workers_do_not_fork_a_driver_that_runs_threads(trace, tmp_path):
+    """A fork copies the calling thread alone, and a lock another thread
+    held stays locked in the child for ever (Python 3.12 and later warn of
+    it): a driver with a thread running -- a notebook's kernel, a Dask
+    client -- gets its sweep done without forking itself."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            summary = run_sweep(tiny_grid(trace), tmp_path, workers=2, progress=False)
+    finally:
+        stop.set()
+        other.join()
+    assert summary.complete and len(summary.ran) == 8, summary.failed
+    assert not [str(w.message) for w in caught if "fork" in str(w.message)]
 
 
 def test_ctrl_c_stops_the_sweep_and_keeps_finished_results(trace, tmp_path):
