@@ -22,6 +22,7 @@ queued time in whole seconds.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from itertools import chain
 from operator import attrgetter, le
@@ -155,7 +156,16 @@ class _Remembered:
         self.taken_from, self.taken = None, ()
 
 
-_seen = _Remembered()
+class _ThreadMemory(threading.local):
+    """Each thread's own pass memory (``seen``): simulations that run at
+    once in threads of one process (a Dask worker's, a web server's) would
+    otherwise change one memory under each other, mid-pass."""
+
+    def __init__(self):
+        self.seen = _Remembered()
+
+
+_memory = _ThreadMemory()
 
 
 def _in_arrival_order(queue: Sequence[Job]) -> bool:
@@ -170,7 +180,7 @@ def _smallest(queue: tuple[Job, ...]) -> int:
     (after a submission): neither is scanned again (a scan is most of a
     pass that starts nothing), the count of each size says what is left
     (:func:`_left`).  Only tuples are remembered: they cannot change."""
-    seen = _seen
+    seen = _memory.seen
     if type(queue) is not tuple:  # a list may have changed since
         return min(map(_size, queue))
     if queue is not seen.queue:
@@ -191,7 +201,7 @@ def _smallest(queue: tuple[Job, ...]) -> int:
 def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job]) -> None:
     """Remember the queue a pass over ``queue`` leaves, which the next pass
     sees: the sizes of ``queue`` less those of the ``started`` jobs."""
-    seen = _seen
+    seen = _memory.seen
     if seen.queue is not queue or type(waiting) is not tuple:
         return
     sizes = seen.sizes
@@ -212,7 +222,7 @@ def put_back(queue: tuple[Job, ...], jobs: tuple[Job, ...]) -> tuple[Job, ...] |
     (what the power cap held of them; under a cap most passes end so): the
     answer is then the queue that pass saw, less the jobs it started that
     are not put back."""
-    seen = _seen
+    seen = _memory.seen
     source, taken = seen.taken_from, seen.taken
     if (seen.queue is not queue or source is None or not seen.in_order
             or len(jobs) > len(taken) or jobs != taken[len(taken) - len(jobs):]):
@@ -227,7 +237,7 @@ def returned(queue: tuple[Job, ...], jobs: Sequence[Job], merged: tuple[Job, ...
     ``jobs`` put back in it (jobs a pass started that the power cap then
     held): under a cap most passes see such a queue, and it would be
     counted afresh each time."""
-    seen = _seen
+    seen = _memory.seen
     if seen.queue is not queue:
         return
     sizes = seen.sizes
