@@ -227,7 +227,8 @@ def put_back(queue: tuple[Job, ...], jobs: tuple[Job, ...]) -> tuple[Job, ...] |
     if (seen.queue is not queue or source is None or not seen.in_order
             or len(jobs) > len(taken) or jobs != taken[len(taken) - len(jobs):]):
         return None
-    merged = _without(source, list(taken[:len(taken) - len(jobs)]))
+    still_started = taken[:len(taken) - len(jobs)]
+    merged = _without(source, list(still_started)) if still_started else source
     returned(queue, jobs, merged)
     return merged
 
