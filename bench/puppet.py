@@ -5,6 +5,7 @@
     python bench/puppet.py --curie       # also a 20,000-job prefix of CEA-Curie (if present)
     python bench/puppet.py --profile wfp --cap 70% --capping dvfs   # cProfile of one cpn run
     python bench/puppet.py --cases wfp wfp-sleeping  # only these cpn run cases and their goals
+    python bench/puppet.py --instructions  # the cases' instruction counts (valgrind), not CPU
 
 The workload is ``bench/small_machine.py``'s seeded trace.  The floor is
 ``tests/reference_easy.py``, a plain event loop with EASY that shares no
@@ -20,14 +21,24 @@ and every run checks its schedule: the uncapped ones against the
 reference (every job's start), every ``cpn run`` against the digest of
 its ``jobs.csv`` recorded in :data:`SCHEDULES` (a capped run has no
 independent reference; the digest says it did not change).
+
+CPU time on a shared machine drifts by 10-15 % between runs, more than
+many changes are worth.  ``--instructions`` counts instead the machine
+instructions of each ``cpn run`` case under valgrind's callgrind (with a
+fixed hash seed, so a repeat gives the same count to within about 1 %):
+slower (minutes a case, run side by side on every core), but the same on
+a busy machine as on a quiet one.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as futures
 import csv
 import hashlib
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -206,6 +217,52 @@ def command_goals(report: Report, seconds: dict, trace: Path, work: Path) -> Non
             report.goal(f"cpn run {name} / plain wfp", seconds[name] / plain, 1.3, "x")
 
 
+def instruction_counts(report: Report, trace: Path, work: Path, cases: list[str]) -> None:
+    """Each case's instructions (callgrind), the capped ones with the
+    uncapped peak cached by a first, plain run (which also checks the
+    schedules); the ratios of the goals that have one, on instructions."""
+    if shutil.which("valgrind") is None:
+        report.info("skipped the instruction counts: valgrind is not installed")
+        return
+    cache = work / "cache"
+    for name in cases:
+        cpn_run(trace, [*RUNS[name], "--no-plots"], work / name, cache)
+        digest = schedule_digest(work / name / "jobs.csv")
+        report.check(f"{name}: jobs.csv digest {digest}, expected {SCHEDULES[name]}",
+                     digest == SCHEDULES[name])
+    environment = {**os.environ, "XDG_CACHE_HOME": str(cache), "PYTHONHASHSEED": "0"}
+    counts = {}
+    with futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        counted = {name: pool.submit(_callgrind, [
+            sys.executable, "-m", "cli.main", "run", "--trace", str(trace),
+            "--out", str(work / f"{name}-counted"), *RUNS[name], "--no-plots"], environment)
+            for name in cases}
+        for name, future in counted.items():
+            counts[name] = future.result()
+            report.info(f"instructions, cpn run {name}: {counts[name] / 1e9:.2f} G")
+    plain = counts.get("wfp")
+    if plain:
+        for name, target in (("wfp-dvfs-70%", 1.5), ("wfp-wait-70%", 1.5),
+                             ("wfp-block-70%", 1.5), ("wfp-topper", 1.3),
+                             ("wfp-sleeping", 1.3)):
+            if name in counts:
+                report.goal(f"cpn run {name} / plain wfp, in instructions",
+                            counts[name] / plain, target, "x")
+
+
+def _callgrind(command: list[str], environment: dict) -> int:
+    """Instructions ``command`` executes, counted by callgrind."""
+    counted = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                              *command], cwd=ROOT, env=environment, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    if counted.returncode:
+        raise SystemExit(f"{' '.join(command)} failed under valgrind:\n{counted.stderr}")
+    match = re.search(r"Collected : (\d+)", counted.stderr)
+    if match is None:
+        raise SystemExit(f"callgrind printed no count:\n{counted.stderr}")
+    return int(match.group(1))
+
+
 def fixed_cost(report: Report, work: Path, repeat: int) -> None:
     """``cpn run`` on ten jobs: what a run costs besides simulating.
 
@@ -317,6 +374,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"only these cpn run cases (of {', '.join(RUNS)}) and their "
                              "goals, without the simulation and fixed-cost figures"
                              .replace("%", "%%"))  # argparse formats a help with %
+    parser.add_argument("--instructions", action="store_true",
+                        help="count the cpn run cases' instructions under valgrind "
+                             "instead of timing them (minutes a case)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
@@ -327,6 +387,12 @@ def main(argv: list[str] | None = None) -> int:
         from modules.swf import read_swf
         jobs = read_swf(trace).jobs
         report = Report()
+        if args.instructions:
+            print(f"# {JOBS:,} synthetic jobs on {NODES} nodes; instructions (callgrind)",
+                  flush=True)
+            instruction_counts(report, trace, work, args.cases or list(RUNS))
+            print(f"# schedules: {'all as expected' if report.schedules_ok else 'CHANGED'}")
+            return 0 if report.schedules_ok else 1
         print(f"# {JOBS:,} synthetic jobs on {NODES} nodes; CPU seconds, median of "
               f"{args.repeat}", flush=True)
         if args.cases is None:
