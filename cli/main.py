@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from pathlib import Path
@@ -123,7 +124,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: The BLAS libraries numpy may load (OpenBLAS, MKL) start a thread per
+#: core, which then spin after each call: a simulation's arrays are small,
+#: so those threads only burn CPU (a tenth of a second a run here) and, in
+#: a sweep, crowd the cores its workers use.  A value the user set stands.
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 def main(argv: list[str] | None = None) -> int:
+    for variable, value in ONE_BLAS_THREAD.items():
+        os.environ.setdefault(variable, value)  # before numpy loads, and for sweep workers
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)

@@ -8,6 +8,7 @@ everything."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,30 @@ def test_importing_the_command_loads_not_even_the_engine():
     watched = (*HEAVY, "cpn", "studies", "modules.cpu_scaling", "modules.batch_scheduling",
                "modules.power_capping", "modules.failure_logs", "modules.energy_saving")
     assert loaded_after("import cli.main", watched) == []
+
+
+def blas_after_cpn(environment: dict) -> tuple[str, int]:
+    """In a fresh ``cpn`` (``--version``) that then loads numpy: the OpenBLAS
+    thread count it asks for, and how many threads the process runs."""
+    probe = ("import os\nfrom cli.main import main\ntry:\n    main(['--version'])\n"
+             "except SystemExit:\n    pass\n"
+             "import numpy\nnumpy.ones((64, 64)) @ numpy.ones(64)\n"
+             "print(os.environ.get('OPENBLAS_NUM_THREADS', 'unset'),\n"
+             "      len(os.listdir('/proc/self/task')))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env=environment)
+    assert done.returncode == 0, done.stderr
+    wanted, threads = done.stdout.split()[-2:]
+    return wanted, int(threads)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_cpn_runs_numpy_on_one_blas_thread_unless_told_otherwise():
+    """A BLAS thread per core only burns CPU on a simulation's small arrays."""
+    clean = {name: value for name, value in os.environ.items()
+             if name not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    assert blas_after_cpn(clean) == ("1", 1)
+    assert blas_after_cpn({**clean, "OPENBLAS_NUM_THREADS": "2"})[0] == "2"
 
 
 def test_the_default_dvfs_levels_are_the_models():
