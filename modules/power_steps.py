@@ -135,7 +135,15 @@ def energy_exact(times, watts, end) -> float:
     13000.0
     """
     t, w, end = _step_series(times, watts, end)
-    return float(np.dot(w, _durations(t, end)))
+    return _energy(w, _durations(t, end))
+
+
+def _energy(watts: np.ndarray, durations: np.ndarray) -> float:
+    """The sum of ``watts * durations``, correctly rounded (``math.fsum``):
+    the same bits on every machine.  ``np.dot`` hands it to BLAS, whose
+    threads, vector width and fused multiply-adds change the last bits with
+    the machine (a 2-core machine and a 1-thread run differed already)."""
+    return math.fsum((watts * durations).tolist())
 
 
 def time_above(times, watts, end, threshold: float) -> float:
@@ -335,7 +343,7 @@ def power_metrics(times, watts, end) -> dict[str, float]:
     holds for a positive time), ``series_start_s`` and ``series_end_s``."""
     t, w, end = _step_series(times, watts, end)
     durations = _durations(t, end)
-    energy = float(np.dot(w, durations))
+    energy = _energy(w, durations)
     span = end - float(t[0])
     held = durations > 0
     peak = float(w[held].max()) if held.any() else float(power_at(t, w, t[0]))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from modules.metrics import job_frame, summary_metrics
 from modules.power_steps import (JOULES_PER_KWH, binned_power, collapse_step_series, daily_energy,
                                  daily_energy_errors, energy_exact, energy_fixed_step,
-                                 max_daily_energy_error, power_at)
+                                 max_daily_energy_error, power_at, power_metrics)
 from modules.run_files import power_series_frame, write_results
 
 DAY = 86400.0
@@ -32,6 +32,18 @@ SPIKE = ([0.0, 25.0, 30.0], [100.0, 1000.0, 100.0], 60.0)
 def test_exact_energy_of_three_steps():
     # 100 W for 10 s + 300 W for 20 s + 200 W for 30 s = 1000 + 6000 + 6000
     assert energy_exact([0, 10, 30], [100, 300, 200], end=60) == 13000.0
+
+
+def test_exact_energy_is_the_correctly_rounded_sum_on_every_machine():
+    """One 1e16 W second, then 100,000 seconds at 1 W: 1e16 + 1e5 J, a float.
+    Added in order, each watt-second is lost against 1e16; BLAS's dot
+    product (its threads and vector lanes) keeps some of them, how many
+    depending on the machine; the exact energy and the metrics keep all."""
+    watts = [1e16] + [1.0] * 100_000
+    times = list(range(len(watts)))
+    exact = 10**16 + 100_000
+    assert energy_exact(times, watts, end=len(watts)) == exact
+    assert power_metrics(times, watts, len(watts))["energy_j"] == exact
 
 
 def test_exact_energy_ignores_entries_after_end_and_shifted_start():
