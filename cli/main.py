@@ -96,6 +96,10 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
+#: What ``cpn --help`` says first (the docstring's first line is markup).
+DESCRIPTION = ("Timed coloured Petri nets, and the PuPPET and TOPPER models of HPC "
+               "machines: scheduling, power capping, failures and energy.")
+
 #: The commands besides ``run``, in the order ``cpn --help`` lists them:
 #: their names, and the module and function that add their parsers.
 OTHER_COMMANDS = ((("step", "replay"), "step", "add_step_parsers"),
@@ -110,7 +114,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     it names one (so that a run imports none of the other commands' modules
     and builds none of their options)."""
     known = {"run", *(name for names, _, _ in OTHER_COMMANDS for name in names)}
-    parser = argparse.ArgumentParser(prog="cpn", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cpn", description=DESCRIPTION)
     parser.add_argument("--version", action=VersionAction, help="print the version and stop")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="run COMMAND --help for its options")
