@@ -142,7 +142,7 @@ def _energy(watts: np.ndarray, durations: np.ndarray) -> float:
     """The sum of ``watts * durations``, correctly rounded (``math.fsum``):
     the same bits on every machine.  ``np.dot`` hands it to BLAS, whose
     threads, vector width and fused multiply-adds change the last bits with
-    the machine (a 2-core machine and a 1-thread run differed already)."""
+    the machine (one run gave other bits on one BLAS thread than on two)."""
     return math.fsum((watts * durations).tolist())
 
 
