@@ -13,7 +13,10 @@ code with the net, run on the same jobs in this process.  Every figure is
 the median of ``--repeat`` runs, ours and the floor's alike, in CPU
 seconds (``time.process_time`` here, the child's user + system time for
 ``cpn run``): the machine is shared, and CPU time is what the other
-processes disturb least.  Each line reads::
+processes disturb least.  The ``cpn run`` cases run in rounds, each
+round every case once, and a ratio to plain wfp is the median of the
+ratios within a round: the machine's speed drifts between rounds (by a
+quarter, some evenings), less within one.  Each line reads::
 
     GOAL: FIGURE (target TARGET) met|MISSED
 
@@ -177,44 +180,55 @@ def simulation_time(report: Report, jobs, repeat: int) -> dict[str, float]:
 
 
 def command_runs(report: Report, trace: Path, jobs, repeat: int, work: Path,
-                 cases: list[str]) -> dict:
-    """The ``cpn run`` cases named, median CPU seconds; the capped ones with the
-    uncapped peak cached by a first run (and once without, for the record)."""
+                 cases: list[str]) -> dict[str, list[float]]:
+    """The ``cpn run`` cases named, CPU seconds of each in ``repeat`` rounds
+    that run every case in turn (a drift of the machine's speed between
+    rounds touches every case alike); the capped ones with the uncapped
+    peak cached by an untimed first run."""
     waits = {policy: reference_waits(jobs, policy) for policy in ("fcfs", "wfp")}
     cache = work / "cache"
-    seconds = {}
+    capped = [name for name in cases if "--cap" in RUNS[name]]
+    if capped:
+        cpn_run(trace, [*RUNS[capped[0]], "--no-plots"], work / "warm", cache)
+    rounds: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name in cases:
+            rounds[name].append(cpn_run(trace, [*RUNS[name], "--no-plots"], work / name,
+                                        cache)[0])
     for name in cases:
-        flags = RUNS[name]
-        out = work / name
-        times = [cpn_run(trace, [*flags, "--no-plots"], out, cache)[0] for _ in range(repeat)]
-        seconds[name] = statistics.median(times)
+        out, expected = work / name, SCHEDULES[name]
         digest = schedule_digest(out / "jobs.csv")
-        expected = SCHEDULES[name]
         report.check(f"{name}: jobs.csv digest {digest}, expected {expected}",
                      digest == expected)
         if name in waits:
             report.check(f"{name} against the reference", waits_of(out / "jobs.csv") == waits[name])
-        report.info(f"cpn run {name}: {seconds[name]:.2f} s (digest {digest})")
-    return seconds
+        report.info(f"cpn run {name}: {statistics.median(rounds[name]):.2f} s (digest {digest})")
+    return rounds
 
 
-def command_goals(report: Report, seconds: dict, trace: Path, work: Path) -> None:
-    """The goals of the cases run (the ratios need the plain wfp run)."""
-    plain = seconds.get("wfp")
+def command_goals(report: Report, rounds: dict[str, list[float]], trace: Path,
+                  work: Path) -> None:
+    """The goals of the cases run: times are medians over the rounds, a
+    ratio to plain wfp the median of the ratios within each round."""
+    plain = rounds.get("wfp")
+
+    def ratio(name: str) -> float:
+        return statistics.median(case / base for case, base in zip(rounds[name], plain))
+
     for capping in ("dvfs", "wait", "block"):
         name = f"wfp-{capping}-70%"
-        if name in seconds:
-            report.goal(f"cpn run {name}", seconds[name], 2.0, " s")
+        if name in rounds:
+            report.goal(f"cpn run {name}", statistics.median(rounds[name]), 2.0, " s")
             if plain:
-                report.goal(f"cpn run {name} / plain wfp", seconds[name] / plain, 1.5, "x")
-    if "wfp-dvfs-70%" in seconds:
+                report.goal(f"cpn run {name} / plain wfp", ratio(name), 1.5, "x")
+    if "wfp-dvfs-70%" in rounds:
         cold, _ = cpn_run(trace, [*RUNS["wfp-dvfs-70%"], "--no-plots"], work / "cold",
                           work / "empty-cache")
         report.info(f"wfp-dvfs-70% with no cached peak (runs the uncapped run too): "
                     f"{cold:.2f} s")
     for name in ("wfp-topper", "wfp-sleeping"):
-        if name in seconds and plain:
-            report.goal(f"cpn run {name} / plain wfp", seconds[name] / plain, 1.3, "x")
+        if name in rounds and plain:
+            report.goal(f"cpn run {name} / plain wfp", ratio(name), 1.3, "x")
 
 
 def instruction_counts(report: Report, trace: Path, work: Path, cases: list[str]) -> None:
@@ -397,8 +411,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.repeat}", flush=True)
         if args.cases is None:
             simulation_time(report, jobs, args.repeat)
-        seconds = command_runs(report, trace, jobs, args.repeat, work, args.cases or list(RUNS))
-        command_goals(report, seconds, trace, work)
+        rounds = command_runs(report, trace, jobs, args.repeat, work, args.cases or list(RUNS))
+        command_goals(report, rounds, trace, work)
         if args.cases is None:
             fixed_cost(report, work, args.repeat)
         if args.million:
