@@ -68,12 +68,20 @@ def backfill_runtime(estimate: str) -> Callable[[Job], float]:
 def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
                 wfp_exponent: float = 3) -> list[Job]:
     """The queue in scheduling order: arrival order (FCFS) or descending
-    WFP score, equal scores kept in arrival order (``reverse=True`` keeps
-    a sort stable).  Jobs are sorted by index, their scores computed once."""
+    WFP score, equal scores kept in arrival order (:func:`wfp_order`)."""
     if policy == "fcfs":
         return list(queue)
+    return [queue[i] for i in wfp_order(queue, now, estimate, wfp_exponent)]
+
+
+def wfp_order(queue: Sequence[Job], now: float, estimate: str,
+              wfp_exponent: float = 3) -> list[int]:
+    """The positions of ``queue``'s jobs by descending WFP score, equal
+    scores in queue order (``reverse=True`` keeps a sort stable).  Jobs are
+    sorted by position, their scores computed once; a pass also needs the
+    positions, to take the jobs it starts out of the queue."""
     scores = wfp_scores(queue, now, estimate, wfp_exponent)
-    return [queue[i] for i in sorted(range(len(queue)), key=scores.__getitem__, reverse=True)]
+    return sorted(range(len(queue)), key=scores.__getitem__, reverse=True)
 
 
 def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
@@ -120,8 +128,8 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     if free < smallest:
         return [], queue  # nothing fits: the order and the shadow time change nothing
     # FCFS order is the queue's own: no copy, and the queue left is its tail
-    ordered = queue if policy == "fcfs" else order_queue(queue, policy, now, estimate,
-                                                          wfp_exponent)
+    where = None if policy == "fcfs" else wfp_order(queue, now, estimate, wfp_exponent)
+    ordered = queue if where is None else [queue[i] for i in where]
     position, length = 0, len(ordered)
     while position < length and ordered[position].js <= free:
         free -= ordered[position].js
@@ -132,11 +140,20 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
         ends = list(running.values())
         ends += [(now + job.estimate(estimate), job.js) for job in started]
         backfilled = _backfilled(ordered, position, ends, free, smallest, now, estimate)
-    waiting = (_without(queue[position:], backfilled) if ordered is queue
-               else _without(queue, started + backfilled))
+    # Where the jobs that start were in the queue: in FCFS the head's run is
+    # its head; in WFP the order says it, and a search finds the few backfilled.
+    if where is None:
+        taken_at = None
+        waiting = (_without_at(queue, [queue.index(job, position) for job in backfilled],
+                               position) if backfilled else queue[position:])
+    else:
+        taken_at = where[:position]
+        if backfilled:
+            taken_at += map(queue.index, backfilled)
+        waiting = _without_at(queue, sorted(taken_at))
     started += backfilled
     if started:
-        _left(queue, waiting, started)
+        _left(queue, waiting, started, taken_at)
     return started, waiting
 
 
@@ -145,15 +162,16 @@ class _Remembered:
     scan it again: the fewest nodes a job of it needs, how many of its jobs
     need each size (changed as the queue grows by a submission or loses the
     jobs a pass started), whether it is in arrival order (then id), and,
-    when a pass left it, the queue that pass saw and the jobs it started
-    (so jobs held back can be put back without a sort).  Its fields are
-    set in place: a pass changes them twice."""
+    when a pass left it, the queue that pass saw, the jobs it started and
+    where they were in that queue (so jobs held back can be put back
+    without a sort or a search).  Its fields are set in place: a pass
+    changes them twice."""
 
-    __slots__ = ("queue", "smallest", "sizes", "in_order", "taken_from", "taken")
+    __slots__ = ("queue", "smallest", "sizes", "in_order", "taken_from", "taken", "taken_at")
 
     def __init__(self):
         self.queue, self.smallest, self.sizes, self.in_order = (), 0, {}, True
-        self.taken_from, self.taken = None, ()
+        self.taken_from, self.taken, self.taken_at = None, (), None
 
 
 class _ThreadMemory(threading.local):
@@ -198,9 +216,12 @@ def _smallest(queue: tuple[Job, ...]) -> int:
     return seen.smallest
 
 
-def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job]) -> None:
+def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job],
+          taken_at: list[int] | None) -> None:
     """Remember the queue a pass over ``queue`` leaves, which the next pass
-    sees: the sizes of ``queue`` less those of the ``started`` jobs."""
+    sees: the sizes of ``queue`` less those of the ``started`` jobs, which
+    were at ``taken_at`` in ``queue`` (None: found by a search if needed,
+    as in FCFS, where they are at its head)."""
     seen = _memory.seen
     if seen.queue is not queue or type(waiting) is not tuple:
         return
@@ -213,6 +234,7 @@ def _left(queue: tuple[Job, ...], waiting: tuple[Job, ...], started: list[Job]) 
     if seen.smallest not in sizes and sizes:
         seen.smallest = min(sizes)
     seen.queue, seen.taken_from, seen.taken = waiting, queue, tuple(started)
+    seen.taken_at = taken_at
 
 
 def put_back(queue: tuple[Job, ...], jobs: tuple[Job, ...]) -> tuple[Job, ...] | None:
@@ -227,8 +249,13 @@ def put_back(queue: tuple[Job, ...], jobs: tuple[Job, ...]) -> tuple[Job, ...] |
     if (seen.queue is not queue or source is None or not seen.in_order
             or len(jobs) > len(taken) or jobs != taken[len(taken) - len(jobs):]):
         return None
-    still_started = taken[:len(taken) - len(jobs)]
-    merged = _without(source, list(still_started)) if still_started else source
+    still_started, taken_at = len(taken) - len(jobs), seen.taken_at
+    if still_started:
+        kept = (taken_at[:still_started] if taken_at is not None
+                else map(source.index, taken[:still_started]))
+        merged = _without_at(source, sorted(kept))
+    else:
+        merged = source
     returned(queue, jobs, merged)
     return merged
 
@@ -248,15 +275,17 @@ def returned(queue: tuple[Job, ...], jobs: Sequence[Job], merged: tuple[Job, ...
     seen.queue, seen.in_order, seen.taken_from = merged, True, None
 
 
-def _without(queue: tuple[Job, ...], started: list[Job]) -> tuple[Job, ...]:
-    """``queue`` in its order without the ``started`` jobs (taken from it):
-    joined from the slices between them, so a long queue is copied at C
-    speed rather than tested job by job (a few slices added, many chained:
-    adding each copies what came before)."""
-    if not started:
-        return queue
-    slices, begin = [], 0
-    for position in sorted(map(queue.index, started)):
+def _without_at(queue: tuple[Job, ...], positions: Sequence[int],
+                begin: int = 0) -> tuple[Job, ...]:
+    """``queue[begin:]`` in its order without the jobs at ``positions``
+    (ascending, none before ``begin``): joined from the slices between
+    them, so a long queue is copied at C speed rather than tested job by
+    job (a few slices added, many chained: adding each copies what came
+    before)."""
+    if not positions:
+        return queue[begin:]  # the very queue when begin is 0
+    slices = []
+    for position in positions:
         slices.append(queue[begin:position])
         begin = position + 1
     slices.append(queue[begin:])

@@ -292,18 +292,20 @@ def test_held_jobs_go_back_by_arrival_then_id():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([0.0, 1.0, 2.0]), st.sampled_from([1, 2, 4])),
                 min_size=1, max_size=12),
-       st.integers(0, 6), st.integers(0, 6), st.booleans())
-def test_jobs_held_after_a_pass_go_back_as_a_sort_would_put_them(jobs, free, keep, shuffle):
+       st.integers(0, 6), st.integers(0, 6), st.booleans(), st.sampled_from(["fcfs", "wfp"]))
+def test_jobs_held_after_a_pass_go_back_as_a_sort_would_put_them(jobs, free, keep, shuffle,
+                                                                 policy):
     """What a pass started and the cap held goes back where sorting by
     (arrival, id) puts it, whether or not the queue the pass saw was in
-    that order (only then is the sort skipped)."""
+    that order (only then is the sort skipped), whichever order the pass
+    took its jobs in."""
     from modules.easy import easy_pass_on_nodes
     from modules.power_capping import requeue
 
     queue = [Job(i, arrival, 10, size, 10) for i, (arrival, size) in enumerate(jobs)]
     queue = tuple(reversed(queue) if shuffle else sorted(queue, key=lambda j: (j.st, j.id)))
     running = {100: (50.0, 6 - free)} if free < 6 else {}  # a machine of 6 nodes
-    started, waiting = easy_pass_on_nodes(queue, running, free, 5.0, policy="wfp")
+    started, waiting = easy_pass_on_nodes(queue, running, free, 5.0, policy=policy)
     held = tuple(started[min(keep, len(started)):])
     assert requeue(waiting, held) == tuple(sorted(waiting + held, key=lambda j: (j.st, j.id)))
 
