@@ -29,6 +29,7 @@ from typing import NamedTuple
 from .flatten import FlatPlace
 from .inscription import Term, binds
 from .net import Delayed
+from .syntax_trees import is_literal, literal
 
 LOOKUP, BIND, TEST = "lookup", "bind", "test"
 
@@ -268,9 +269,9 @@ def _disables_itself(steps: list[SearchStep], outputs: list[Output], replaced: s
     wanted = {step.token.place: step.node for step in steps
               if step.kind == LOOKUP and step.token.consumed and step.token.place in replaced}
     try:
-        return any(ast.literal_eval(wanted[o.place]) != ast.literal_eval(o.term.expr.strip())
+        return any(literal(wanted[o.place]) != literal(o.term.expr.strip())
                    for o in outputs
-                   if o.place in wanted and not o.term.delay and _literal(o.term.expr))
+                   if o.place in wanted and not o.term.delay and is_literal(o.term.expr))
     except ValueError:  # a closed expression, not a literal
         return False
 
@@ -304,20 +305,11 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
                 f"_cpn_refuse({transition}, {output.place}, {output.text!r}, {token})")
 
     if not term.splat:  # a literal's colour was checked by the compiler
-        return lines + ([] if _literal(term.expr) else [refuse(value)])
+        return lines + ([] if is_literal(term.expr) else [refuse(value)])
     lines.append(f"for _cpn_t in {value}:")
     if place.timed:  # a Delayed element carries its own delay
         lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
     return lines + ["    " + refuse("_cpn_t")]
-
-
-def _literal(text: str) -> bool:
-    """Whether ``text`` is a Python literal (``True``, ``()``, ``0``)."""
-    try:
-        ast.literal_eval(text.strip())
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
 
 
 def _refusals(place: FlatPlace, token: str) -> list[str]:

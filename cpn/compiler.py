@@ -26,6 +26,7 @@ from .inscription import (INTERNAL_PREFIX, RESERVED, CodeSegment, Term, binds,
                           split_conjuncts)
 from .names import unknown_attribute
 from .net import Delayed
+from .syntax_trees import compile_expression, parse
 
 
 @dataclass
@@ -207,7 +208,7 @@ class _TransitionCompiler:
         if term.splat or free_names(tree) - self.env_names:
             return
         try:
-            value = eval(compile(ast.Expression(tree), what, "eval"), dict(self.t.env))
+            value = eval(compile_expression(tree, what), dict(self.t.env))
         except Exception as error:  # noqa: BLE001 - reported with its context
             raise self.fail(what, f"evaluating {term.expr!r} failed: {error!r}") from None
         flat = self.net.places[place]
@@ -263,7 +264,7 @@ class _TransitionCompiler:
         than at the first firing (see ``names.py``)."""
         for what, text in self.texts():
             try:
-                tree = ast.parse(textwrap.dedent(text).strip())
+                tree = parse(textwrap.dedent(text).strip())
             except SyntaxError:
                 continue  # reported with its context by the check of that text
             problem = unknown_attribute(tree, self.t.env, free_names(tree) & self.env_names)

@@ -51,6 +51,7 @@ from .colours import FrozenDict
 from .errors import NetError
 from .inscription import CodeSegment, check_expression, parse_terms
 from .net import Delayed
+from .syntax_trees import compile_expression
 
 #: Builtins a net read from a file may use: functions of values that reach
 #: nothing outside them.
@@ -204,8 +205,7 @@ def evaluate(text: str, namespace: Mapping[str, Any]) -> Any:
     check_text(text, "expression", names)
     scope = {"__builtins__": {name: getattr(builtins, name) for name in SAFE_BUILTINS},
              **namespace}
-    return eval(compile(ast.Expression(check_expression(text)), "<net file>", "eval"),
-                scope)
+    return eval(compile_expression(check_expression(text), "<net file>"), scope)
 
 
 # -- values as text -----------------------------------------------------------

@@ -23,6 +23,8 @@ import ast
 import builtins
 from dataclasses import dataclass
 
+from .syntax_trees import parse
+
 #: Names every inscription may use without binding them.
 RESERVED = frozenset({"now", "rng"})
 INTERNAL_PREFIX = "_cpn_"
@@ -108,7 +110,7 @@ def parse_terms(text: str) -> list[Term]:
 
 def check_expression(text: str) -> ast.expr:
     """Parse ``text`` as one Python expression (``SyntaxError`` if not)."""
-    return ast.parse(text.strip(), mode="eval").body
+    return parse(text.strip(), mode="eval").body
 
 
 def free_names(tree: ast.AST) -> set[str]:
@@ -172,7 +174,7 @@ class CodeSegment:
 
     @property
     def tree(self) -> ast.Module:
-        return ast.parse(self.text)
+        return parse(self.text)
 
     @property
     def outputs(self) -> list[str]:

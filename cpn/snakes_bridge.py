@@ -26,6 +26,7 @@ from .errors import NetError
 from .flatten import FlatNet
 from .inscription import CodeSegment, check_expression, parse_terms
 from .net import Delayed, Net, P_NORMAL, TimedToken
+from .syntax_trees import compile_expression, parse
 
 #: The clock in the untimed view.
 UNTIMED_NOW = 0.0
@@ -37,7 +38,7 @@ def _input_label(node: ast.expr, env: dict, what: str):
     if isinstance(node, ast.Tuple) and node.elts:  # () is a constant
         return sn.Tuple([_input_label(e, env, what) for e in node.elts])
     try:
-        return sn.Value(eval(compile(ast.Expression(node), what, "eval"), dict(env)))
+        return sn.Value(eval(compile_expression(node, what), dict(env)))
     except NameError:
         raise NetError(f"{what}: SNAKES allows no expression over variables on an "
                        f"input arc ({ast.unparse(node)!r})") from None
@@ -96,10 +97,10 @@ class _CodeSegment:
             def visit_Name(inner, node):  # noqa: N805 - the transformer's own self
                 if isinstance(node.ctx, ast.Load) and node.id in self.outputs:
                     index = self.outputs.index(node.id)
-                    return ast.parse(f"{call}[{index}]", mode="eval").body
+                    return parse(f"{call}[{index}]", mode="eval").body
                 return node
 
-        return lambda expr: ast.unparse(Results().visit(ast.parse(expr, mode="eval")))
+        return lambda expr: ast.unparse(Results().visit(parse(expr, mode="eval")))
 
 
 def _joined(arcs: list[tuple[int, str]]) -> list[tuple[int, str]]:
