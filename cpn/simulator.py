@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .compiler import CompiledTransition, compiled_for
+from .compiler import compiled_for
 from .errors import BindingError, ColourError
 from .flatten import IMMUTABLE, FlatNet
 from .initial_marking import InitialMarking

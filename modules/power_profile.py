@@ -26,11 +26,14 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from modules.job import Job
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _new_tuple = tuple.__new__
 

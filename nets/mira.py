@@ -261,8 +261,6 @@ def policy_for(workload: CobaltWorkload, config: MiraConfig) -> CobaltPolicy:
                             outage.end - workload.time_offset, outage.blocks)
                      for outage in outages(list(config.failures), machine, first,
                                            last + 30 * 86_400))
-        starts = workload.replayed_starts()
-        runtimes = {job.id: job.rt for job in workload.jobs}
         reservations = reservations_of(workload, machine)
     return CobaltPolicy(machine=machine, drain=config.drain,
                         maintenance=config.maintenance.shifted(workload.time_offset),

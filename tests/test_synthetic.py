@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
 import pandas as pd
 import pytest
 

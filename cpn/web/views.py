@@ -6,7 +6,6 @@ drawing of one module as SVG."""
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from typing import Any
 
 from ..drawing import DrawingError, render, to_graphviz
