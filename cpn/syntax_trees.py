@@ -16,7 +16,7 @@ import threading
 from types import CodeType
 from typing import Any
 
-_CONVERTING = threading.Lock()
+_CONVERTING = threading.RLock()  # re-entrant: a conversion inside another cannot lock itself out
 
 
 def parse(text: str, mode: str = "exec") -> ast.AST:
