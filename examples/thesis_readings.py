@@ -33,7 +33,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from modules.dvfs_thesis.easy import EasyBackfilling
 from modules.dvfs_thesis.max_job_perf import MaxJobPerf
 from modules.dvfs_thesis.plan import Planner, RunningJob
 from modules.dvfs_thesis.profiles import draw_profiles
