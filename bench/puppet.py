@@ -69,6 +69,9 @@ RUNS = {
     "wfp-topper": ["--policy", "wfp", "--resilience", "checkpoint"],
     "wfp-sleeping": ["--policy", "wfp", "--sleep-after", "1800"],
 }
+#: The goals on a case's cost against plain wfp's: case -> the most it may be.
+RATIO_TARGETS = {"wfp-dvfs-70%": 1.5, "wfp-wait-70%": 1.5, "wfp-block-70%": 1.5,
+                 "wfp-topper": 1.3, "wfp-sleeping": 1.3}
 #: The schedule each run gave when this benchmark was written: 12 hex
 #: digits of the SHA-256 of its jobs.csv's (job_id, start, end) rows.
 SCHEDULES = {
@@ -196,39 +199,40 @@ def command_runs(report: Report, trace: Path, jobs, repeat: int, work: Path,
             rounds[name].append(cpn_run(trace, [*RUNS[name], "--no-plots"], work / name,
                                         cache)[0])
     for name in cases:
-        out, expected = work / name, SCHEDULES[name]
-        digest = schedule_digest(out / "jobs.csv")
-        report.check(f"{name}: jobs.csv digest {digest}, expected {expected}",
-                     digest == expected)
+        digest = check_schedule(report, name, work / name)
         if name in waits:
-            report.check(f"{name} against the reference", waits_of(out / "jobs.csv") == waits[name])
+            report.check(f"{name} against the reference",
+                         waits_of(work / name / "jobs.csv") == waits[name])
         report.info(f"cpn run {name}: {statistics.median(rounds[name]):.2f} s (digest {digest})")
     return rounds
+
+
+def check_schedule(report: Report, name: str, out: Path) -> str:
+    """The digest of case ``name``'s jobs.csv in ``out``, checked against
+    the one recorded for it (:data:`SCHEDULES`)."""
+    digest, expected = schedule_digest(out / "jobs.csv"), SCHEDULES[name]
+    report.check(f"{name}: jobs.csv digest {digest}, expected {expected}", digest == expected)
+    return digest
 
 
 def command_goals(report: Report, rounds: dict[str, list[float]], trace: Path,
                   work: Path) -> None:
     """The goals of the cases run: times are medians over the rounds, a
     ratio to plain wfp the median of the ratios within each round."""
-    plain = rounds.get("wfp")
-
-    def ratio(name: str) -> float:
-        return statistics.median(case / base for case, base in zip(rounds[name], plain))
-
     for capping in ("dvfs", "wait", "block"):
         name = f"wfp-{capping}-70%"
         if name in rounds:
             report.goal(f"cpn run {name}", statistics.median(rounds[name]), 2.0, " s")
-            if plain:
-                report.goal(f"cpn run {name} / plain wfp", ratio(name), 1.5, "x")
     if "wfp-dvfs-70%" in rounds:
         cold, _ = cpn_run(trace, [*RUNS["wfp-dvfs-70%"], "--no-plots"], work / "cold",
                           work / "empty-cache")
         report.info(f"wfp-dvfs-70% with no cached peak (runs the uncapped run too): "
                     f"{cold:.2f} s")
-    for name in ("wfp-topper", "wfp-sleeping"):
+    plain = rounds.get("wfp")
+    for name, target in RATIO_TARGETS.items():
         if name in rounds and plain:
-            report.goal(f"cpn run {name} / plain wfp", ratio(name), 1.3, "x")
+            ratio = statistics.median(case / base for case, base in zip(rounds[name], plain))
+            report.goal(f"cpn run {name} / plain wfp", ratio, target, "x")
 
 
 def instruction_counts(report: Report, trace: Path, work: Path, cases: list[str]) -> None:
@@ -241,9 +245,7 @@ def instruction_counts(report: Report, trace: Path, work: Path, cases: list[str]
     cache = work / "cache"
     for name in cases:
         cpn_run(trace, [*RUNS[name], "--no-plots"], work / name, cache)
-        digest = schedule_digest(work / name / "jobs.csv")
-        report.check(f"{name}: jobs.csv digest {digest}, expected {SCHEDULES[name]}",
-                     digest == SCHEDULES[name])
+        check_schedule(report, name, work / name)
     environment = {**os.environ, "XDG_CACHE_HOME": str(cache), "PYTHONHASHSEED": "0"}
     counts = {}
     with futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
@@ -255,13 +257,10 @@ def instruction_counts(report: Report, trace: Path, work: Path, cases: list[str]
             counts[name] = future.result()
             report.info(f"instructions, cpn run {name}: {counts[name] / 1e9:.2f} G")
     plain = counts.get("wfp")
-    if plain:
-        for name, target in (("wfp-dvfs-70%", 1.5), ("wfp-wait-70%", 1.5),
-                             ("wfp-block-70%", 1.5), ("wfp-topper", 1.3),
-                             ("wfp-sleeping", 1.3)):
-            if name in counts:
-                report.goal(f"cpn run {name} / plain wfp, in instructions",
-                            counts[name] / plain, target, "x")
+    for name, target in RATIO_TARGETS.items():
+        if name in counts and plain:
+            report.goal(f"cpn run {name} / plain wfp, in instructions",
+                        counts[name] / plain, target, "x")
 
 
 def _callgrind(command: list[str], environment: dict) -> int:

@@ -49,4 +49,3 @@ class Monitoring:
         if stop_when is not None and stop_when(self):
             return StopReason.PREDICATE
         return None
-

@@ -116,15 +116,20 @@ class ScalingRules:
         is searched after every change of power)."""
         return {frequency: self.power.scale(frequency) for frequency in self.scaling.levels}
 
+    def _steps(self, current: float) -> tuple[tuple[float, float], ...]:
+        """Every level (highest first) with the change of scale to it from
+        ``current``: ``scale(level) - scale(current)``, done once per level
+        of this configuration (:meth:`level` asks after every change of power)."""
+        steps = self._steps_from.get(current)
+        return self._steps_at(self.power.scale(current)) if steps is None else steps
+
+    def _steps_at(self, at_current: float) -> tuple[tuple[float, float], ...]:
+        return tuple((frequency, scale - at_current)
+                     for frequency, scale in self._scale_of.items())
+
     @cached_property
     def _steps_from(self) -> dict[float, tuple[tuple[float, float], ...]]:
-        """For each current level, every level (highest first) with the
-        change of scale to it: ``scale(level) - scale(current)``, the
-        subtraction :meth:`level` would do each time, done once."""
-        scales = self._scale_of
-        return {current: tuple((frequency, scale - scales[current])
-                               for frequency, scale in scales.items())
-                for current in scales}
+        return {current: self._steps_at(scale) for current, scale in self._scale_of.items()}
 
     @cached_property
     def _limit(self) -> float:
@@ -139,14 +144,8 @@ class ScalingRules:
         jobs' power ``busy`` summed once for every level.  *Rescale*'s
         guard and code ask it twice of the same tokens: the last answer is
         kept for them."""
-        busy = self._busy(progress, running)
-        steps = self._steps_from.get(current)
-        if steps is None:  # a level not of this configuration
-            at_current = self.power.scale(current)
-            steps = tuple((frequency, scale - at_current)
-                          for frequency, scale in self._scale_of.items())
-        limit = self._limit
-        for frequency, step in steps:
+        busy, limit = self._busy(progress, running), self._limit
+        for frequency, step in self._steps(current):
             if watts + busy * step <= limit:
                 return frequency
         return self.scaling.levels[-1]
@@ -160,21 +159,13 @@ class ScalingRules:
         last answer is kept for them."""
         if not running or self._by_nodes:
             return True
-        step = self._to_lowest.get(current)
-        if step is None:  # a level not of this configuration
-            step = self._scale(self.scaling.levels[-1]) - self.power.scale(current)
+        _, step = self._steps(current)[-1]  # to the lowest level
         return (watts + self._busy(progress, running) * step
                 + self.power.busy_delta_at(job, self.scaling.levels[-1]) <= self._limit)
 
     @cached_property
     def _by_nodes(self) -> bool:
         return self.scaling.admission == "nodes"
-
-    @cached_property
-    def _to_lowest(self) -> dict[float, float]:
-        """For each current level, ``scale(lowest) - scale(current)``: what
-        admission would subtract each time, done once."""
-        return {current: steps[-1][1] for current, steps in self._steps_from.items()}
 
     def rescale(self, progress: Mapping, running: Mapping, watts: float, old: float,
                 new: float, now: float, estimate: str):

@@ -207,7 +207,7 @@ def _smallest(queue: tuple[Job, ...]) -> int:
             job, last, sizes = queue[-1], old[-1], seen.sizes
             sizes[job.js] = sizes.get(job.js, 0) + 1
             seen.smallest = min(seen.smallest, job.js)
-            if seen.in_order and not (last.st < job.st or last.st == job.st and last.id < job.id):
+            if seen.in_order and (last.st, last.id) > (job.st, job.id):  # _in_arrival_order
                 seen.in_order = False
         else:
             seen.sizes = sizes = dict(Counter(map(_size, queue)))  # deletes at C speed
