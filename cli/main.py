@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault(variable, value)  # before numpy loads, and for sweep workers
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(negative_values_attached(argv, parser))
     try:
         if hasattr(args, "check"):
             args.check(args)
@@ -149,6 +149,30 @@ def main(argv: list[str] | None = None) -> int:
         message = in_flags(str(error), args.command_parser)
         print(f"cpn {args.command}: error: {message}", file=sys.stderr)
         return 2
+
+
+def negative_values_attached(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``argv`` with each value that starts with a minus sign attached to
+    its option (``--cap -5%`` -> ``--cap=-5%``).  argparse takes any word
+    that starts with a dash for an option unless it is a bare number, so it
+    answered "expected one argument" to ``--cap -5%`` where the option's own
+    check says what is wrong with a negative cap."""
+    takes_value = {string for action in _every_action(parser) if action.nargs != 0
+                   for string in action.option_strings if string.startswith("--")}
+    words = list(argv)
+    for at in range(len(words) - 2, -1, -1):  # from the end: a join moves only what follows
+        if words[at] in takes_value and re.match(r"-[\d.]", words[at + 1]):
+            words[at:at + 2] = [f"{words[at]}={words[at + 1]}"]
+    return words
+
+
+def _every_action(parser: argparse.ArgumentParser):
+    """The actions of ``parser`` and of its commands' parsers."""
+    for action in parser._actions:
+        yield action
+        if isinstance(action, argparse._SubParsersAction):
+            for command_parser in action.choices.values():
+                yield from _every_action(command_parser)
 
 
 def in_flags(message: str, parser: argparse.ArgumentParser) -> str:

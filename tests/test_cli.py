@@ -305,11 +305,24 @@ def test_caps_read_with_their_units(cap, watts):
 
 
 @pytest.mark.parametrize("cap, message", [
-    ("-5MW", "must be positive"), ("150%", "(0, 100]"), ("lots", "is not a cap")])
-def test_bad_caps_are_refused_with_a_hint(trace, tmp_path, capsys, cap, message):
+    ("-5MW", "must be positive"), ("-5%", "(0, 100]"), ("-.5%", "(0, 100]"),
+    ("150%", "(0, 100]"), ("lots", "is not a cap")])
+@pytest.mark.parametrize("attached", [True, False], ids=["--cap=CAP", "--cap CAP"])
+def test_bad_caps_are_refused_with_a_hint(trace, tmp_path, capsys, cap, message, attached):
+    # argparse would take a lone "-5%" for an option ("expected one argument")
+    cap_words = [f"--cap={cap}"] if attached else ["--cap", cap]
     with pytest.raises(SystemExit) as exit_:
-        run_cli("--trace", trace, f"--cap={cap}", "--out", tmp_path / "out")
+        run_cli("--trace", trace, *cap_words, "--out", tmp_path / "out")
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_only_values_are_attached_to_their_options():
+    from cli.main import build_parser, negative_values_attached
+    parser = build_parser("run")
+    argv = ["run", "--no-plots", "-5", "--trace", "--cap", "-5%", "--sleep-after", "-1",
+            "--cap", "70%"]
+    assert negative_values_attached(argv, parser) == [
+        "run", "--no-plots", "-5", "--trace", "--cap=-5%", "--sleep-after=-1", "--cap", "70%"]
 
 
 def test_a_cap_without_a_capping_method_is_a_one_line_error(trace, tmp_path, capsys):
