@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import re
 import sys
 from pathlib import Path
 
 from .capping import (add_capping_arguments, build_cap, cap_spec, capping_method,
                       refuse_unread_options)
+from .flags import in_flags, negative_values_attached
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
@@ -149,45 +149,6 @@ def main(argv: list[str] | None = None) -> int:
         message = in_flags(str(error), args.command_parser)
         print(f"cpn {args.command}: error: {message}", file=sys.stderr)
         return 2
-
-
-def negative_values_attached(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
-    """``argv`` with each value that starts with a minus sign attached to
-    its option (``--cap -5%`` -> ``--cap=-5%``).  argparse takes any word
-    that starts with a dash for an option unless it is a bare number, so it
-    answered "expected one argument" to ``--cap -5%`` where the option's own
-    check says what is wrong with a negative cap."""
-    takes_value = {string for action in _every_action(parser) if action.nargs != 0
-                   for string in action.option_strings if string.startswith("--")}
-    words = list(argv)
-    for at in range(len(words) - 2, -1, -1):  # from the end: a join moves only what follows
-        if words[at] in takes_value and re.match(r"-[\d.]", words[at + 1]):
-            words[at:at + 2] = [f"{words[at]}={words[at + 1]}"]
-    return words
-
-
-def _every_action(parser: argparse.ArgumentParser):
-    """The actions of ``parser`` and of its commands' parsers."""
-    for action in parser._actions:
-        yield action
-        if isinstance(action, argparse._SubParsersAction):
-            for command_parser in action.choices.values():
-                yield from _every_action(command_parser)
-
-
-def in_flags(message: str, parser: argparse.ArgumentParser) -> str:
-    """``message`` with the Python parameters it names put as the flags that
-    set them (``pass machine_nodes`` -> ``pass --machine-nodes``): the API
-    below speaks of parameters, a user of the command line typed flags."""
-    flags: dict[str, str] = {}
-    for action in parser._actions:
-        if "_" in action.dest and action.option_strings:
-            flags.setdefault(action.dest, action.option_strings[0])
-    if not flags:
-        return message
-    names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
-    return re.sub(rf"(?<![\w./-])({names})(?![\w/-])",
-                  lambda match: flags[match.group(1)], message)
 
 
 def command_run(args) -> int:

@@ -317,7 +317,8 @@ def test_bad_caps_are_refused_with_a_hint(trace, tmp_path, capsys, cap, message,
 
 
 def test_only_values_are_attached_to_their_options():
-    from cli.main import build_parser, negative_values_attached
+    from cli.flags import negative_values_attached
+    from cli.main import build_parser
     parser = build_parser("run")
     argv = ["run", "--no-plots", "-5", "--trace", "--cap", "-5%", "--sleep-after", "-1",
             "--cap", "70%"]
