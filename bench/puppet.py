@@ -37,13 +37,9 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as futures
-import csv
-import hashlib
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 import reference_easy  # noqa: E402  (tests/reference_easy.py, the floor and the oracle)
+from child_process import (callgrind_instructions, child_cpu, cpn_command,  # noqa: E402
+                           cpn_run, schedule_digest, waits_of)
 from small_machine import NODES, write_trace  # noqa: E402
 
 JOBS = 20_000
@@ -91,50 +89,6 @@ def median_cpu(function, repeat: int):
         result = function()
         times.append(time.process_time() - began)
     return statistics.median(times), result
-
-
-def cpn_run(trace: Path, flags: list[str], out: Path, cache: Path,
-            bytecode: Path | None = None) -> tuple[float, int]:
-    """``cpn run`` in a child process: ``(its CPU seconds, its peak RSS in kB)``
-    (``bytecode``: see :func:`cpn_command`)."""
-    return cpn_command(["run", "--trace", str(trace), "--out", str(out), *flags], cache,
-                       bytecode)
-
-
-def cpn_command(arguments: list[str], cache: Path,
-                bytecode: Path | None = None) -> tuple[float, int]:
-    """``cpn ARGUMENTS`` in a child process: ``(its CPU seconds, its peak RSS
-    in kB)``.  With ``bytecode`` (a directory), the modules' compiled
-    bytecode is kept there and read back, as an installed package's is,
-    even where the environment sets ``PYTHONDONTWRITEBYTECODE`` (which
-    compiles every module of ours from source at each start)."""
-    command = [sys.executable, "-m", "cli.main", *arguments]
-    environment = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    if bytecode is not None:
-        environment.pop("PYTHONDONTWRITEBYTECODE", None)
-        environment["PYTHONPYCACHEPREFIX"] = str(bytecode)
-    child = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise SystemExit(f"cpn {' '.join(arguments)} failed:\n{child.stderr.read().decode()}")
-    child.stderr.close()
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
-
-
-def schedule_digest(jobs_csv: Path) -> str:
-    rows = []
-    with open(jobs_csv) as stream:
-        for row in csv.DictReader(stream):
-            rows.append(f"{row['job_id']},{float(row['start']):.3f},{float(row['end']):.3f}")
-    return hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:12]
-
-
-def waits_of(jobs_csv: Path) -> dict[int, float]:
-    with open(jobs_csv) as stream:
-        return {int(row["job_id"]): round(float(row["start"]) - float(row["submit"]), 3)
-                for row in csv.DictReader(stream)}
 
 
 def reference_waits(jobs, policy: str) -> dict[int, float]:
@@ -249,7 +203,7 @@ def instruction_counts(report: Report, trace: Path, work: Path, cases: list[str]
     environment = {**os.environ, "XDG_CACHE_HOME": str(cache), "PYTHONHASHSEED": "0"}
     counts = {}
     with futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        counted = {name: pool.submit(_callgrind, [
+        counted = {name: pool.submit(callgrind_instructions, [
             sys.executable, "-m", "cli.main", "run", "--trace", str(trace),
             "--out", str(work / f"{name}-counted"), *RUNS[name], "--no-plots"], environment)
             for name in cases}
@@ -261,19 +215,6 @@ def instruction_counts(report: Report, trace: Path, work: Path, cases: list[str]
         if name in counts and plain:
             report.goal(f"cpn run {name} / plain wfp, in instructions",
                         counts[name] / plain, target, "x")
-
-
-def _callgrind(command: list[str], environment: dict) -> int:
-    """Instructions ``command`` executes, counted by callgrind."""
-    counted = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                              *command], cwd=ROOT, env=environment, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-    if counted.returncode:
-        raise SystemExit(f"{' '.join(command)} failed under valgrind:\n{counted.stderr}")
-    match = re.search(r"Collected : (\d+)", counted.stderr)
-    if match is None:
-        raise SystemExit(f"callgrind printed no count:\n{counted.stderr}")
-    return int(match.group(1))
 
 
 def fixed_cost(report: Report, work: Path, repeat: int) -> None:
@@ -303,9 +244,9 @@ def fixed_cost(report: Report, work: Path, repeat: int) -> None:
     results, plots = median_run(["--no-plots"], True), median_run([], True)
     cold_results, cold_plots = median_run(["--no-plots"], False), median_run([], False)
     help_cost, cold_help = median_help(True), median_help(False)
-    numpy = statistics.median(_child_cpu([sys.executable, "-c", "import numpy"])
+    numpy = statistics.median(child_cpu([sys.executable, "-c", "import numpy"])
                               for _ in range(repeat))
-    pandas = statistics.median(_child_cpu([sys.executable, "-c", "import numpy, pandas"])
+    pandas = statistics.median(child_cpu([sys.executable, "-c", "import numpy, pandas"])
                                for _ in range(repeat))
     report.goal("fixed cost of a cpn run up to its results (10 jobs, --no-plots)", results,
                 0.3, " s")
@@ -321,12 +262,6 @@ def fixed_cost(report: Report, work: Path, repeat: int) -> None:
 def _bytecode_setting() -> str:
     value = os.environ.get("PYTHONDONTWRITEBYTECODE")
     return f"PYTHONDONTWRITEBYTECODE={value}" if value else "bytecode written"
-
-
-def _child_cpu(command: list[str]) -> float:
-    child = subprocess.Popen(command)
-    _, _, usage = os.wait4(child.pid, 0)
-    return usage.ru_utime + usage.ru_stime
 
 
 def million(report: Report, work: Path) -> None:
