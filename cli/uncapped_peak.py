@@ -6,11 +6,11 @@ first: a fifth of a capped run, paid again by every cap tried on the same
 workload.  The peak is a pure function of what the uncapped run reads, so
 it is stored under a key made as a sweep's results are
 (``studies.run_keys.run_key``): every option of the command except those
-that only shape the cap or the output, each input file by its content, and
-the source of the packages that simulate (:func:`source_digest`), not
-merely their version: a checkout whose model was edited stays at its
-version.  Another trace, seed, policy, machine or model is another key; a
-cached peak is never used for a run it does not describe.
+that only shape the cap or the output, and each input file by its
+content.  Another trace, seed, policy or machine is another key.  Like a
+sweep's result, a stored peak is stamped with the code that found it
+(``studies.storage``): an edited model finds its peak afresh.  A cached
+peak is never used for a run it does not describe.
 
 The files live in ``$XDG_CACHE_HOME/cpn/uncapped-peaks`` (by default
 ``~/.cache``), one small JSON file per key; deleting them is always safe.
@@ -19,7 +19,6 @@ The files live in ``$XDG_CACHE_HOME/cpn/uncapped-peaks`` (by default
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -32,10 +31,6 @@ OUTPUT_ONLY = ("out", "no_plots", "energy_steps")
 #: Options that name input files: the key holds their content.
 INPUT_FILES = ("trace", "power_csv", "failure_trace")
 CAPPING_GROUP = "power capping"
-#: The packages whose code decides an uncapped run: the engine, the
-#: modules, the nets and this command line (which turns options into them).
-MODEL_PACKAGES = tuple(Path(__file__).resolve().parents[1] / name
-                       for name in ("cpn", "modules", "nets", "cli"))
 
 
 def cache_directory() -> Path:
@@ -50,7 +45,6 @@ def peak_key(args: argparse.Namespace) -> str:
     declaration = {name: value for name, value in sorted(vars(args).items())
                    if name not in ignored}
     declaration = json.loads(json.dumps(declaration, default=str))
-    declaration["model_source"] = source_digest(MODEL_PACKAGES)
     files = [name for name in INPUT_FILES if declaration.get(name) is not None]
     return run_key(declaration, files)
 
@@ -74,15 +68,3 @@ def _capping_options(parser: argparse.ArgumentParser) -> set[str]:
     return {action.dest for group in parser._action_groups if group.title == CAPPING_GROUP
             for action in group._group_actions}
 
-
-def source_digest(packages) -> str:
-    """SHA-256 of every file under the ``packages`` directories, each with
-    its path (caches of compiled code left out): about 10 ms, once a run
-    that needs the peak."""
-    digest = hashlib.sha256()
-    for package in map(Path, packages):
-        for path in sorted(package.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(path.relative_to(package.parent).as_posix().encode() + b"\0")
-                digest.update(path.read_bytes())
-    return digest.hexdigest()

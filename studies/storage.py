@@ -6,11 +6,13 @@ place: it is written to a temporary file in the same directory, flushed to
 disk, and renamed over its name (``os.replace`` is atomic), so a reader
 sees the whole file or none of it.
 
-Each result carries the format it was written in (:data:`RESULT_FORMAT`);
-a result of another format, or of none (written before formats were
-recorded), is outdated: a sweep runs it again rather than read a result
-that a model or metric has changed since, or that lacks a metric added
-since.
+Each result carries the format it was written in (:data:`RESULT_FORMAT`)
+and the digest of the code that made it (``run_keys.code_digest``); a
+result of another format or other code, or of none (written before they
+were recorded), is outdated: a sweep runs it again rather than read a
+result that a model or metric has changed since, or that lacks a metric
+added since.  The digest catches the change nobody marked: an edited
+model whose format was not raised.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from typing import Callable, NamedTuple, TextIO
 
 from modules.run_files import json_safe
 
+from .run_keys import code_digest
+
 #: The format of stored results: bump it when a change of a model or of a
 #: metric makes the results stored before it wrong or incomplete.
 RESULT_FORMAT = 2
 FORMAT_FIELD = "result_format"
+CODE_FIELD = "code"
 
 
 def result_path(results_dir, key: str) -> Path:
@@ -52,19 +57,23 @@ class StoredResult(NamedTuple):
 
 
 def current_result(results_dir, key: str) -> StoredResult:
-    """The result stored for ``key`` if it is of :data:`RESULT_FORMAT`."""
+    """The result stored for ``key`` if it is of :data:`RESULT_FORMAT` and
+    this code."""
     record = read_result(results_dir, key)
     if record is None:
         return StoredResult(None)
-    if not isinstance(record, dict) or record.get(FORMAT_FIELD) != RESULT_FORMAT:
+    if (not isinstance(record, dict) or record.get(FORMAT_FIELD) != RESULT_FORMAT
+            or record.get(CODE_FIELD) != code_digest()):
         return StoredResult(None, outdated=True)
     return StoredResult(record)
 
 
 def write_result(results_dir, key: str, record: dict) -> Path:
-    """Store a run's result under its key, marked with the current format."""
+    """Store a run's result under its key, marked with the current format
+    and code."""
     return write_json_atomically(result_path(results_dir, key),
-                                 {**record, FORMAT_FIELD: RESULT_FORMAT})
+                                 {**record, FORMAT_FIELD: RESULT_FORMAT,
+                                  CODE_FIELD: code_digest()})
 
 
 def write_atomically(path, write: Callable[[TextIO], None]) -> Path:

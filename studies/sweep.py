@@ -3,7 +3,8 @@
 :func:`run_sweep` adds every run's baseline and prerequisite
 (:func:`~studies.grids.plan`), skips every run whose ``<key>.json`` is
 already in the results directory (in the current format,
-:data:`studies.storage.RESULT_FORMAT`; an outdated one is run again), and runs the rest on local processes
+:data:`studies.storage.RESULT_FORMAT`, and made by this code; an outdated
+one is run again), and runs the rest on local processes
 (``concurrent.futures.ProcessPoolExecutor``) or on a Dask cluster (give a
 ``distributed.Client``).  The driver, never a worker, writes each result as
 soon as it arrives, atomically (:mod:`studies.storage`), so a sweep killed
@@ -32,8 +33,8 @@ from .storage import current_result, write_result
 @dataclass
 class SweepSummary:
     """What a sweep did: runs executed, found already done, found stored
-    in an outdated format (and so run again: they are in ``ran`` too once
-    run), failed (key -> error), whether it was interrupted, and where the
+    in an outdated format or by other code (and so run again: they are in
+    ``ran`` too once run), failed (key -> error), whether it was interrupted, and where the
     table is."""
 
     results_dir: Path
@@ -49,8 +50,8 @@ class SweepSummary:
         if not self.outdated:
             return None
         count = len(self.outdated)
-        return (f"{count} stored result{'s were' if count > 1 else ' was'} from an older "
-                f"version and {'were' if count > 1 else 'was'} run again")
+        return (f"{count} stored result{'s were' if count > 1 else ' was'} made by another "
+                f"version of the code and {'were' if count > 1 else 'was'} run again")
 
     @property
     def complete(self) -> bool:

@@ -141,7 +141,7 @@ def test_results_stored_by_an_older_version_are_run_again(trace, tmp_path, capsy
             "--out", str(tmp_path / "out"), "--results", str(tmp_path / "runs"),
             "--workers", "1", "--no-progress"]
     assert cpn_study(argv) == 0
-    assert "older version" not in capsys.readouterr().out
+    assert "another version" not in capsys.readouterr().out
     stored = sorted((tmp_path / "runs").glob("*.json"))
     for path in stored:
         record = json.loads(path.read_text())
@@ -149,13 +149,13 @@ def test_results_stored_by_an_older_version_are_run_again(trace, tmp_path, capsy
         del record["frequency_job_mean_ghz"]
         path.write_text(json.dumps(record))
     assert cpn_study(argv) == 0
-    assert (f"{len(stored)} stored results were from an older version and were run again"
-            in capsys.readouterr().out)
+    assert (f"{len(stored)} stored results were made by another version of the code and "
+            "were run again" in capsys.readouterr().out)
     for path in stored:
         record = json.loads(path.read_text())
         assert record["result_format"] == RESULT_FORMAT and "frequency_job_mean_ghz" in record
     assert cpn_study(argv) == 0  # now current: nothing runs again
-    assert "older version" not in capsys.readouterr().out
+    assert "another version" not in capsys.readouterr().out
 
 
 def test_a_result_of_another_format_is_not_read(base, tmp_path):
@@ -166,7 +166,8 @@ def test_a_result_of_another_format_is_not_read(base, tmp_path):
                                 "result_format": RESULT_FORMAT + 1}))
     again = run_sweep(runs, tmp_path, workers=1, progress=False)
     assert again.ran == again.outdated == [runs[0].key()] and len(again.skipped) == 1
-    assert again.outdated_note() == "1 stored result was from an older version and was run again"
+    assert again.outdated_note() == ("1 stored result was made by another version of the "
+                                     "code and was run again")
     assert json.loads(path.read_text())["result_format"] == RESULT_FORMAT
 
 

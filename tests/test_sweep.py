@@ -258,6 +258,7 @@ def test_a_sweep_stores_each_run_atomically_and_a_restart_skips_them(trace, tmp_
     lost = experiments[0].key()
     (tmp_path / f"{lost}.json").unlink()
     assert run_sweep(experiments, tmp_path, workers=1, progress=False).ran == [lost]
+    assert read_result(tmp_path, lost)["code"] == run_keys.code_digest()
 
     table = collect(tmp_path)
     assert len(table) == 8 and (tmp_path / "results.csv").exists()
@@ -266,6 +267,38 @@ def test_a_sweep_stores_each_run_atomically_and_a_restart_skips_them(trace, tmp_
     row = table[table.key == lost].iloc[0]
     twin = table[table.key == row.baseline_key].iloc[0]
     assert row.edp_j_s_norm == pytest.approx(row.edp_j_s / twin.edp_j_s)
+
+
+def test_results_made_by_other_code_are_run_again(trace, tmp_path, monkeypatch):
+    """An edited checkout keeps its version number and, unless its author
+    raised the result format, its format: its code's digest tells."""
+    experiments = tiny_grid(trace)[:1]
+    first = run_sweep(experiments, tmp_path, workers=1, progress=False)
+    monkeypatch.setattr("studies.storage.code_digest", lambda: "sha256:edited")
+    again = run_sweep(experiments, tmp_path, workers=1, progress=False)
+    assert sorted(again.ran) == sorted(again.outdated) == sorted(first.ran)
+    assert again.outdated_note() == ("2 stored results were made by another version of "
+                                     "the code and were run again")
+    assert {read_result(tmp_path, key)["code"] for key in first.ran} == {"sha256:edited"}
+    assert run_sweep(experiments, tmp_path, workers=1, progress=False).ran == []
+
+
+def test_the_code_digest_follows_the_source_not_its_compiled_caches(tmp_path):
+    package = tmp_path / "modules"
+    (package / "sub").mkdir(parents=True)
+    (package / "power.py").write_text("WATTS = 100\n")
+    (package / "sub" / "data.json").write_text("{}")
+    before = run_keys.source_digest([package])
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "power.cpython-311.pyc").write_bytes(b"compiled")
+    assert run_keys.source_digest([package]) == before
+    (package / "sub" / "data.json").write_text("{ }")
+    assert run_keys.source_digest([package]) != before
+    (package / "sub" / "data.json").write_text("{}")
+    (package / "sub" / "data.json").rename(package / "data.json")
+    assert run_keys.source_digest([package]) != before  # a file moved is another package
+    assert {path.name for path in run_keys.CODE_PACKAGES} == {
+        "cpn", "modules", "nets", "studies", "cli"}
 
 
 def test_results_csv_follows_the_grid_order(trace, tmp_path):

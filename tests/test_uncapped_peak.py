@@ -4,13 +4,11 @@ once per workload and options: later runs find its peak remembered."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 import cli.main
 from cli.main import build_parser, main
-import cli.uncapped_peak
 from cli.uncapped_peak import cache_directory, peak_key
 
 # Two jobs on 4 nodes, 100 W a busy node, 50 W idle: the uncapped peak is
@@ -96,20 +94,16 @@ def test_a_peak_stored_in_an_older_result_format_is_simulated_again(tmp_path, si
     assert again["uncapped_peak_w"] == 400
 
 
-def test_an_edited_model_is_another_uncapped_run(tmp_path, monkeypatch):
-    """A checkout keeps its version while its model changes: the key holds
-    the code's own digest."""
+
+def test_a_peak_found_by_other_code_is_simulated_again(tmp_path, simulations, monkeypatch):
+    """An edited model in a checkout (same version, same format) finds its
+    peak afresh: the stored one is stamped with the code that found it."""
     trace = tmp_path / "two.swf"
     trace.write_text(SWF)
-    args = build_parser().parse_args(["run", "--trace", str(trace), "--cap", "70%"])
-    model = tmp_path / "checkout" / "modules"
-    shutil.copytree(cli.uncapped_peak.MODEL_PACKAGES[1], model,
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(cli.uncapped_peak, "MODEL_PACKAGES", (model,))
-    before = peak_key(args)
-    (model / "__pycache__").mkdir(exist_ok=True)
-    (model / "__pycache__" / "power.cpython-311.pyc").write_bytes(b"compiled")
-    assert peak_key(args) == before  # compiled caches come and go with the same code
-    power = model / "power.py"
-    power.write_text(power.read_text() + "\n# an edit\n")
-    assert peak_key(args) != before
+    run(trace, tmp_path / "a", "--cap", "75%")
+    monkeypatch.setattr("studies.storage.code_digest", lambda: "sha256:edited")
+    run(trace, tmp_path / "b", "--cap", "75%")
+    run(trace, tmp_path / "c", "--cap", "75%")
+    assert simulations.count("uncapped run (for the cap)") == 2
+    (stored,) = cache_directory().iterdir()
+    assert json.loads(stored.read_text())["code"] == "sha256:edited"
