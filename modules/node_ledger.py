@@ -24,6 +24,31 @@ if TYPE_CHECKING:
     import pandas as pd
 
 STANDBY, POWERING_ON, IDLE, LOADED, POWERING_OFF = (int(state) for state in NodeState)
+#: The columns of :meth:`NodeLedger.per_node`.
+PER_NODE_COLUMNS = ("node", *(f"{name}_s" for name in STATE_NAMES), "active_s", "inactive_s",
+                    "shutdowns", "power_ons", "mean_active_interval_s",
+                    "mean_inactive_interval_s")
+
+
+def nodes_on(nodes: int, initially_on: int | None) -> int:
+    """How many of ``nodes`` start on (all unless ``initially_on`` says)."""
+    if nodes <= 0:
+        raise ValueError(f"a ledger needs at least one node, not {nodes}")
+    on = nodes if initially_on is None else int(initially_on)
+    if not 0 <= on <= nodes:
+        raise ValueError(f"initially_on must be within [0, {nodes}], not {initially_on}")
+    return on
+
+
+def accounted_energy_wh(residency: dict[NodeState, float], power_ons: int, shutdowns: int,
+                        node: NodePower, loaded_wh: float | None) -> float:
+    """:func:`energy_wh` of the residencies; with ``loaded_wh``, the loaded
+    nodes' energy when jobs draw their own power (a trace's, a DVFS
+    gear's) rather than ``node.loaded_w``, in place of their residency's."""
+    if loaded_wh is None:
+        return energy_wh(residency, power_ons, shutdowns, node)
+    residency = {**residency, NodeState.LOADED: 0.0}
+    return loaded_wh + energy_wh(residency, power_ons, shutdowns, node)
 
 
 class NodeLedger:
@@ -45,11 +70,7 @@ class NodeLedger:
 
     def __init__(self, nodes: int, initially_on: int | None = None, start: float = 0.0,
                  power_on_order: str = "name", timeline: bool = True):
-        if nodes <= 0:
-            raise ValueError(f"a ledger needs at least one node, not {nodes}")
-        on = nodes if initially_on is None else int(initially_on)
-        if not 0 <= on <= nodes:
-            raise ValueError(f"initially_on must be within [0, {nodes}], not {initially_on}")
+        on = nodes_on(nodes, initially_on)
         if power_on_order not in POWER_ON_ORDERS:
             raise ValueError(f"power_on_order must be one of {POWER_ON_ORDERS}, "
                              f"not {power_on_order!r}")
@@ -218,16 +239,21 @@ class NodeLedger:
         charge per power-on and per shutdown started before the end.
         ``loaded_wh``: the loaded nodes' energy when jobs draw their own
         power (a trace's, a DVFS gear's) rather than ``node.loaded_w``."""
-        residency = self.residency_totals()
-        if loaded_wh is None:
-            return energy_wh(residency, sum(self.power_ons), sum(self.shutdowns), node)
-        residency[NodeState.LOADED] = 0.0
-        return loaded_wh + energy_wh(residency, sum(self.power_ons), sum(self.shutdowns),
-                                     node)
+        return accounted_energy_wh(self.residency_totals(), sum(self.power_ons),
+                                   sum(self.shutdowns), node, loaded_wh)
 
     def _residency_rows(self) -> np.ndarray:
         """Seconds by node (rows) and state, in C order (the sums read it so)."""
         return np.ascontiguousarray(np.array(self.residency).T)
+
+    def machine_totals(self) -> dict[str, float]:
+        """Shutdowns, power-ons, and node-seconds active (not in standby)
+        and inactive, summed over the nodes."""
+        columns = self.per_node_columns().columns
+        return {"shutdowns": int(columns["shutdowns"].sum()),
+                "power_ons": int(columns["power_ons"].sum()),
+                "active_node_s": float(columns["active_s"].sum()),
+                "inactive_node_s": float(columns["inactive_s"].sum())}
 
     def per_node(self) -> pd.DataFrame:
         """One row per node: seconds in each state, active (not standby)

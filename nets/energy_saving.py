@@ -67,6 +67,7 @@ from modules.energy_saving.policy import EnergySavingPolicy
 from modules.energy_saving.scheduling import FifoQueues, scheduling_module, with_booting_nodes
 from modules.job import Job
 from modules.power_steps import energy_exact
+from modules.node_counts import NodeCounts
 from modules.node_ledger import NodeLedger
 from modules.node_power import WH, NodePower, format_dhms
 from modules.power_capping import PowerCap
@@ -117,7 +118,8 @@ class SleepingNodes:
     """Nodes that sleep, for any model built on ``nets.puppet.compose``:
     the energy-saving ``policy`` and the nodes' power states ``node``
     (``None``: the paper's node scaled to the model's idle and full power,
-    :meth:`node_power`).  ``timeline`` as in :class:`EnergySavingConfig`.
+    :meth:`node_power`).  ``timeline`` and ``per_node`` as in
+    :class:`EnergySavingConfig`.
 
     A model takes it in two steps: its scheduler plans with the nodes about
     to boot (:meth:`scheduler` for PuPPET's batch scheduling, :meth:`planning`
@@ -127,6 +129,12 @@ class SleepingNodes:
     policy: EnergySavingPolicy = field(default_factory=EnergySavingPolicy)
     node: NodePower | None = None
     timeline: bool = True
+    per_node: bool = True
+
+    def __post_init__(self):
+        if self.timeline and not self.per_node:
+            raise ValueError("a node state timeline needs the nodes named: per_node=True "
+                             "or timeline=False")
 
     @property
     def boot_delay(self) -> float:
@@ -170,10 +178,12 @@ class SleepingNodes:
                       unit_nodes=unit_nodes)
 
     def monitor(self, puppet: PuppetConfig, jobs: int) -> LedgerMonitor:
-        """A ledger of the machine's nodes, closed once ``jobs`` jobs have finished."""
+        """The nodes' ledger (their counts without ``per_node``), closed after ``jobs`` jobs."""
         policy = self.policy
-        ledger = NodeLedger(puppet.machine_nodes, policy.initially_on if policy.enabled else None,
-                            power_on_order=policy.power_on_order, timeline=self.timeline)
+        on = policy.initially_on if policy.enabled else None
+        ledger = (NodeLedger(puppet.machine_nodes, on, power_on_order=policy.power_on_order,
+                             timeline=self.timeline)
+                  if self.per_node else NodeCounts(puppet.machine_nodes, on))
         return LedgerMonitor(ledger, self.node_power(puppet), jobs=jobs)
 
 
@@ -185,7 +195,10 @@ class EnergySavingConfig:
     FIFO per queue) and an optional power ``cap`` (as in PuPPET,
     DVFS included, see :meth:`SleepingNodes.attach`).
     ``timeline`` keeps every node state interval for the plot (one record
-    per node and change: turn it off for long runs on large machines)."""
+    per node and change: turn it off for long runs on large machines).
+    ``per_node`` False counts the nodes in each state without naming them
+    (``modules.node_counts``): the same totals, no per-node table or
+    timeline, and a cost per job that does not grow with its size."""
 
     machine_nodes: int
     node: NodePower = field(default_factory=NodePower)
@@ -194,6 +207,7 @@ class EnergySavingConfig:
     cap: PowerCap | CpuScaling = field(default_factory=PowerCap)
     job_power: str = "loaded"
     timeline: bool = True
+    per_node: bool = True
 
     def __post_init__(self):
         if self.job_power not in JOB_POWER:
@@ -206,7 +220,7 @@ class EnergySavingConfig:
 
     @property
     def sleeping(self) -> SleepingNodes:
-        return SleepingNodes(self.policy, self.node, self.timeline)
+        return SleepingNodes(self.policy, self.node, self.timeline, self.per_node)
 
     @property
     def puppet(self) -> PuppetConfig:
@@ -256,7 +270,7 @@ class EnergySavingResult:
     decisions: list[Decision]
     power_times: list[float]
     power_watts: list[float]
-    ledger: NodeLedger
+    ledger: NodeLedger | NodeCounts
     model: Any
 
 
@@ -347,25 +361,25 @@ def report(model, monitor: LedgerMonitor, sleeping: SleepingNodes, time_offset: 
     columns = columns_of(frame)
     per_node = dict(zip(columns["job_id"].tolist(), (columns[power] / columns[size]).tolist()))
     busy_wh = sum(ledger.job_node_s.get(job, 0.0) * watts for job, watts in per_node.items()) / WH
-    nodes = ledger.per_node_columns()
-    node_columns = nodes.columns
+    totals = ledger.machine_totals()
     metrics.update({
         "energy_j": energy_j,
         "energy_mwh": energy_j / 3.6e9,
         "energy_accounting_mwh": ledger.energy_wh(node, loaded_wh=busy_wh) / 1e6,
         "makespan": format_dhms(metrics.get("makespan_s", float("nan"))),
-        "shutdowns": int(node_columns["shutdowns"].sum()),
-        "power_ons": int(node_columns["power_ons"].sum()),
+        "shutdowns": totals["shutdowns"],
+        "power_ons": totals["power_ons"],
         "max_active_nodes": int(ledger.max_active),
-        "active_node_s": float(node_columns["active_s"].sum()),
-        "inactive_node_s": float(node_columns["inactive_s"].sum()),
+        "active_node_s": totals["active_node_s"],
+        "inactive_node_s": totals["inactive_node_s"],
         "energy_saving": sleeping.policy.enabled,
     })
     metrics["config"] = {**metrics.get("config", {}), "energy_saving": {
         "node": vars(node), "policy": repr(sleeping.policy), **settings}}
     timeline = ledger.timeline_columns(time_offset)
-    return EnergySavingResult(frame, metrics, nodes, timeline, monitor.decisions,
-                              model.power_times, model.power_watts, ledger, model)
+    return EnergySavingResult(frame, metrics, ledger.per_node_columns(), timeline,
+                              monitor.decisions, model.power_times, model.power_watts, ledger,
+                              model)
 
 
 COMPARED = ("makespan_s", "makespan", "energy_mwh", "energy_accounting_mwh", "shutdowns",

@@ -1,11 +1,13 @@
 """Naming the nodes of a run whose net only counts them: a monitor that
 follows the energy-saving module's firings and keeps a ``NodeLedger``
-(per-node times, shutdowns, the state timeline)."""
+(per-node times, shutdowns, the state timeline), or its totals alone
+(``NodeCounts``)."""
 
 from __future__ import annotations
 
 from cpn.monitors import Monitor
 
+from ..node_counts import NodeCounts
 from ..node_ledger import NodeLedger
 from ..node_power import NodePower
 from .decisions import Decision
@@ -13,12 +15,12 @@ from .decisions import Decision
 
 class LedgerMonitor(Monitor):
     """Follows the module's firings and keeps a :class:`NodeLedger` (names,
-    per-node times, timeline).  Job starts and ends are read from *Runtime
+    per-node times, timeline) or :class:`NodeCounts` (totals).  Job starts and ends are read from *Runtime
     Info* when *Sync* fires (a job requeued after a failure ends there and
     starts again later); the ledger closes when *Finished* holds ``jobs``
     jobs (the makespan), so what happens after is not counted."""
 
-    def __init__(self, ledger: NodeLedger, node: NodePower = NodePower(),
+    def __init__(self, ledger: NodeLedger | NodeCounts, node: NodePower = NodePower(),
                  jobs: int | None = None, name: str = "EnergySaving",
                  runtime_info: str = "RuntimeInfo", finished: str = "Finished"):
         self.ledger, self.node, self.jobs, self.name = ledger, node, jobs, name
