@@ -59,8 +59,9 @@ class Interactive:
             t = self._choose()
             binding = self._binding(t, *self._found[t])
         elif binding.version != self._version:
-            raise BindingError(f"binding {binding} is stale: the marking changed since "
-                               "it was listed; call enabled() again")
+            raise BindingError(f"binding {binding} is stale: it was listed for another "
+                               "marking (this simulator's before a change, or another "
+                               "simulator's); call enabled() again")
         elif self._priority[binding.index] > min(self._priority[t] for t in self._found):
             # Listed by enabled(all_priorities=True), but CPN Tools semantics
             # let only the highest priority fire.

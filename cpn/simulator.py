@@ -45,6 +45,9 @@ from .undo import Undoable
 
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
 
+#: The versions of markings, shared by every simulator (see ``_version``).
+_VERSIONS = itertools.count(1)
+
 
 class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, Monitoring):
     """Runs a net.  ``marking`` overrides initial markings by place path;
@@ -68,11 +71,12 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         self.steps = 0
         self.history = history
         self._undo: list[tuple] = []
-        # Every change of state gets a version never used before, so a
-        # restored checkpoint can take back its own version and the
-        # bindings listed there become valid again, and only those.
-        self._new_version = itertools.count(1).__next__
-        self._version = 0
+        # Every change of state gets a version never used before, by any
+        # simulator of the process, so a restored checkpoint can take back
+        # its own version and the bindings listed there become valid again,
+        # and only those (never another simulator's).
+        self._new_version = _VERSIONS.__next__
+        self._version = self._new_version()
         places = self.net.places
         self._R: list[list] = [[] for _ in places]
         self._S: list[list | None] = [[] if p.timed else None for p in places]

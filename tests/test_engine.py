@@ -441,6 +441,16 @@ def test_fire_undo_and_stale_bindings():
     assert not sim.undo()
 
 
+def test_a_binding_listed_by_another_simulator_is_refused():
+    # Both simulators start at their first marking: a version counted by
+    # each from 0 let one fire the other's binding, with tokens it never had.
+    listed, other = Simulator(loop()), Simulator(loop(initial=(5,)))
+    binding = listed.enabled()[0]
+    with pytest.raises(BindingError, match="another simulator's"):
+        other.fire(binding)
+    assert other.marking["P"] == [5] and listed.fire(binding) == binding
+
+
 def test_same_seed_same_run_different_seed_can_differ():
     def build():
         net = Net("race")
