@@ -245,8 +245,9 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
     names = [(f"_cpn_o{k}", f"_cpn_e{k}") for k in range(len(outputs))]
     body = _bind_variables(variables, code, delay)
     base = "_cpn_d" if delay else "now"  # the time the firing's tokens start from
+    computed = bool(delay) and not is_literal(delay)  # a literal was checked >= 0
     for output, (value, stamp) in zip(outputs, names):
-        body += _evaluate(transition, output, value, stamp, places[output.place], base)
+        body += _evaluate(transition, output, value, stamp, places[output.place], base, computed)
     taken = [step.token.place for step in steps if step.kind != TEST and step.token.consumed]
     replaced = {place for place in held if taken.count(place) == 1
                 and [(o.term.splat, o.term.multiplicity) for o in outputs
@@ -290,15 +291,19 @@ def _bind_variables(variables: list[str], code: str | None, delay: str | None) -
 
 
 def _evaluate(transition: int, output: Output, value: str, stamp: str,
-              place: FlatPlace, base: str) -> list[str]:
+              place: FlatPlace, base: str, computed: bool = False) -> list[str]:
     """Compute an output's token(s) into ``value`` and, into a timed place,
-    the timestamp into ``stamp``; refuse what cannot enter the place."""
+    the timestamp into ``stamp``; refuse what cannot enter the place, and a
+    time before the clock or NaN (``_cpn_late``; a literal delay was checked)."""
     term = output.term
     expression = _pasted(term.expr)
     lines = [f"{value} = list{expression}" if term.splat else f"{value} = {expression}"]
     if place.timed:
         lines.append(f"{stamp} = {base} + {_pasted(term.delay)}" if term.delay
                      else f"{stamp} = {base}")
+        if computed or not (term.delay is None or is_literal(term.delay)):
+            lines.append(f"if not {stamp} >= now: "
+                         f"_cpn_late({output.place}, {value}, {stamp}, now)")
 
     def refuse(token: str) -> str:
         return (f"if {' or '.join(_refusals(place, token))}: "
@@ -308,7 +313,10 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
         return lines + ([] if is_literal(term.expr) else [refuse(value)])
     lines.append(f"for _cpn_t in {value}:")
     if place.timed:  # a Delayed element carries its own delay
-        lines.append("    if type(_cpn_t) is _cpn_Delayed: _cpn_t = _cpn_t.value")
+        lines += ["    if type(_cpn_t) is _cpn_Delayed:",
+                  "        if not _cpn_t.delay >= 0: "
+                  f"_cpn_late({output.place}, _cpn_t.value, {stamp} + _cpn_t.delay, now)",
+                  "        _cpn_t = _cpn_t.value"]
     return lines + ["    " + refuse("_cpn_t")]
 
 

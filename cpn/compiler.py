@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .codegen import (BIND, LOOKUP, TEST, InputToken, Output, SearchStep, fire_source,
                       search_source)
+from .singletons import singleton_places
 from .errors import NetError
 from .flatten import IMMUTABLE, FlatNet, FlatTransition, hashable
 from .keybounds import KeyBound, key_test
@@ -48,39 +49,6 @@ class CompiledTransition:
     value_blind: list[int] = field(default_factory=list)
     # The key (see ``KeyBound``) whose lower bound its search reads, if any.
     key: KeyBound | None = None
-
-
-def singleton_places(net: FlatNet) -> set[int]:
-    """Places that always hold exactly one token: one initially, and every
-    transition puts back as many as it takes (one at most).  A search binds
-    them first: they offer one choice, so the loops over places of many
-    tokens come innermost, with every guard on singletons already decided,
-    and the bindings are found in the same order as before."""
-    balance: dict[int, int] = {p.index: 0 for p in net.places if len(p.initial) == 1}
-    irregular: set[int] = set()
-
-    def count(place: int, text: str, sign: int, taken: dict) -> None:
-        try:
-            terms = parse_terms(text)
-        except SyntaxError:
-            irregular.add(place)
-            return
-        for term in terms:
-            if term.splat or not isinstance(term.multiplicity, int):
-                irregular.add(place)
-            else:
-                taken[place] = taken.get(place, 0) + sign * term.multiplicity
-
-    for t in net.transitions:
-        taken: dict[int, int] = {}
-        for place, text in t.inputs:
-            count(place, text, 1, taken)
-        consumed = {place: n for place, n in taken.items() if n}
-        for place, text in t.outputs:
-            count(place, text, -1, taken)
-        irregular.update(place for place, n in taken.items() if n)
-        irregular.update(place for place, n in consumed.items() if n > 1)
-    return set(balance) - irregular
 
 
 class _TransitionCompiler:
@@ -297,6 +265,22 @@ class _TransitionCompiler:
         except SyntaxError as error:
             raise self.fail("delay", f"cannot parse {self.t.delay!r}: {error.msg}") from None
         self.check_names(self.t.delay, tree, bound, f"delay '@+{self.t.delay}'")
+        self.check_constant_delay(self.t.delay, tree, f"delay '@+{self.t.delay}'")
+        if not any(self.net.places[place].timed for place, _ in self.produced):
+            raise self.fail("delay", f"'@+{self.t.delay}' would delay nothing: no output "
+                                     "place of the transition is timed")
+
+    def check_constant_delay(self, text: str, tree, what: str) -> None:
+        """A delay known when the net is built is a number >= 0 (a firing
+        checks the others): the clock never runs back."""
+        if free_names(tree) - self.env_names:
+            return
+        try:
+            value = eval(compile_expression(tree, what), dict(self.t.env))
+        except Exception as error:  # noqa: BLE001 - reported with its context
+            raise self.fail(what, f"evaluating {text!r} failed: {error!r}") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise self.fail(what, f"a delay must be a number >= 0, not {value!r}")
 
     def check_arcs(self, available: set[str]) -> None:
         """Output arcs read only ``available`` names; constants on any arc
@@ -307,6 +291,9 @@ class _TransitionCompiler:
                 for part in (term.expr, term.delay, term.multiplicity):
                     if isinstance(part, str):
                         self.check_names(part, check_expression(part), available, what)
+                if term.delay is not None:
+                    self.check_constant_delay(term.delay, check_expression(term.delay),
+                                              f"{what} '{text}'")
                 self.check_constant(place, term, f"{what} '{text}'")
         for place, text in self.t.inputs:
             for term in self.parse(text, self.arc_name(place, output=False)):

@@ -120,7 +120,7 @@ class FlatNet:
     # The declared paths of places that became another one: a port is its
     # socket, a member of a fusion set is the fused place.
     aliases: dict[str, int] = field(default_factory=dict)
-    # Set by the simulator: its places of one token (``compiler.singleton_places``),
+    # Set by the simulator: its places of one token (``singletons.singleton_places``),
     # and its compiled transitions for each set of them that a marking holds.
     singletons: frozenset | None = field(default=None, repr=False)
     compiled: dict = field(default_factory=dict, repr=False)

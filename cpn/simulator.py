@@ -146,7 +146,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 scope[f"_cpn_C{p}"] = place.place.colour
             scope["_cpn_woken"], scope["_cpn_others"] = self._woken[t.index]
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
-                         _cpn_next=self._next, _cpn_put=self._put,
+                         _cpn_next=self._next, _cpn_put=self._put, _cpn_late=self._late,
                          _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
                          _cpn_lo=self._lo, _cpn_exact=self._exact,
                          _cpn_lowest=self._lowest, _cpn_lower=self._lower, rng=self.rng)
@@ -163,6 +163,14 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 self._lower(place, token)
         else:
             heapq.heappush(self._heap, (stamp, self._next(), place, token))
+
+    def _late(self, place: int, token: Any, stamp: Any, now: float):
+        """Raised by a firing whose token would be available before the
+        clock (a negative delay) or never (NaN), before it takes a token:
+        time never runs back."""
+        raise ValueError(f"token {token!r} for place '{self.net.places[place].path}' would be "
+                         f"available at {stamp!r}, not at or after the clock ({now!r}): "
+                         "a delay must be a number >= 0")
 
     def _refuse(self, transition: int, place: int, text: str, token: Any):
         """Raised by a firing whose output token cannot enter its place; the

@@ -21,7 +21,7 @@ def shop() -> Net:
     Server module (ports In/Out on the sockets Queue/Done)."""
     server = Net("Server")
     server.place("In", int, port="in")
-    server.place("Out", int, port="out")
+    server.place("Out", int, port="out", timed=True)
     server.place("Busy", int, timed=True)
     server.transition("Start", guard="job > 0", priority=P_HIGH)
     server.transition("Finish", delay="2")
@@ -32,7 +32,7 @@ def shop() -> Net:
 
     top = Net("Shop")
     top.place("Queue", int, initial=[1, 2, 3])
-    top.place("Done", int)
+    top.place("Done", int, timed=True)
     top.place("Archive", int)
     top.substitution("Counter", server, {"In": "Queue", "Out": "Done"})
     top.transition("Store")
@@ -122,7 +122,7 @@ def test_net_text_names_its_nodes_and_counts():
     text = repr(shop())
     assert text.splitlines() == [
         "Net 'Shop': 3 places, 1 transition, 2 arcs, 1 substitution transition",
-        "  places       Queue: int (3 tokens), Done: int, Archive: int",
+        "  places       Queue: int (3 tokens), Done: int timed, Archive: int",
         "  transitions  Store",
         "  modules      Counter: Server",
     ]
@@ -175,7 +175,7 @@ def test_simulator_shows_clock_and_non_empty_places():
     sim.run()  # every job archived: Queue and Busy are empty now, so not shown
     assert repr(sim).splitlines() == [
         "Simulator of net 'Shop': 9 firings",
-        "time 9",
+        "time 11",
         "  Archive      3  1`10 ++ 1`20 ++ 1`30",
         "  Many        20  1`0 ++ 1`1 ++ 1`2 ++ 1`3 ++ 1`4 ++ 1`5 ++ … (14 more)",
     ]

@@ -1,8 +1,10 @@
 """Hand-checked behaviour of the engine, one feature at a time."""
 
+import re
+
 import pytest
 
-from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Net, NetError, Simulator,
+from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Delayed, Net, NetError, Simulator,
                  StopReason, timed)
 from cpn.monitors import Breakpoint, FiringCounter, FiringLog, Monitor, PlaceIntegral
 from cpn.marking import TokenView
@@ -59,6 +61,50 @@ def test_transition_and_arc_delays_add_up():
     sim = Simulator(net)
     sim.run(until_time=0)
     assert sorted(sim.marking.timed("Q")) == [(1, 13.0), (2, 10.0), (2, 10.0)]
+
+
+def delayed_once(arc: str, delay=None) -> Net:
+    net = Net("delays", env={"Delayed": Delayed})
+    net.place("P", int, initial=[1], timed=True)
+    net.place("Q", int, timed=True)
+    net.transition("T", delay=delay)
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", arc)
+    return net
+
+
+@pytest.mark.parametrize("arc, delay, refused", [
+    ("x@+-5", None, "arc T -> Q 'x@+-5': a delay must be a number >= 0, not -5"),
+    ("x", -5, "delay '@+-5': a delay must be a number >= 0, not -5"),
+    ("x@+float('nan')", None, "a delay must be a number >= 0, not nan"),
+    ("x@+'5'", None, "a delay must be a number >= 0, not '5'")])
+def test_a_delay_known_when_the_net_is_built_must_be_a_number_at_least_0(arc, delay, refused):
+    with pytest.raises(NetError, match=re.escape(refused)):
+        Simulator(delayed_once(arc, delay))
+
+
+@pytest.mark.parametrize("arc, delay, stamp", [
+    ("x@+(x - 3)", None, "-2.0"), ("x", "x - 3", "-2.0"), ("x@+(x * float('nan'))", None, "nan"),
+    ("*[Delayed(x, -3)]", None, "-3.0")])
+def test_a_computed_delay_below_0_or_nan_fails_its_firing(arc, delay, stamp):
+    # A token before the clock was put as available now; NaN made the clock NaN.
+    sim = Simulator(delayed_once(arc, delay))
+    with pytest.raises(BindingError, match=re.escape(
+            f"firing T<x=1> at time 0.0 failed: ValueError(\"token 1 for place 'Q' would be "
+            f"available at {stamp}, not at or after the clock (0.0)")):
+        sim.run()
+    assert sim.now == 0 and sim.marking["P"] == [1] and sim.marking["Q"] == []
+
+
+def test_a_transition_delay_with_no_timed_output_is_refused():
+    net = Net("untimed")
+    net.place("P", int, initial=[1])
+    net.place("Q", int)
+    net.transition("T", delay=5)
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "x")
+    with pytest.raises(NetError, match="'@\\+5' would delay nothing: no output place"):
+        Simulator(net)
 
 
 def test_run_until_time_and_steps():
@@ -597,7 +643,7 @@ def test_singleton_places_are_those_that_always_hold_one_token():
     """The search binds them first (one choice each), so a loop over a place
     of many tokens runs innermost; the analysis must not take a place that
     can gain or lose tokens for one."""
-    from cpn.compiler import singleton_places
+    from cpn.singletons import singleton_places
 
     net = Net("singletons")
     net.place("Free", int, initial=[4])              # taken and put back: singleton

@@ -418,7 +418,9 @@ def net_specs(draw, timed_ok: bool = True, priorities: bool = True,
                      for _ in range(draw(st.integers(1, 2)))]
             outputs.append((place.name, terms))
         priority = draw(st.sampled_from(PRIORITIES)) if priorities else P_NORMAL
-        delay = draw(st.one_of(st.none(), st.integers(1, 2))) if timed_ok else None
+        # a transition's delay needs a timed output place to delay
+        delays = timed_ok and any(spec.place(name).timed for name, _ in outputs)
+        delay = draw(st.one_of(st.none(), st.integers(1, 2))) if delays else None
         spec.transitions.append(
             TransitionSpec(f"T{k}", priority, inputs, outputs, guard, delay))
     return spec
@@ -453,9 +455,10 @@ def conservative_specs(draw) -> NetSpec:
             term = draw(output_term(place, bound, True))
             outputs.append((place.name, [OutTerm(term.expr, mult, term.delay)]))
             weight -= mult * place.weight
+        delays = any(spec.place(name).timed for name, _ in outputs)
         spec.transitions.append(TransitionSpec(
-            f"T{k}", draw(st.sampled_from(PRIORITIES)), inputs, outputs,
-            draw(guards(bound)), draw(st.one_of(st.none(), st.integers(1, 2)))))
+            f"T{k}", draw(st.sampled_from(PRIORITIES)), inputs, outputs, draw(guards(bound)),
+            draw(st.one_of(st.none(), st.integers(1, 2))) if delays else None))
     return spec
 
 

@@ -153,7 +153,7 @@ def test_a_key_that_is_not_a_number_turns_the_bound_off():
     net.arc("Limit", "Take", "limit")
     net.arc("Take", "Done", "x")
     net.arc("Take", "Limit", "limit")
-    net.transition("Add", delay="1")
+    net.transition("Add")
     net.arc("Later", "Add", "y")
     net.arc("Add", "Queue", "y")
     sim = Simulator(net, order="declared")
