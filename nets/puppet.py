@@ -371,7 +371,8 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
 def _run(sim: Simulator, stop: Callable[[], bool],
          progress: Callable[[float, int], None] | None, chunk: float) -> bool:
     """Fire until the marking is dead (False) or a stop is asked for (True),
-    calling ``progress`` every ``chunk`` simulated seconds."""
+    calling ``progress`` every ``chunk`` simulated seconds in which
+    something happens (a quiet year is one step, not 365)."""
     finished = sim.view("Finished")
     report_at = sim.now + chunk
     try:
@@ -385,6 +386,6 @@ def _run(sim: Simulator, stop: Callable[[], bool],
                 progress(sim.now, len(finished))
             if outcome.reason is StopReason.DEAD:
                 return False
-            report_at = sim.now + chunk
+            report_at = max(sim.now + chunk, sim.next_event_time() or 0.0)
     except KeyboardInterrupt:  # from ``progress``, or where Ctrl-C could not be deferred
         return True

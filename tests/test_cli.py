@@ -218,6 +218,18 @@ def test_ctrl_c_returns_the_jobs_finished_so_far():
     assert not complete.interrupted and len(complete.jobs) == 5
 
 
+def test_a_quiet_stretch_of_simulated_time_is_one_progress_step():
+    # A job of 10^12 s: the run once stepped through it a day at a time
+    # (11.6 million steps) and seemed to hang.
+    jobs = [Job(1, 0.0, 1e12, 1, 1e12, jp=50.0), Job(2, 10.0, 100.0, 1, 100.0, jp=50.0)]
+    calls = []
+    result = simulate(jobs, PuppetConfig(machine_nodes=2, node_watts=100.0),
+                      progress=lambda now, finished: calls.append((now, finished)),
+                      chunk=86_400.0)
+    assert calls == [(86_400.0, 1), (1e12, 2)]
+    assert list(result.jobs["end"]) == [1e12, 110.0]
+
+
 # Power capping from the command line.  Constant power: a node draws 100 W
 # busy and 50 W idle, so the idle machine draws 200 W and a job adds 50 W
 # per node.  Under a 300 W cap job 1 (2 nodes: 300 W) fits; job 3 (1 node)

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from modules.batch_scheduling import SchedulingConfig
 from modules.easy import easy_pass_on_nodes
@@ -452,6 +454,28 @@ def test_a_sleeping_tick_says_it_has_no_clock_token():
     assert tokens == [] and not asleep.armed
     waiting, tokens = after_tick(clock, Decision(60.0), 60.0, 60.0, ("seen",), 600.0)
     assert [token.value for token in tokens] == [3] and waiting.armed
+
+
+@given(st.integers(0, 10**9), st.integers(1, 3600), st.floats(-5.0, 1000.0), st.booleans())
+def test_the_grid_jump_lands_where_adding_a_period_at_a_time_does(start, period, periods,
+                                                                  reach):
+    """On a grid of whole seconds the jump gives the very float the loop
+    it replaced gives (the ticks, and so the decisions, are unchanged)."""
+    from modules.energy_saving.tick_clock import on_grid
+
+    limit = start + periods * period
+    at, reach = float(start), float(period) if reach else 0.0
+    while at + reach < limit:
+        at += period
+    assert on_grid(float(start), float(period), limit, reach) == at
+
+
+def test_nodes_idle_for_decades_cost_no_tick_each():
+    # Sleeping after 10^12 s idle: the tick's next instant on the grid was
+    # found a period at a time, 1.7 * 10^10 additions.
+    policy = EnergySavingPolicy(idle_threshold_s=1e12)
+    result = simulate([job(1, 0, 2, rt=100)], EnergySavingConfig(4, policy=policy))
+    assert result.metrics["shutdowns"] == 0 and list(result.jobs["end"]) == [100.0]
 
 
 def test_blocked_means_no_decision_whatever_the_clock():

@@ -112,17 +112,25 @@ def _following(version: int, tick: float, decision: Decision, period: float, see
         return TickClock(version, tick), [Delayed(version, delay_to(now, tick + period))]
     if math.isinf(wake):
         return TickClock(version, tick, seen, armed=False), []
-    at = tick + period
-    while at + period < wake:
-        at += period
+    at = on_grid(tick + period, period, wake, reach=period)
     return TickClock(version, tick, seen), [Delayed(version, delay_to(now, at))]
 
 
 def due(clock: TickClock, now: float, period: float) -> float:
     """The first grid instant at or after ``now``: the tick that would see
     a change made at ``now``."""
-    at = clock.last
-    while at < now:
+    return on_grid(clock.last, period, now)
+
+
+def on_grid(at: float, period: float, limit: float, reach: float = 0.0) -> float:
+    """The first of ``at``, ``at + period``, ... that, plus ``reach``, is at
+    or after ``limit``.  A jump by a multiple of periods, then the
+    additions a step at a time would make: an idle year is not half a
+    million steps, and on a grid of whole seconds (below 2**53) every sum
+    is exact, so the instant is the one the additions alone give."""
+    if limit > at + reach:
+        at += max(0, math.ceil((limit - reach - at) / period) - 1) * period
+    while at + reach < limit:
         at += period
     return at
 
