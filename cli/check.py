@@ -17,6 +17,7 @@ import argparse
 import re
 from pathlib import Path
 
+from .output_dir import writable_directory
 from .values import integer, positive_float
 
 
@@ -60,6 +61,8 @@ def run_check(args: argparse.Namespace) -> int:
     from .step import LoadError, load_net_and_module
 
     try:
+        if args.save is not None:
+            writable_directory(args.save, "--save")
         net, module = load_net_and_module(args.net, args.functions)
         queries = chosen_queries(args.query, getattr(module, "QUERIES", None) or {})
         space = state_space(net, max_states=args.max_states, time_limit=args.time_limit,
@@ -122,7 +125,6 @@ def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:
             print(f"  … {len(lines) - len(shown)} earlier lines")
         print("\n".join(shown))
         if args.save is not None:
-            args.save.mkdir(parents=True, exist_ok=True)
             file = args.save / f"{file_name(name)}.jsonl"
             path.save(file, net=str(args.net))
             print(f"saved as {file}: replay it with cpn replay {args.net} {file}")

@@ -19,6 +19,7 @@ from pathlib import Path
 from .capping import (add_capping_arguments, build_cap, cap_spec, capping_method,
                       refuse_unread_options)
 from .flags import in_flags, negative_values_attached
+from .output_dir import writable_directory
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
@@ -161,6 +162,7 @@ def command_run(args) -> int:
     from .mira import is_cobalt, refuse_mira_options_without_cobalt
     from .workload import load_workload
 
+    writable_directory(args.out, "--out")
     console = Console()
     workload = load_workload(args)
     refuse_mira_options_without_cobalt(args, workload)

@@ -18,6 +18,7 @@ from modules.resilience import ON_FAILURE
 
 from .capping import CAP_MONTH_HELP, cap_month, parse_cap
 from .choices import MIRA_SYSTEM_MTTF_HOURS
+from .output_dir import writable_directory
 from .resilience import check_one_failure_rate
 from .choices import DATA_DRIVEN_OVER_CAP, KNAPSACK_BUDGETS
 from .values import job_numbers, non_negative_int, positive_float, positive_int
@@ -159,10 +160,11 @@ def command_study(args) -> int:
     check_one_failure_rate(args)
     options = StudyOptions(**{f.name: getattr(args, f.name) for f in fields(StudyOptions)})
     check_options(study, options, spell=flag)
+    out = writable_directory(args.out or Path("out") / study.name, "--out")
+    results = writable_directory(args.results or Path(study.design.results), "--results")
     client = dask_client(args.scheduler) if args.scheduler else None
     try:
-        outcome = run_study(study, options, out=args.out or Path("out") / study.name,
-                            results=args.results or Path(study.design.results),
+        outcome = run_study(study, options, out=out, results=results,
                             workers=args.workers, client=client,
                             progress=not args.no_progress)
     except KeyboardInterrupt:

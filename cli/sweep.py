@@ -22,6 +22,7 @@ from modules.resilience import system_mttf_hours
 from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
                       capping_methods, parse_cap, refuse_unread_options)
 from .choices import MODELS, OVERRUNS, POWER_OPTIONS, THESIS_POLICIES
+from .output_dir import writable_directory
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          unit_nodes)
 from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
@@ -311,6 +312,7 @@ def command_sweep(args) -> int:
     if trace != "synthetic" and not Path(trace).exists() and args.grid is None:
         raise ValueError(f"no trace at {trace}")
     experiments = experiments_from_args(args, console)
+    writable_directory(args.out, "--out")
     runs = plan(experiments)
     console.print(f"{len(experiments)} experiments, {len(runs)} runs with their baselines "
                   f"and prerequisites; results in {args.out}/")

@@ -19,6 +19,7 @@ from .scheduling import (add_scheduling_arguments, describe_overruns, overruns,
 from .mira import (add_mira_arguments, is_cobalt, mira_config, note_undefined_blocks,
                    refuse_mira_options_without_cobalt)
 from .values import integer
+from .output_dir import writable_directory
 from .workload import add_trace_arguments, read_trace, refuse_nothing_to_run
 
 
@@ -62,6 +63,7 @@ def command_validate(args) -> int:
     from modules.run_files import json_safe
     from nets.puppet import PuppetConfig, simulate
 
+    writable_directory(args.out, "--out")
     console = Console()
     workload = read_trace(args)
     refuse_nothing_to_run(workload)

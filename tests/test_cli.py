@@ -160,6 +160,29 @@ def test_a_malformed_line_names_the_file_line_and_field(trace, tmp_path, capsys)
     assert not (tmp_path / "out").exists()
 
 
+def test_an_unusable_out_is_refused_before_the_run(trace, tmp_path, capsys, monkeypatch):
+    # It was found when the results were written, after the whole simulation.
+    monkeypatch.setattr("cli.main._simulate", lambda *args, **kwargs: pytest.fail("ran"))
+    taken = tmp_path / "taken"
+    taken.write_text("a file")
+    assert run_cli("--trace", trace, "--out", taken) == 2
+    assert error_of(capsys) == (f"cpn run: error: --out {taken}: a file of that name is "
+                                "there, not a directory")
+    assert run_cli("--trace", trace, "--out", taken / "sub") == 2
+    assert f"--out {taken / 'sub'}: cannot create it (Not a directory)" in error_of(capsys)
+
+
+@pytest.mark.parametrize("command, flag", [
+    (["validate"], "--out"), (["sweep", "--workers", "1", "--no-progress"], "--out"),
+    (["study", "fig10"], "--out"), (["study", "fig10"], "--results")])
+def test_every_command_refuses_an_unusable_directory_first(trace, tmp_path, capsys, command,
+                                                           flag):
+    taken = tmp_path / "taken"
+    taken.write_text("a file")
+    assert main([*command, "--trace", str(trace), flag, str(taken)]) == 2
+    assert f"{flag} {taken}: a file of that name is there" in error_of(capsys)
+
+
 def test_a_missing_trace_is_a_one_line_error(tmp_path, capsys):
     assert run_cli("--trace", tmp_path / "nowhere.swf", "--out", tmp_path / "out") == 2
     assert "nowhere.swf" in error_of(capsys)
