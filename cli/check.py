@@ -125,6 +125,7 @@ def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:
             print(f"  … {len(lines) - len(shown)} earlier lines")
         print("\n".join(shown))
         if args.save is not None:
+            args.save.mkdir(parents=True, exist_ok=True)
             file = args.save / f"{file_name(name)}.jsonl"
             path.save(file, net=str(args.net))
             print(f"saved as {file}: replay it with cpn replay {args.net} {file}")
