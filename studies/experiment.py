@@ -95,6 +95,21 @@ _INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_mon
          "seed", "unit_nodes")
 
 
+def _number(name: str, value: Any) -> float:
+    """``value`` of field ``name`` as a finite float, refused with the
+    field's name otherwise (NaN, read from a grid file, slipped through
+    every range check and then stood for "not given")."""
+    try:
+        number = None if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None:
+        raise ValueError(f"{name} must be a number, not {value!r}")
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, not {value!r}")
+    return number
+
+
 def cap_reference_of(experiments: Iterable["Experiment"]) -> str | None:
     """Which peak the caps of ``experiments`` refer to, in words (None when
     none is capped): the run of the latest month tells a common reference
@@ -203,11 +218,12 @@ class Experiment:
         for name in _FLOATS:
             value = getattr(self, name)
             if value is not None:
-                put(name, float(value))
+                put(name, _number(name, value))
         for name in _INTS:
             value = getattr(self, name)
             if value is not None and value != OWN_MONTH:
-                if isinstance(value, float) and not value.is_integer():
+                value = _number(name, value)
+                if not value.is_integer():
                     raise ValueError(f"{name} must be a whole number, not {value}")
                 put(name, int(value))
         put("backfill", bool(self.backfill))

@@ -88,6 +88,22 @@ def unique(runs: Iterable[Run]) -> list[Run]:
     return list(seen.values())
 
 
+def read_json_file(path: str | os.PathLike) -> Any:
+    """The JSON value in ``path``; a file that is not JSON is refused with
+    its name and line, and so are NaN and Infinity, which Python's reader
+    takes but JSON has not (a NaN cap stood for "no cap given")."""
+    def refuse(constant: str):
+        raise ValueError(f"{path}: {constant} is not a JSON number")
+
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return json.load(stream, parse_constant=refuse)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}, line {error.lineno}: not JSON ({error.msg})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a grid is JSON)") from None
+
+
 def grid_from_json(spec: Any) -> list[Run]:
     """Runs from a JSON value (or a file path): an object with ``"base"``
     (fields), ``"grid"`` (field -> list of values) and/or ``"experiments"``
@@ -105,8 +121,7 @@ def grid_from_json(spec: Any) -> list[Run]:
     ['fcfs', 'wfp']
     """
     if isinstance(spec, (str, os.PathLike)):
-        with open(spec) as stream:
-            spec = json.load(stream)
+        spec = read_json_file(spec)
     if isinstance(spec, list):
         return unique(run for part in spec for run in grid_from_json(part))
     if not isinstance(spec, dict):

@@ -3,6 +3,7 @@ path, and caps as fractions of the uncapped peak."""
 
 import json
 import os
+import re
 import threading
 import warnings
 from dataclasses import replace
@@ -144,6 +145,24 @@ def test_grid_from_json():
     runs = grid_from_json(spec)
     assert len(runs) == 5 and all(exp.policy == "wfp" for exp in runs)
     assert runs[-1].alpha == 3.0
+
+
+@pytest.mark.parametrize("text, refused", [
+    ('{"grid": {"cap_fraction": [NaN]}}', "{path}: NaN is not a JSON number"),
+    ("", "{path}, line 1: not JSON (Expecting value)"),
+    ('{"base": {\n', "{path}, line 2: not JSON"),
+    ('{"grid": {"cap_watts": ["abc"]}}', "cap_watts must be a number, not 'abc'"),
+    ('{"grid": {"seed": [true]}}', "seed must be a number, not True"),
+    ('{"grid": {"alpha": [1e999]}}', "alpha must be a finite number, not inf")])
+def test_a_bad_grid_file_is_refused_naming_the_file_or_field(tmp_path, text, refused):
+    # A NaN cap fraction read as "no cap given": the default 70 % ran instead.
+    path = tmp_path / "grid.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(refused.format(path=path))):
+        grid_from_json(path)
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match=re.escape(f"{path}: not a text file")):
+        grid_from_json(path)
 
 
 def test_month_windows_split_the_trace(trace):
