@@ -115,8 +115,10 @@ def test_transition_breakpoint_with_condition_on_variables():
 def test_failing_breakpoint_condition_stops_and_reports():
     stepper, text = session(buffer_net(), ["b place Buffer tokens[3] > 0", "n 5"])
     assert stepper.simulator.steps == 1
-    assert "its condition failed: IndexError" in text
-    assert "Traceback" not in text
+    # A condition that fails is no hit: the run stopped for it, and says so.
+    assert ("breakpoint place Buffer when tokens[3] > 0: its condition failed (IndexError: "
+            "list index out of range); the run stopped there") in text
+    assert "breakpoint hit" not in text and "Traceback" not in text
 
 
 @pytest.mark.parametrize("command, hint", [
@@ -133,6 +135,11 @@ def test_failing_breakpoint_condition_stops_and_reports():
     ("b place Nowhere len(tokens) > 1", "no place 'Nowhere'"),
     ("b place Buffer", "needs a condition"),
     ("b place Buffer len(tokens", "cannot parse the condition"),
+    ("b place Buffer len(tokenz) > 1",
+     "the condition reads tokenz, which it cannot see: a place condition sees tokens"),
+    ("b transition Consume x == 2",
+     "the condition reads x, which it cannot see: a condition of Consume sees its "
+     "variables: "),
     ("b transition Nothing", "no transition 'Nothing'"),
     ("b del 4", "b del takes a breakpoint number"),
     ("b sometimes", "usage: b place"),

@@ -285,7 +285,8 @@ def test_a_failing_named_breakpoint_stops_and_says_why():
     session.run(steps=3)
     assert session.wait(5)
     log = [line["text"] for line in session.state(svg=False)["log"]]
-    assert "  (its condition failed: IndexError: list index out of range)" in log
+    assert ("breakpoint place Queue when sixth: its condition failed (IndexError: list index "
+            "out of range); the run stopped there") in log
 
 
 @pytest.mark.parametrize("breakpoints, error", [

@@ -10,10 +10,12 @@ rather than ending the session.
 
 from __future__ import annotations
 
+import ast
 import builtins
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..inscription import free_names
 from ..monitors import Breakpoint, Monitor
 from ..simulator import Simulator
 from ..trace import FiringRecord
@@ -81,11 +83,14 @@ def new_breakpoint(sim: Simulator, kind: str, rest: str) -> SessionBreakpoint:
         if not condition:
             raise Hint("a place breakpoint needs a condition on tokens, "
                        f"e.g. b place {name} len(tokens) > 3")
-        holds = _condition(condition, path)
+        holds = _condition(condition, path, ["tokens"], "a place condition sees tokens")
         monitor = Breakpoint(place=path,
                              when=guarded(entry, lambda t: holds({"tokens": t})))
     else:
-        holds = _condition(condition, path) if condition else None
+        variables = sim.transitions[sim.transition_index(path)].variables
+        sees = (f"a condition of {path} sees its variables: {', '.join(variables)}"
+                if variables else f"{path} has no variables for a condition to see")
+        holds = _condition(condition, path, variables, sees) if condition else None
         monitor = Breakpoint(transition=path,
                              when=None if holds is None else guarded(entry, holds))
     entry.text = f"{kind} {path}" + (f" when {condition}" if condition else "")
@@ -94,13 +99,19 @@ def new_breakpoint(sim: Simulator, kind: str, rest: str) -> SessionBreakpoint:
     return entry
 
 
-def _condition(text: str, where: str) -> Callable[[dict], bool]:
-    """Compile a breakpoint condition once; a failure while evaluating it
-    stops the run (and is reported) rather than crashing the session."""
+def _condition(text: str, where: str, names: list[str], sees: str) -> Callable[[dict], bool]:
+    """Compile a breakpoint condition once, refusing one that reads a name
+    it cannot see (a typo would fail at every firing it watches); a failure
+    while evaluating it stops the run (and is reported) rather than
+    crashing the session."""
     try:
-        code = compile(text, f"<breakpoint {where}>", "eval")
+        tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
         raise Hint(f"cannot parse the condition {text!r}: {error.msg}") from None
+    unknown = sorted(free_names(tree) - set(names))
+    if unknown:
+        raise Hint(f"the condition reads {', '.join(unknown)}, which it cannot see: {sees}")
+    code = compile(tree, f"<breakpoint {where}>", "eval")
 
     def holds(names: dict) -> bool:
         return bool(eval(code, {"__builtins__": _CONDITION_BUILTINS}, dict(names)))

@@ -175,10 +175,12 @@ class Stepper:
         if message:
             self._say(message)
         for bp in self.recorder.hit:
-            self._say(f"breakpoint hit: {bp.text}", "breakpoint")
-            if bp.error:
-                self._say(f"  (its condition failed: {bp.error})", "error")
+            if bp.error:  # not a hit: the run stopped where the condition failed
+                self._say(f"breakpoint {bp.text}: its condition failed ({bp.error}); "
+                          "the run stopped there", "error")
                 bp.error = None
+            else:
+                self._say(f"breakpoint hit: {bp.text}", "breakpoint")
         if before is not None:
             self._say(marking_changes(before, sim.marking), "changes")
         self.show_status()
