@@ -26,7 +26,7 @@ from .resilience import (add_resilience_arguments, check_failure_options, descri
                          topper_config)
 from .scheduling import add_scheduling_arguments, describe_overruns, overruns, scheduling_config
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
-from .values import fraction, integer, positive_float
+from .values import fraction, non_negative_int, positive_float
 from .mira import add_mira_arguments
 from .workload import add_trace_arguments
 
@@ -52,7 +52,7 @@ def add_run_parser(subparsers) -> None:
                      help="an idle node's share of its full power (default 0.3)")
     run.add_argument("--energy-steps", default="60,300,900,1800,3600",
                      help="fixed-step energy estimates to report, in seconds (comma list)")
-    run.add_argument("--seed", type=integer, default=0,
+    run.add_argument("--seed", type=non_negative_int, default=0,
                      help="seed of the drawn job powers, the synthetic month, the "
                           "simulator's choices and the failures (default 0)")
     run.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",

@@ -29,6 +29,8 @@ from cpn.errors import BindingError, ColourError, NetError
 from cpn.flatten import FlatNet
 from cpn.net import Net
 
+from .values import non_negative_int
+
 if TYPE_CHECKING:  # the commands import them: the parser alone needs neither
     from rich.console import Console
 
@@ -346,7 +348,7 @@ def add_step_parsers(subparsers) -> None:
                     "set breakpoints, undo, save the trace.  Type help inside.")
     step.add_argument("net", metavar="NET", help=NET_HELP)
     step.add_argument("--functions", metavar="MODULE", help=FUNCTIONS_HELP)
-    step.add_argument("--seed", type=int, default=0,
+    step.add_argument("--seed", type=non_negative_int, default=0,
                       help="seed of the random choices and of the model's rng (default 0)")
     step.add_argument("--script", metavar="FILE",
                       help="read commands from FILE ('-' for standard input) instead "
@@ -371,7 +373,7 @@ def add_step_parsers(subparsers) -> None:
     again.add_argument("net", metavar="NET", help=NET_HELP)
     again.add_argument("--functions", metavar="MODULE", help=FUNCTIONS_HELP)
     again.add_argument("trace", metavar="TRACE", help="a trace saved by the stepper")
-    again.add_argument("--seed", type=int, default=None,
+    again.add_argument("--seed", type=non_negative_int, default=None,
                        help="seed of the model's rng (default: the one in the trace)")
     again.add_argument("--step", action="store_true",
                        help="keep stepping interactively from the replayed marking")

@@ -26,7 +26,7 @@ from .output_dir import writable_directory
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          unit_nodes)
 from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
-                     positive_float, positive_int)
+                     non_negative_int, positive_float, positive_int)
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -139,7 +139,7 @@ def _add_workload_options(workload) -> None:
                metavar="{" + ",".join(POWER_OPTIONS) + "}",
                help="job power: drawn per user/group from Mira's per-rack distribution "
                     "(default), or a constant per node")
-    add_option(workload, "--seed", integer, axis=True, default=0,
+    add_option(workload, "--seed", non_negative_int, axis=True, default=0,
                help="seeds of the drawn job powers, the synthetic month, the simulator's "
                     "choices and the failures (default 0)")
 

@@ -18,7 +18,7 @@ from .scheduling import (add_scheduling_arguments, describe_overruns, overruns,
                          scheduling_config)
 from .mira import (add_mira_arguments, is_cobalt, mira_config, note_undefined_blocks,
                    refuse_mira_options_without_cobalt)
-from .values import integer
+from .values import non_negative_int
 from .output_dir import writable_directory
 from .workload import add_trace_arguments, read_trace, refuse_nothing_to_run
 
@@ -46,7 +46,7 @@ def add_validate_parser(subparsers) -> None:
     add_mira_arguments(parser)
     parser.add_argument("--period", choices=PERIODS, default="day",
                         help="compare utilization per day (default) or per week")
-    parser.add_argument("--seed", type=integer, default=0,
+    parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="seed of the simulator's choice among simultaneous events "
                              "(default 0)")
     parser.add_argument("--out", type=Path, default=Path("validation"), metavar="DIR",

@@ -50,7 +50,7 @@ def check_values(exp: "Experiment") -> None:
                                    or exp.allocation_unit != 1):
         raise ValueError("the synthetic workload has its own machine: procs_per_node, "
                          "machine_nodes and allocation_unit apply to SWF traces only")
-    for name in ("month", "cap_month"):
+    for name in ("month", "cap_month", "seed"):
         value = getattr(exp, name)
         if isinstance(value, int) and value < 0:
             raise ValueError(f"{name} must be >= 0, not {value}")

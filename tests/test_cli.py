@@ -196,6 +196,7 @@ def test_bad_energy_steps_are_a_one_line_error(trace, tmp_path, capsys):
 @pytest.mark.parametrize("option, value", [("--idle-fraction", "-0.1"),
                                            ("--idle-fraction", "1.5"),
                                            ("--node-watts", "0"),
+                                           ("--seed", "-1"),
                                            ("--policy", "sjf")])
 def test_argparse_refuses_bad_options(trace, tmp_path, capsys, option, value):
     with pytest.raises(SystemExit) as exit_:
