@@ -175,6 +175,7 @@ class _Flattener:
         self.fusion: dict[str, FlatPlace] = {}
         self.first_member: dict[str, str] = {}  # fusion set -> its first member's path
         self.marked_by: dict[str, str] = {}  # fusion set -> the member giving its marking
+        self.expanding: list[Net] = []  # the nets being expanded, outermost first
 
     def new_place(self, path: str, place: Place) -> int:
         if place.fusion is None:
@@ -205,6 +206,7 @@ class _Flattener:
 
     def expand(self, net: Net, prefix: str, sockets: dict[str, int]) -> None:
         where = prefix.rstrip("/") or net.name
+        self.expanding.append(net)
         local: dict[str, int] = {}
         for name, place in net.places.items():
             if prefix and place.port is not None:
@@ -241,9 +243,13 @@ class _Flattener:
                     if end not in local and end not in transitions:
                         raise NetError(f"{text}: no place or transition named '{end}'")
                 raise NetError(f"{text}: an arc must join a place and a transition")
+        self.expanding.pop()
 
     def expand_substitution(self, net: Net, prefix: str, sub, local: dict[str, int]) -> None:
         module, path = sub.module, prefix + sub.name
+        if any(module is outer for outer in self.expanding):  # it would expand forever
+            raise NetError(f"substitution '{path}' of {'module' if prefix else 'net'} "
+                           f"'{net.name}': module '{module.name}' contains itself")
         assigned: dict[str, int] = {}
         used_sockets: dict[str, str] = {}
         for port, socket in sub.sockets:

@@ -463,6 +463,31 @@ def test_module_errors():
         Simulator(top)
 
 
+
+def test_a_module_that_contains_itself_is_refused_naming_the_substitution():
+    looped = Net("M")
+    looped.place("P", int, port="inout")
+    looped.substitution("Again", looped, {"P": "P"})
+    one, other = Net("A"), Net("B")
+    one.place("P", int, port="inout")
+    other.place("Q", int, port="inout")
+    one.substitution("ToB", other, {"Q": "P"})
+    other.substitution("ToA", one, {"P": "Q"})
+    for module, port, message in [
+            (looped, "P", "substitution 'S/Again' of module 'M': module 'M' contains itself"),
+            (one, "P", "substitution 'S/ToB/ToA' of module 'B': module 'A' contains itself")]:
+        top = Net("top")
+        top.place("X", int)
+        top.substitution("S", module, {port: "X"})
+        with pytest.raises(NetError, match=re.escape(message)):
+            Simulator(top)
+    itself = Net("n")
+    itself.substitution("S", itself, {})
+    with pytest.raises(NetError, match=re.escape(
+            "substitution 'S' of net 'n': module 'n' contains itself")):
+        Simulator(itself)
+
+
 def test_runtime_failure_names_the_binding_and_leaves_the_marking():
     net = Net("fails", env={"inverse": lambda v: 1 / v})
     net.place("P", int, initial=[0])
