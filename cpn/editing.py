@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 from .compiler import compile_net
 from .errors import ColourError, NetError
 from .inscription import check_expression, parse_terms
-from .net import Arc, Net, Substitution
+from .net import Arc, Net, Substitution, check_token_list
 
 _open_edits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -252,7 +252,10 @@ def change_place(net: Net, path: str, **fields: Any) -> None:
     with editing(net, f"changing {what}"):
         owner, name, _ = _place(net, path)
         if "initial" in fields:
-            fields["initial"] = list(fields["initial"])
+            tokens = fields["initial"]
+            check_token_list(tokens, f"net '{net.name}', place '{path}'",
+                             f"set_initial({path!r}, [{tokens!r}])")
+            fields["initial"] = list(tokens)
         owner.places[name] = replace(owner.places[name], **fields)
 
 

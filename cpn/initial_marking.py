@@ -18,6 +18,7 @@ from typing import Iterable, Mapping
 
 from .collector import cyclic_gc_paused
 from .errors import NetError
+from .net import check_token_list
 
 
 class InitialMarking:
@@ -31,6 +32,8 @@ class InitialMarking:
                 index = self.place_index(path)
             except KeyError:
                 raise NetError(f"initial marking given for unknown place '{path}'") from None
+            check_token_list(overrides[path], f"initial marking of place '{path}'",
+                             f"marking={{{path!r}: [{overrides[path]!r}]}}")
             if index in given:
                 raise NetError(f"initial marking of place '{self.net.places[index].path}' "
                                f"given twice, as '{given[index]}' and '{path}'")

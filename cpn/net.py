@@ -52,6 +52,20 @@ class Delayed(NamedTuple):
 Colour = type | tuple | Callable[[Any], bool] | None
 
 
+def check_token_list(tokens: Any, where: str, example: str) -> None:
+    """Refuse ``tokens`` unless it is a collection of tokens: a string is
+    iterable, but taken as one it would give a token per character, and a
+    lone value is not one (``where`` names the place, ``example`` shows the
+    fix)."""
+    if not isinstance(tokens, (str, bytes)):
+        try:
+            iter(tokens)
+            return
+        except TypeError:
+            pass
+    raise NetError(f"{where}: give a list of tokens, e.g. {example}, not {tokens!r}")
+
+
 @dataclass
 class Place:
     """A place: a colour set (a type, a tuple of types, or a predicate),
@@ -158,6 +172,7 @@ class Net:
             raise NetError(f"net '{self.name}', place '{name}': a port place cannot be in "
                            f"fusion set {fusion!r}: where the module is used, it is its "
                            "socket (put the socket in the fusion set instead)")
+        check_token_list(initial, f"net '{self.name}', place '{name}'", f"initial=[{initial!r}]")
         place = Place(name, colour, list(initial), timed, fusion, port)
         self.places[name] = place
         return place

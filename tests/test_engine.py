@@ -886,6 +886,29 @@ def test_an_unhashable_initial_token_is_refused_naming_the_place():
         Simulator(net, marking={"P": [(1, [2])]})
 
 
+
+@pytest.mark.parametrize("tokens", ["job", b"job", 5])
+def test_initial_tokens_must_be_a_list_not_a_string_or_a_lone_value(tokens):
+    # A string was taken for its characters ('j', 'o', 'b'); 5 failed with a bare TypeError.
+    net = Net("n")
+    with pytest.raises(NetError, match=re.escape(
+            f"net 'n', place 'Jobs': give a list of tokens, e.g. initial=[{tokens!r}], "
+            f"not {tokens!r}")):
+        net.place("Jobs", initial=tokens)
+    assert "Jobs" not in net.places
+    net.place("Jobs", initial=[tokens])
+    with pytest.raises(NetError, match=re.escape(
+            f"net 'n', place 'Jobs': give a list of tokens, e.g. set_initial('Jobs', "
+            f"[{tokens!r}]), not {tokens!r}")):
+        net.set_initial("Jobs", tokens)
+    with pytest.raises(NetError, match=re.escape(
+            f"initial marking of place 'Jobs': give a list of tokens, e.g. "
+            f"marking={{'Jobs': [{tokens!r}]}}, not {tokens!r}")):
+        Simulator(net, marking={"Jobs": tokens})
+    assert Simulator(net).marking["Jobs"] == [tokens]
+    assert Simulator(net, marking={"Jobs": (t for t in (tokens, tokens))}).marking["Jobs"] == [
+        tokens, tokens]
+
 def test_an_unhashable_produced_token_is_refused_naming_transition_arc_and_place():
     net = Net("dicts")
     net.place("P", int, initial=[1])
