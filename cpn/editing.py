@@ -31,7 +31,8 @@ from typing import Any, Iterable, Iterator
 from .compiler import compile_net
 from .errors import ColourError, NetError
 from .inscription import check_expression, parse_terms
-from .net import Arc, Net, Substitution, check_token_list
+from .net import (Arc, Net, Substitution, check_colour, check_token_list,
+                  checked_priority)
 
 _open_edits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -233,9 +234,7 @@ def change_transition(net: Net, path: str, **fields: Any) -> None:
         owner, name = _transition(net, path)
         for field, value in fields.items():
             if field == "priority":
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise NetError(f"net '{net.name}', transition '{path}': a priority is "
-                                   f"an integer, not {value!r}")
+                value = checked_priority(value, f"net '{net.name}', transition '{path}'")
             elif value is not None:
                 value = str(value)
                 if field != "code":
@@ -251,6 +250,8 @@ def change_place(net: Net, path: str, **fields: Any) -> None:
     what = " and ".join(f"the {field} of '{path}'" for field in fields)
     with editing(net, f"changing {what}"):
         owner, name, _ = _place(net, path)
+        if "colour" in fields:
+            check_colour(fields["colour"], f"net '{net.name}', place '{path}'")
         if "initial" in fields:
             tokens = fields["initial"]
             check_token_list(tokens, f"net '{net.name}', place '{path}'",

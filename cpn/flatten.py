@@ -72,7 +72,12 @@ class FlatPlace:
             raise ColourError(f"place '{self.path}': initial token {value!r} is not "
                               f"hashable: {IMMUTABLE}") from None
         place = self.place
-        if not place.accepts(value):
+        try:
+            accepted = place.accepts(value)
+        except Exception as error:  # noqa: BLE001 - a predicate colour's own fault
+            raise ColourError(f"place '{self.path}': initial token {value!r}: testing it "
+                              f"against colour {place.colour_name} failed: {error!r}") from error
+        if not accepted:
             raise ColourError(f"place '{self.path}': initial token {value!r} is "
                               f"not of colour {place.colour_name}")
         if at_time and not place.timed:

@@ -14,6 +14,7 @@ substitution transitions; each use gets its own internal places.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple
 
@@ -64,6 +65,29 @@ def check_token_list(tokens: Any, where: str, example: str) -> None:
         except TypeError:
             pass
     raise NetError(f"{where}: give a list of tokens, e.g. {example}, not {tokens!r}")
+
+
+def check_colour(colour: Any, where: str) -> None:
+    """Refuse what cannot be a colour set: it would fail only when the
+    first token is tested against it, deep inside a run."""
+    if colour is None or callable(colour):  # a type is callable too
+        return
+    if isinstance(colour, tuple) and all(isinstance(c, type) for c in colour):
+        return
+    shown = f"the string {colour!r}" if isinstance(colour, str) else repr(colour)
+    raise NetError(f"{where}: a colour is a type, a tuple of types, or a predicate "
+                   f"(callable), not {shown}")
+
+
+def checked_priority(priority: Any, where: str) -> int:
+    """``priority`` as an int; a float is refused rather than truncated,
+    a bool or a string rather than read as a number."""
+    if not isinstance(priority, bool):
+        try:
+            return operator.index(priority)
+        except TypeError:
+            pass
+    raise NetError(f"{where}: a priority is an integer, not {priority!r}")
 
 
 @dataclass
@@ -172,7 +196,9 @@ class Net:
             raise NetError(f"net '{self.name}', place '{name}': a port place cannot be in "
                            f"fusion set {fusion!r}: where the module is used, it is its "
                            "socket (put the socket in the fusion set instead)")
-        check_token_list(initial, f"net '{self.name}', place '{name}'", f"initial=[{initial!r}]")
+        where = f"net '{self.name}', place '{name}'"
+        check_colour(colour, where)
+        check_token_list(initial, where, f"initial=[{initial!r}]")
         place = Place(name, colour, list(initial), timed, fusion, port)
         self.places[name] = place
         return place
@@ -184,8 +210,9 @@ class Net:
         """A transition; ``inputs`` / ``outputs`` (place -> inscription)
         declare its arcs at once, as :meth:`arc` would one by one."""
         self._check_new_name(name)
+        priority = checked_priority(priority, f"net '{self.name}', transition '{name}'")
         transition = Transition(name, guard, None if delay is None else str(delay),
-                                int(priority), code)
+                                priority, code)
         self.transitions[name] = transition
         for place, inscription in (inputs or {}).items():
             self.arc(place, name, inscription)

@@ -2,6 +2,7 @@
 
 import re
 
+import numpy as np
 import pytest
 
 from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Delayed, Net, NetError, Simulator,
@@ -149,6 +150,18 @@ def test_only_the_highest_priority_fires():
     sim.run()
     assert sim.marking["High"] == [2] and sim.marking["Low"] == [1]
 
+
+
+@pytest.mark.parametrize("priority", ["high", 1.5, True, None])
+def test_a_priority_that_is_not_an_integer_is_refused_naming_the_transition(priority):
+    # 'high' failed with a bare ValueError from int(); 1.5 was truncated to 1.
+    net = Net("n")
+    with pytest.raises(NetError, match=re.escape(
+            f"net 'n', transition 'T': a priority is an integer, not {priority!r}")):
+        net.transition("T", priority=priority)
+    assert "T" not in net.transitions
+    assert net.transition("T", priority=np.int64(5)).priority == 5
+    assert type(net.transitions["T"].priority) is int
 
 def test_multiset_input_needs_distinct_tokens():
     net = Net("pairs")
@@ -436,6 +449,30 @@ def test_colour_is_checked_when_a_token_enters():
     with pytest.raises(ColourError, match="initial token 'one'"):
         Simulator(bad)
 
+
+
+@pytest.mark.parametrize("colour, shown", [
+    ("int", "the string 'int'"), ((int, "str"), "(<class 'int'>, 'str')"), (3, "3")])
+def test_a_colour_that_is_no_type_tuple_of_types_or_predicate_is_refused(colour, shown):
+    # A string colour failed at the first token with "'str' object is not callable".
+    net = Net("n")
+    message = re.escape(f"net 'n', place 'P': a colour is a type, a tuple of types, or a "
+                        f"predicate (callable), not {shown}")
+    with pytest.raises(NetError, match=message):
+        net.place("P", colour, initial=[1])
+    net.place("P", int, initial=[1])
+    with pytest.raises(NetError, match=message):
+        net.set_colour("P", colour)
+    assert net.places["P"].colour is int
+
+
+def test_a_predicate_colour_that_fails_on_an_initial_token_names_the_place_and_token():
+    net = Net("n")
+    net.place("P", lambda token: token > 0, initial=[1, "a"])
+    with pytest.raises(ColourError, match=re.escape(
+            "place 'P': initial token 'a': testing it against colour <lambda> failed: "
+            "TypeError(\"'>' not supported between instances of 'str' and 'int'\")")):
+        Simulator(net)
 
 def test_module_errors():
     module = module_counter()
