@@ -10,6 +10,15 @@ class NetError(ValueError):
     """The net is malformed: unknown variable, missing node, bad port, ..."""
 
 
+class UnknownNameError(NetError, KeyError):
+    """No place or transition of that name: a ``KeyError`` too, for code
+    that asks whether a net has one, but shown as its message (a
+    ``KeyError`` shows its text quoted, as a missing key)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class ColourError(TypeError):
     """A token does not belong to the colour set of the place it enters."""
 

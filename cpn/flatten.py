@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ColourError, NetError
+from .errors import ColourError, NetError, UnknownNameError
 from .net import Delayed, Net, Place, TimedToken
 
 #: Why a token must be hashable, for messages.
@@ -138,14 +138,15 @@ class FlatNet:
                 return place.index
         if path in self.aliases:
             return self.aliases[path]
-        raise KeyError(f"no place '{path}' in net '{self.name}' "
-                       f"(places: {', '.join(p.path for p in self.places)})")
+        raise UnknownNameError(f"no place '{path}' in net '{self.name}' "
+                               f"(places: {', '.join(p.path for p in self.places)})")
 
     def transition_index(self, path: str) -> int:
         for transition in self.transitions:
             if transition.path == path:
                 return transition.index
-        raise KeyError(f"no transition '{path}' in net '{self.name}'")
+        raise UnknownNameError(f"no transition '{path}' in net '{self.name}' "
+                               f"(transitions: {', '.join(t.path for t in self.transitions)})")
 
 
 def flatten(net: Net) -> FlatNet:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cpn import (P_HIGH, P_LOW, BindingError, ColourError, Delayed, Net, NetError, Simulator,
-                 StopReason, timed)
+                 StopReason, UnknownNameError, timed)
 from cpn.monitors import Breakpoint, FiringCounter, FiringLog, Monitor, PlaceIntegral
 from cpn.marking import TokenView
 from cpn.statespace import state_space
@@ -607,6 +607,23 @@ def test_monitors_count_log_integrate_and_break():
     assert area.value == 12.0 and area.sampled == 9.0
     assert area.times == [0.0, 2.0, 4.0] and area.values == [1.0, 2.0, 3.0]
 
+
+
+def test_an_unknown_place_or_transition_is_named_plainly_with_those_that_exist():
+    # KeyError showed its text repr-quoted; place_bound gave a bare KeyError: 'Nope'.
+    sim = Simulator(loop("1"))
+    place = "no place 'Nope' in net 'loop' (places: P)"
+    transition = "no transition 'Nope' in net 'loop' (transitions: T)"
+    for lookup, message in [
+            (lambda: sim.tokens("Nope"), place),
+            (lambda: sim.add_monitor(PlaceIntegral("Nope")), place),
+            (lambda: sim.add_monitor(FiringCounter("Nope")), transition),
+            (lambda: state_space(loop("1"), max_states=5).place_bound("Nope"),
+             "no place 'Nope' in the state space (places: P)")]:
+        with pytest.raises(UnknownNameError) as raised:
+            lookup()
+        assert str(raised.value) == message
+        assert isinstance(raised.value, KeyError) and isinstance(raised.value, NetError)
 
 class Follower(Monitor):
     """Follows T's firings with a function (``Monitor.follows``), never stopping a run."""

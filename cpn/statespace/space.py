@@ -17,6 +17,7 @@ from typing import Iterator
 
 import networkx as nx
 
+from ..errors import UnknownNameError
 from .paths import Firing, Path
 
 
@@ -57,6 +58,9 @@ class StateSpace:
 
     def place_bound(self, path: str) -> int:
         """Most tokens ``path`` held in any explored marking."""
+        if path not in self.places:
+            raise UnknownNameError(f"no place '{path}' in the state space (places: "
+                                   f"{', '.join(self.places)})")
         return max(len(m[path]) for _, m in self.graph.nodes(data="marking"))
 
     def is_bounded(self, path: str, bound: int) -> bool | None:
