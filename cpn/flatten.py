@@ -219,6 +219,11 @@ class _Flattener:
                 if name not in sockets:
                     raise NetError(f"module '{net.name}' at '{where}': port '{name}' "
                                    "is not assigned to a socket")
+                if place.initial:
+                    raise NetError(f"module '{net.name}' at '{where}': port '{name}' has "
+                                   f"initial tokens {place.initial!r}, but a port's marking "
+                                   f"is its socket's, '{self.places[sockets[name]].path}': "
+                                   "give them to the socket")
                 local[name] = sockets[name]
                 self.aliases[prefix + name] = sockets[name]
             else:

@@ -525,6 +525,21 @@ def test_a_module_that_contains_itself_is_refused_naming_the_substitution():
         Simulator(itself)
 
 
+
+def test_initial_tokens_of_a_port_are_refused_naming_module_port_and_socket():
+    # They were dropped without a word: the socket's marking is the port's.
+    module = module_counter()
+    module.set_initial("In", [5])
+    top = Net("top")
+    top.place("A", int, initial=[1])
+    top.place("B", int)
+    top.substitution("Sub", module, {"In": "A", "Out": "B"})
+    with pytest.raises(NetError, match=re.escape(
+            "module 'Counter' at 'Sub': port 'In' has initial tokens [5], but a port's "
+            "marking is its socket's, 'A': give them to the socket")):
+        Simulator(top)
+    assert Simulator(module).marking["In"] == [5]  # run on its own, a port is a place
+
 def test_runtime_failure_names_the_binding_and_leaves_the_marking():
     net = Net("fails", env={"inverse": lambda v: 1 / v})
     net.place("P", int, initial=[0])
