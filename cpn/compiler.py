@@ -16,8 +16,8 @@ import ast
 import textwrap
 from dataclasses import dataclass, field
 
-from .codegen import (BIND, LOOKUP, TEST, InputToken, Output, SearchStep, fire_source,
-                      search_source)
+from .codegen import BIND, LOOKUP, TEST, InputToken, SearchStep, search_source
+from .firing_code import Output, fire_source
 from .singletons import singleton_places
 from .errors import NetError
 from .flatten import IMMUTABLE, FlatNet, FlatTransition, hashable
