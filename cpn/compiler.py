@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
 from .codegen import BIND, LOOKUP, TEST, InputToken, SearchStep, search_source
 from .firing_code import Output, fire_source
@@ -172,13 +173,11 @@ class _TransitionCompiler:
     # -- checks ---------------------------------------------------------------
     def check_constant(self, place: int, term: Term, what: str) -> None:
         """A constant term must belong to its place's colour set."""
-        tree = check_expression(term.expr)
-        if term.splat or free_names(tree) - self.env_names:
+        if term.splat:
             return
-        try:
-            value = eval(compile_expression(tree, what), dict(self.t.env))
-        except Exception as error:  # noqa: BLE001 - reported with its context
-            raise self.fail(what, f"evaluating {term.expr!r} failed: {error!r}") from None
+        known, value = self.constant(term.expr, check_expression(term.expr), what)
+        if not known:
+            return
         flat = self.net.places[place]
         if not hashable(value):
             raise self.fail(what, f"constant {value!r} is not hashable: {IMMUTABLE}")
@@ -270,17 +269,31 @@ class _TransitionCompiler:
             raise self.fail("delay", f"'@+{self.t.delay}' would delay nothing: no output "
                                      "place of the transition is timed")
 
+    def constant(self, text: str, tree, what: str) -> tuple[bool, Any]:
+        """``(True, value)`` for an expression that reads only the
+        environment, evaluated now; ``(False, None)`` for one known only
+        when the transition fires."""
+        if free_names(tree) - self.env_names:
+            return False, None
+        try:
+            return True, eval(compile_expression(tree, what), dict(self.t.env))
+        except Exception as error:  # noqa: BLE001 - reported with its context
+            raise self.fail(what, f"evaluating {text!r} failed: {error!r}") from None
+
     def check_constant_delay(self, text: str, tree, what: str) -> None:
         """A delay known when the net is built is a number >= 0 (a firing
         checks the others): the clock never runs back."""
-        if free_names(tree) - self.env_names:
-            return
-        try:
-            value = eval(compile_expression(tree, what), dict(self.t.env))
-        except Exception as error:  # noqa: BLE001 - reported with its context
-            raise self.fail(what, f"evaluating {text!r} failed: {error!r}") from None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        known, value = self.constant(text, tree, what)
+        if known and (isinstance(value, bool) or not isinstance(value, (int, float))
+                      or not value >= 0):
             raise self.fail(what, f"a delay must be a number >= 0, not {value!r}")
+
+    def check_constant_multiplicity(self, text: str, what: str) -> None:
+        """A multiplicity known when the net is built is an integer >= 0 (a
+        firing checks the others): a negative one would put no token."""
+        known, value = self.constant(text, check_expression(text), what)
+        if known and not (hasattr(value, "__index__") and value >= 0):
+            raise self.fail(what, f"a multiplicity must be an integer >= 0, not {value!r}")
 
     def check_arcs(self, available: set[str]) -> None:
         """Output arcs read only ``available`` names; constants on any arc
@@ -294,6 +307,8 @@ class _TransitionCompiler:
                 if term.delay is not None:
                     self.check_constant_delay(term.delay, check_expression(term.delay),
                                               f"{what} '{text}'")
+                if isinstance(term.multiplicity, str):
+                    self.check_constant_multiplicity(term.multiplicity, f"{what} '{text}'")
                 self.check_constant(place, term, f"{what} '{text}'")
         for place, text in self.t.inputs:
             for term in self.parse(text, self.arc_name(place, output=False)):

@@ -50,14 +50,16 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
     computed = bool(delay) and not is_literal(delay)  # a literal was checked >= 0
     for output, (value, stamp) in zip(outputs, names):
         body += _evaluate(transition, output, value, stamp, places[output.place], base, computed)
+    counting, counts = _counts(outputs, places)
+    body += counting
     taken = [step.token.place for step in steps if step.kind != TEST and step.token.consumed]
     replaced = {place for place in held if taken.count(place) == 1
                 and [(o.term.splat, o.term.multiplicity) for o in outputs
                      if o.place == place] == [(False, 1)]}
     body += _consume(steps, places, replaced)
-    for output, (value, stamp) in zip(outputs, names):
+    for output, (value, stamp), count in zip(outputs, names, counts):
         body += ([f"_cpn_R{output.place}[0] = {value}"] if output.place in replaced
-                 else _produce(output, value, stamp, places[output.place].timed,
+                 else _produce(output, value, stamp, count, places[output.place].timed,
                                output.place in keyed))
     emptied = [f"_cpn_R{place}" for place in dict.fromkeys(taken) if place not in held]
     body.append("return _cpn_others" if _disables_itself(steps, outputs, replaced)
@@ -122,6 +124,29 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
     return lines + ["    " + refuse("_cpn_t")]
 
 
+def _counts(outputs: list[Output], places: list[FlatPlace]) -> tuple[list[str], list[str]]:
+    """The ``range`` each output's tokens are put by: ``range(n)`` for a
+    literal (checked >= 0 when the net was built), else ``_cpn_mK``, and
+    the lines that compute those before any token is taken, after every
+    output's tokens (the order the inscriptions were always evaluated
+    in): one that is no integer fails, a negative one is refused (its
+    ``range`` would put no token)."""
+    lines, counts = [], []
+    for k, output in enumerate(outputs):
+        multiplicity = output.term.multiplicity
+        if isinstance(multiplicity, int) or is_literal(multiplicity):
+            counts.append(f"range{_pasted(multiplicity)}")
+            continue
+        count = f"_cpn_m{k}"
+        counts.append(count)
+        refused = (f"arc to '{places[output.place].path}' {output.text!r}: multiplicity "
+                   f"{multiplicity!r} is ")
+        lines += [f"{count} = range{_pasted(multiplicity)}",
+                  f"if {count}.stop < 0: raise ValueError({refused!r} + repr({count}.stop) "
+                  "+ ', not an integer >= 0')"]
+    return lines, counts
+
+
 def _refusals(place: FlatPlace, token: str) -> list[str]:
     """Tests of ``token`` that make the simulator refuse it (see
     ``Simulator._refuse``): not hashable, outside the place's colour set,
@@ -176,11 +201,12 @@ def _consume(steps: list[SearchStep], places: list[FlatPlace],
     return lines
 
 
-def _produce(output: Output, value: str, stamp: str, timed: bool,
+def _produce(output: Output, value: str, stamp: str, count: str, timed: bool,
              keyed: bool = False) -> list[str]:
-    """Put the evaluated token(s) into the place: a timed token available
-    now joins the place's list, a later one waits in the simulator's heap
-    (``_cpn_put`` and the clock's advance lower a keyed place's bounds)."""
+    """Put the evaluated token(s) into the place, ``count`` times (see
+    :func:`_counts`): a timed token available now joins the place's list,
+    a later one waits in the simulator's heap (``_cpn_put`` and the
+    clock's advance lower a keyed place's bounds)."""
     place, term = output.place, output.term
     lower = f"; _cpn_lower({place}, {{}})" if keyed else ""
     put = (f"_cpn_put({place}, _cpn_t, {stamp}, now)" if timed
@@ -193,7 +219,7 @@ def _produce(output: Output, value: str, stamp: str, timed: bool,
                 f"_cpn_t.value, {stamp} + _cpn_t.delay, now)",
                 f"    else: {put}"]
     if term.multiplicity != 1:
-        return [f"for _cpn_k in range{_pasted(term.multiplicity)}:",
+        return [f"for _cpn_k in {count}:",
                 f"    _cpn_t = {value}", f"    {put}"]
     if timed:
         return [f"if {stamp} <= now: _cpn_R{place}.append({value}); "

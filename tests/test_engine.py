@@ -97,6 +97,50 @@ def test_a_computed_delay_below_0_or_nan_fails_its_firing(arc, delay, stamp):
     assert sim.now == 0 and sim.marking["P"] == [1] and sim.marking["Q"] == []
 
 
+
+def counted_once(arc: str, initial: int = 1) -> Net:
+    net = Net("counts", env={"MINUS": -1})
+    net.place("P", int, initial=[initial])
+    net.place("Q", int)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", arc)
+    return net
+
+
+@pytest.mark.parametrize("arc, refused", [
+    ("(-1)`x", "arc T -> Q '(-1)`x': a multiplicity must be an integer >= 0, not -1"),
+    ("x ++ MINUS`x", "arc T -> Q 'x ++ MINUS`x': a multiplicity must be an integer >= 0, "
+                     "not -1"),
+    ("1.5`x", "arc T -> Q '1.5`x': a multiplicity must be an integer >= 0, not 1.5")])
+def test_a_multiplicity_known_when_the_net_is_built_must_be_an_integer_at_least_0(arc, refused):
+    # A negative one put no token, without a word.
+    with pytest.raises(NetError, match=re.escape(f"transition 'T', {refused}")):
+        Simulator(counted_once(arc))
+
+
+def test_a_computed_multiplicity_below_0_fails_before_a_token_is_taken():
+    # It put no token, without a word.
+    sim = Simulator(counted_once("x`7", initial=-2))
+    with pytest.raises(BindingError, match=re.escape(
+            "firing T<x=-2> at time 0.0 failed: ValueError(\"arc to 'Q' 'x`7': multiplicity "
+            "'x' is -2, not an integer >= 0\")")):
+        sim.run()
+    assert sim.marking["P"] == [-2] and sim.marking["Q"] == []
+    sim = Simulator(counted_once("x`7 ++ 0`x", initial=2))
+    sim.run()
+    assert sim.marking["Q"] == [7, 7]
+
+
+def test_a_computed_multiplicity_that_is_no_integer_fails_before_a_token_is_taken():
+    # It failed after the firing had taken x: the token was lost.
+    sim = Simulator(counted_once("7 ++ (x / 2)`x", initial=2))
+    with pytest.raises(BindingError, match=re.escape(
+            "firing T<x=2> at time 0.0 failed: TypeError(\"'float' object cannot be "
+            "interpreted as an integer\")")):
+        sim.run()
+    assert sim.marking["P"] == [2] and sim.marking["Q"] == []
+
 def test_a_transition_delay_with_no_timed_output_is_refused():
     net = Net("untimed")
     net.place("P", int, initial=[1])
