@@ -99,6 +99,8 @@ def parse_terms(text: str) -> list[Term]:
             check_expression(str(multiplicity))
         body = body.strip()
         splat = body.startswith("*")
+        if splat and rest:
+            raise SyntaxError("a '*' term puts each element once: it takes no multiplicity")
         expr = body[1:].strip() if splat else body
         check_expression(expr)
         delay_text = delay[0].strip() if delay else None

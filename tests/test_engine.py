@@ -141,6 +141,14 @@ def test_a_computed_multiplicity_that_is_no_integer_fails_before_a_token_is_take
         sim.run()
     assert sim.marking["P"] == [2] and sim.marking["Q"] == []
 
+
+def test_a_splat_term_takes_no_multiplicity():
+    # 2`*[x, x] put each element once, the 2 dropped without a word.
+    with pytest.raises(NetError, match=re.escape(
+            "transition 'T', arc T -> Q '2`*[x, x]': cannot parse '2`*[x, x]': a '*' term "
+            "puts each element once: it takes no multiplicity")):
+        Simulator(counted_once("2`*[x, x]"))
+
 def test_a_transition_delay_with_no_timed_output_is_refused():
     net = Net("untimed")
     net.place("P", int, initial=[1])
