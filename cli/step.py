@@ -297,7 +297,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from cpn.stepper import Stepper
-    from cpn.trace import ReplayError, load_trace, replay_on
+    from cpn.trace import ReplayError, TraceFileError, load_trace, replay_on
 
     from .terminal import make_console, show_on
 
@@ -307,6 +307,10 @@ def run_replay(args: argparse.Namespace) -> int:
         header, records = load_trace(args.trace)
         seed = args.seed if args.seed is not None else (header.get("seed") or 0)
         stepper = Stepper(net, seed=seed, show=show_on(console))
+        saved_from = header.get("net")
+        if saved_from and saved_from not in (stepper.simulator.net.name, args.net):
+            console.print(Text(f"note: {args.trace} was saved from net {saved_from!r}; "
+                               f"this is {stepper.simulator.net.name!r}", style="yellow"))
         replay_on(stepper.simulator, args.trace)
     except LoadError as error:
         console.print(Text(f"cpn replay: {error}", style="red"))
@@ -314,6 +318,9 @@ def run_replay(args: argparse.Namespace) -> int:
     except OSError as error:
         console.print(Text(f"cpn replay: cannot read {args.trace}: "
                            f"{error.strerror or error}", style="red"))
+        return 2
+    except TraceFileError as error:  # bad input, as a malformed trace is to cpn run
+        console.print(Text(f"cpn replay: {error}", style="red"))
         return 2
     except ReplayError as error:
         console.print(Text(f"cpn replay: {error}", style="red"))

@@ -38,6 +38,11 @@ class ReplayError(BindingError):
     """A saved trace cannot be fired again on this net."""
 
 
+class TraceFileError(ReplayError):
+    """A file that is not a saved trace (no header, a line not JSON, a
+    record without its fields, a seed that is no seed)."""
+
+
 @dataclass
 class FiringRecord:
     """One firing of the trace: when, which transition, its variables."""
@@ -84,20 +89,33 @@ def load_trace(path: str | Path) -> tuple[dict, list[dict]]:
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError as error:
-                raise ReplayError(f"{path}, line {number}: not JSON ({error.msg})") from None
+                raise TraceFileError(f"{path}, line {number}: not JSON ({error.msg})") \
+                    from None
             if not isinstance(entry, dict):
-                raise ReplayError(f"{path}, line {number}: expected a JSON object")
+                raise TraceFileError(f"{path}, line {number}: expected a JSON object")
             if "format" in entry:
                 if entry["format"] != TRACE_FORMAT:
-                    raise ReplayError(f"{path}: unknown trace format {entry['format']!r}")
+                    raise TraceFileError(f"{path}: unknown trace format {entry['format']!r}")
                 header = entry
                 continue
             missing = {"time", "transition", "values"} - set(entry)
             if missing:
-                raise ReplayError(f"{path}, line {number}: missing "
-                                  f"{', '.join(sorted(missing))}")
+                raise TraceFileError(f"{path}, line {number}: missing "
+                                     f"{', '.join(sorted(missing))}")
             records.append(entry)
+    _check_header(header, path)
     return header, records
+
+
+def _check_header(header: dict, path) -> None:
+    """A trace starts with its header, whose seed (if any) is a seed: an
+    empty file, or one cut at its head, replayed as nothing at all."""
+    if not header:
+        raise TraceFileError(f"{path}: not a saved trace: it has no header line "
+                             f'({{"format": "{TRACE_FORMAT}", ...}})')
+    seed = header.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise TraceFileError(f"{path}: the header's seed {seed!r} is not a whole number >= 0")
 
 
 def replay(net: Net | FlatNet, trace_file: str | Path, seed: int | None = None,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from cli.step import load_net, main_step
 from cpn import Net, Simulator, timed
 from cpn.stepper import Message, ReplayError, Stepper, replay
@@ -221,6 +222,30 @@ def test_replay_mismatch_names_the_step(tmp_path):
     with pytest.raises(ReplayError, match=r"step 2: Produce<x=42> at time 0 is not "
                                           r"enabled \(enabled: .*\)"):
         replay(net, trace)
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("", "not a saved trace: it has no header line"),
+    ('{"step": 1, "time": 0.0, "transition": "Produce", "values": {"x": "1"}}\n',
+     "not a saved trace: it has no header line"),
+    ('{"format": "cpn-trace/1", "net": "buffer", "seed": "abc"}\n',
+     "the header's seed 'abc' is not a whole number >= 0")])
+def test_a_file_that_is_no_saved_trace_is_refused_with_its_name(tmp_path, text, refused):
+    # An empty file, or one cut at its head, replayed as nothing at all.
+    trace = tmp_path / "run.jsonl"
+    trace.write_text(text)
+    with pytest.raises(ReplayError, match=re.escape(f"{trace}: {refused}")):
+        replay(buffer_net(), trace)
+
+
+def test_cpn_replay_notes_a_trace_saved_from_another_net(tmp_path, capsys):
+    trace = tmp_path / "run.jsonl"
+    trace.write_text('{"format": "cpn-trace/1", "net": "Other", "seed": 0}\n')
+    assert main(["replay", "puppet", str(trace)]) == 0
+    assert f"note: {trace} was saved from net 'Other'; this is 'PuPPET'" in " ".join(
+        capsys.readouterr().out.split())
+    trace.write_text("")
+    assert main(["replay", "puppet", str(trace)]) == 2
 
 
 NET_FILE = textwrap.dedent("""
