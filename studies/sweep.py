@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 from .grids import Run, plan
 from .results import RESULTS_CSV, collect
 from .storage import current_result, write_result
+from .workloads import refuse_months_beyond_traces
 
 
 @dataclass
@@ -140,9 +141,11 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
     results stay.  At the end, :func:`~studies.results.collect` writes
     ``results.csv``.
     """
+    planned = plan(runs, baselines)
+    refuse_months_beyond_traces(planned)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
-    sweep = _Sweep(results_dir, plan(runs, baselines), on_result)
+    sweep = _Sweep(results_dir, planned, on_result)
     if sweep.todo:
         sweep.execute(workers, client, progress)
     if collect_results and len(collect(results_dir, runs=runs)):

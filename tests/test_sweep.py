@@ -179,6 +179,15 @@ def test_month_windows_split_the_trace(trace):
         prepare_workload(Experiment(trace=str(trace), month=2))
 
 
+def test_a_month_the_trace_lacks_is_refused_before_any_run(trace, tmp_path):
+    # Each such run failed on its own, once the sweep had started.
+    months = [Experiment(trace=str(trace), month=month) for month in (0, 1, 5)]
+    with pytest.raises(ValueError, match=re.escape(
+            f"{trace} has 2 windows of 30 days (months 0 to 1), not month 5")):
+        run_sweep(months, tmp_path / "results", workers=1, progress=False)
+    assert not (tmp_path / "results").exists()
+
+
 def test_hourly_profile_and_cap_excess():
     # 100 W for the first two hours, 400 W for one, then 100 W to 24 h.
     times, watts = [0, 7200, 10800], [100.0, 400.0, 100.0]
