@@ -163,13 +163,50 @@ def split_conjuncts(text: str) -> list[str]:
     return [text.strip()]
 
 
+class _Assigned(ast.NodeVisitor):
+    """The names a block assigns in its own scope, in the order written
+    (an ``if``/``else`` that sets ``y`` on both branches sets ``y``)."""
+
+    def __init__(self):
+        self.names: dict[str, None] = {}
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Store):
+            self.names.setdefault(node.id, None)
+
+    def visit_Assign(self, node) -> None:
+        """Every name of a target, ``job`` of ``job.size = 2`` too: the
+        compiler refuses a code segment that changes a token an input arc
+        bound."""
+        for target in getattr(node, "targets", None) or [node.target]:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    self.names.setdefault(name.id, None)
+        if node.value is not None:
+            self.visit(node.value)
+
+    visit_AugAssign = visit_AnnAssign = visit_Assign
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.names.setdefault(node.name, None)
+        self.generic_visit(node)
+
+    def _own_scope(self, node) -> None:
+        """A function, class, lambda or comprehension: its names are its own."""
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _own_scope
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _own_scope
+
+
 @dataclass(frozen=True)
 class CodeSegment:
     """A transition's code segment: Python statements run when it fires.
 
-    Names it assigns at top level are its output variables, usable on the
-    output arcs; names it reads must be bound by input arcs or come from the
-    environment.
+    Names it assigns in its own scope (at top level or in its ``if``,
+    ``for``, ``with`` and ``try`` blocks; not in a function or comprehension
+    it defines) are its output variables, usable on the output arcs; names
+    it reads must be bound by input arcs or come from the environment.
     """
 
     text: str
@@ -180,18 +217,9 @@ class CodeSegment:
 
     @property
     def outputs(self) -> list[str]:
-        names: list[str] = []
-        for statement in self.tree.body:
-            targets = []
-            if isinstance(statement, ast.Assign):
-                targets = statement.targets
-            elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
-                targets = [statement.target]
-            for target in targets:
-                for node in ast.walk(target):
-                    if isinstance(node, ast.Name) and node.id not in names:
-                        names.append(node.id)
-        return names
+        assigned = _Assigned()
+        assigned.visit(self.tree)
+        return list(assigned.names)
 
     def check(self) -> None:
         for node in ast.walk(self.tree):

@@ -263,6 +263,25 @@ def test_code_segment_computes_output_variables_with_the_environment():
     assert sorted(sim.marking["Q"]) == [3, 4, 7]
 
 
+def test_a_code_segment_sets_its_outputs_in_branches_and_loops_too():
+    # Only top-level assignments counted: 'y' set on both branches was
+    # refused as "never bound".
+    net = Net("code")
+    net.place("P", int, initial=[3, 1])
+    net.place("Q", int)
+    net.transition("T", code="if x > 2:\n    y = 1\nelse:\n    y = 2\n"
+                             "for step in range(x):\n    total = step\n"
+                             "names = [inner for inner in 'ab']")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "y + 10 * total")
+    sim = Simulator(net)
+    sim.run()
+    assert sorted(sim.marking["Q"]) == [2, 21]
+    net.arc("T", "Q", "inner")  # a comprehension's name is its own
+    with pytest.raises(NetError, match="variable 'inner' in 'inner' is never bound"):
+        Simulator(net)
+
+
 def test_splat_output_and_now():
     net = Net("splat")
     net.place("P", tuple, initial=[(1, 2, 3)])
