@@ -58,7 +58,7 @@ def run_check(args: argparse.Namespace) -> int:
     from cpn.statespace import StateSpaceError, state_space
     from cpn.statespace.report import report
 
-    from .step import LoadError, load_net_and_module
+    from .net_loading import LoadError, load_net_and_module
 
     try:
         if args.save is not None:

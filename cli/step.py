@@ -6,9 +6,10 @@ name (``nets.puppet``) that exposes a ``net`` attribute or a
 ``build_net()`` function, both run as Python; or a data file
 (``examples/puppet_demo.toml``), read without running any of its text, its
 functions taken from the registry ``--functions MODULE`` names (the
-module's ``FUNCTIONS``, e.g. ``nets.puppet``).  The dispatcher (``cli/main.py``) registers the
-two subcommands with :func:`add_step_parsers`; :func:`main_step` runs them
-on their own (``main_step(["step", "net.py"])``).
+module's ``FUNCTIONS``, e.g. ``nets.puppet``; ``cli/net_loading.py``).  The
+dispatcher (``cli/main.py``) registers the two subcommands with
+:func:`add_step_parsers`; :func:`main_step` runs them on their own
+(``main_step(["step", "net.py"])``).
 
 Everything here is a thin shell over :mod:`cpn.stepper` and
 :mod:`cpn.trace`, which a notebook can use directly; ``cli/terminal.py``
@@ -19,169 +20,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
-import importlib.util
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cpn.errors import BindingError, ColourError, NetError
 from cpn.flatten import FlatNet
 from cpn.net import Net
 
+from .net_loading import LoadError, load_net, load_net_and_breakpoints
 from .values import non_negative_int
 
 if TYPE_CHECKING:  # the commands import them: the parser alone needs neither
     from rich.console import Console
 
     from cpn.stepper import Stepper
-
-
-class LoadError(Exception):
-    """NET cannot be loaded; the message says why, in one line."""
-
-
-#: Built-in nets, by the name ``cpn step`` takes.
-BUILT_IN = {"puppet": "nets.demo"}
-
-
-#: Suffixes of data files (``cpn.netfile``), read without running code.
-DATA_SUFFIXES = (".toml",)
-
-
-def load_net(spec: str, functions: str | None = None) -> Net | FlatNet:
-    """The net of a Python file or dotted module (its ``net`` attribute, or
-    what its ``build_net()`` returns), a built-in one (``puppet``), or a
-    data file read with the registry ``functions`` names (a module with a
-    ``FUNCTIONS`` dict)."""
-    return load_net_and_module(spec, functions)[0]
-
-
-#: What a net file's ``BREAKPOINTS`` holds, for the browser's breakpoint form.
-BREAKPOINTS_HELP = "a dict of name -> (place path, function of the place's token values)"
-
-
-def load_net_and_module(spec: str, functions: str | None = None) -> tuple[Net | FlatNet, object]:
-    """The net, and the Python module it came from (None for a data file),
-    for commands that read more of the module (``cpn check``: its QUERIES)."""
-    spec = BUILT_IN.get(spec, spec)
-    path = Path(spec)
-    if path.suffix in DATA_SUFFIXES:
-        return _load_data_file(path, functions), None
-    if functions:
-        raise LoadError(f"--functions {functions}: only a data file ({', '.join(DATA_SUFFIXES)})"
-                        f" takes a registry; {spec} is Python and imports what it needs")
-    module = _load_module(spec, path)
-    return _net_of(module, spec), module
-
-
-def load_net_and_breakpoints(spec: str, functions: str | None = None
-                             ) -> tuple[Net | FlatNet, dict[str, tuple]]:
-    """:func:`load_net`, and the place predicates a Python net file offers
-    as breakpoints: its ``BREAKPOINTS`` dict (none for a data file)."""
-    net, module = load_net_and_module(spec, functions)
-    return net, {} if module is None else _breakpoints_of(module, BUILT_IN.get(spec, spec))
-
-
-def _load_data_file(path: Path, functions: str | None) -> Net:
-    from cpn.netfile import NetFileError, load
-
-    registry = _registry(functions) if functions else {}
-    try:
-        return load(path, functions=registry)
-    except NetFileError as error:
-        hint = ("" if functions else " (a net naming functions needs --functions "
-                                     "MODULE, e.g. --functions nets.puppet)")
-        raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
-
-
-def _load_module(spec: str, path: Path):
-    """The module of a Python file or a dotted module name, imported (run)."""
-    if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
-        if not path.is_file():
-            raise LoadError(f"no such file: {spec}")
-        return _import_file(path)
-    try:
-        return importlib.import_module(spec)
-    except ModuleNotFoundError as error:
-        raise LoadError(f"cannot import {spec!r}: {error} (give a .py file path "
-                        "or a dotted module name on the Python path)") from None
-    except Exception as error:  # noqa: BLE001 - the user's module failed
-        raise LoadError(f"importing {spec!r} failed: "
-                        f"{type(error).__name__}: {error}") from None
-
-
-def _net_of(module, spec: str) -> Net | FlatNet:
-    net = getattr(module, "net", None)
-    if net is None and callable(getattr(module, "build_net", None)):
-        try:
-            net = module.build_net()
-        except (NetError, ColourError) as error:
-            raise LoadError(f"{spec}: build_net() failed: {error}") from None
-        except Exception as error:  # noqa: BLE001 - the user's code failed
-            raise LoadError(f"{spec}: build_net() failed: "
-                            f"{type(error).__name__}: {error}") from None
-    if net is None:
-        raise LoadError(f"{spec} has neither a 'net' attribute nor a build_net() "
-                        "function")
-    if not isinstance(net, (Net, FlatNet)):
-        raise LoadError(f"{spec}: 'net' is a {type(net).__name__}, not a cpn.Net")
-    return net
-
-
-def _breakpoints_of(module, spec: str) -> dict[str, tuple]:
-    found = getattr(module, "BREAKPOINTS", {})
-    if not isinstance(found, dict):
-        raise LoadError(f"{spec}: BREAKPOINTS is a {type(found).__name__}, not "
-                        f"{BREAKPOINTS_HELP}")
-    for name, entry in found.items():
-        if not (isinstance(name, str) and isinstance(entry, tuple) and len(entry) == 2
-                and isinstance(entry[0], str) and callable(entry[1])):
-            raise LoadError(f"{spec}: BREAKPOINTS[{name!r}] is {entry!r}; expected "
-                            f"{BREAKPOINTS_HELP}")
-    return dict(found)
-
-
-def _registry(functions: str) -> dict:
-    """The ``FUNCTIONS`` of the module ``--functions`` names."""
-    try:
-        module = importlib.import_module(functions)
-    except ImportError as error:
-        raise LoadError(f"--functions {functions}: cannot import it: {error}") from None
-    registry = getattr(module, "FUNCTIONS", None)
-    if not isinstance(registry, dict):
-        raise LoadError(f"--functions {functions}: the module has no FUNCTIONS dict "
-                        "(name -> function or type)")
-    return registry
-
-
-def _import_file(path: Path):
-    """Import a file as a module of its own (so its dataclasses and pickling
-    work), its directory on ``sys.path`` so it can import its neighbours."""
-    path = path.resolve()
-    name = f"_cpn_net_{abs(hash(str(path)))}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise LoadError(f"cannot import {path} as Python")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    directory = str(path.parent)
-    added = directory not in sys.path
-    if added:
-        sys.path.insert(0, directory)
-    try:
-        spec.loader.exec_module(module)
-    except SystemExit:
-        raise LoadError(f"{path.name} exited while being imported (guard its script "
-                        "part with if __name__ == '__main__':)") from None
-    except Exception as error:  # noqa: BLE001 - the user's file failed
-        del sys.modules[name]
-        raise LoadError(f"importing {path} failed: {type(error).__name__}: "
-                        f"{error}") from None
-    finally:
-        if added:
-            sys.path.remove(directory)
-    return module
 
 
 def _lines(file):

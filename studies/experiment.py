@@ -58,7 +58,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .experiment_fields import SYNTHETIC, check_choices, check_values
+from .experiment_fields import SYNTHETIC, check_choices, check_values, field_number
 from .run_keys import absolute_path, run_key
 
 #: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
@@ -93,21 +93,6 @@ _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "walltime_scale", "size_scale")
 _INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_month", "l",
          "seed", "unit_nodes")
-
-
-def _number(name: str, value: Any) -> float:
-    """``value`` of field ``name`` as a finite float, refused with the
-    field's name otherwise (NaN, read from a grid file, slipped through
-    every range check and then stood for "not given")."""
-    try:
-        number = None if isinstance(value, bool) else float(value)
-    except (TypeError, ValueError):
-        number = None
-    if number is None:
-        raise ValueError(f"{name} must be a number, not {value!r}")
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be a finite number, not {value!r}")
-    return number
 
 
 def cap_reference_of(experiments: Iterable["Experiment"]) -> str | None:
@@ -218,11 +203,11 @@ class Experiment:
         for name in _FLOATS:
             value = getattr(self, name)
             if value is not None:
-                put(name, _number(name, value))
+                put(name, field_number(name, value))
         for name in _INTS:
             value = getattr(self, name)
             if value is not None and value != OWN_MONTH:
-                value = _number(name, value)
+                value = field_number(name, value)
                 if not value.is_integer():
                     raise ValueError(f"{name} must be a whole number, not {value}")
                 put(name, int(value))

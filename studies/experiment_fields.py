@@ -9,7 +9,7 @@ rather than deep inside a run.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from modules.batch_scheduling import OVERRUNS, P_SCHEDULE
 from modules.cpu_scaling import ADMISSIONS, CpuScaling
@@ -41,6 +41,26 @@ def check_choices(exp: "Experiment") -> None:
         value = getattr(exp, name)
         if value is not None and value not in allowed:
             raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
+
+
+def field_number(name: str, value: Any) -> float:
+    """``value`` of field ``name`` as a float, refused with the field's name
+    if it is none or NaN (which slipped through every range check and then
+    stood for "not given"); infinities are left to the fields' own checks
+    (``check_values``), which say what an infinite value would mean."""
+    try:
+        number = None if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or math.isnan(number):
+        raise ValueError(f"{name} must be a number, not {value!r}")
+    return number
+
+
+#: The number fields no run can take infinite (those still set once the
+#: fields are settled; system_mttf_hours says what infinity would mean).
+FINITE = ("cap_watts", "w_minutes", "alpha", "beta", "latency", "node_watts", "core_share",
+          "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier")
 
 
 def check_values(exp: "Experiment") -> None:
@@ -75,6 +95,10 @@ def check_values(exp: "Experiment") -> None:
         CpuScaling(1.0, **({"levels": exp.levels} if exp.levels else {}),
                    beta=exp.beta, latency=exp.latency)  # validates
     _check_resilience(exp)
+    for name in FINITE:
+        value = getattr(exp, name)
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"{name} must be finite, not {value}")
 
 
 def _check_resilience(exp: "Experiment") -> None:

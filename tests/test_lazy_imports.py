@@ -185,8 +185,8 @@ def test_a_run_without_plots_loads_neither_pandas_nor_matplotlib(tmp_path, flags
     trace = tmp_path / "tiny.swf"
     trace.write_text(TINY_TRACE)
     assert loaded_after(run_code(trace, tmp_path / "out", "--no-plots", *flags),
-                        ("pandas", "matplotlib", "cli.step", "cli.sweep", "cli.study",
-                         "cli.validate", "cli.check")) == []
+                        ("pandas", "matplotlib", "cli.step", "cli.net_loading", "cli.sweep",
+                         "cli.study", "cli.validate", "cli.check")) == []
     assert (tmp_path / "out" / "rejected.csv").read_text().splitlines()[:2] == [
         "job_id,line,reason", '2,5,"duplicate job id, first at line 4"']
     assert (tmp_path / "out" / "jobs.csv").read_text().splitlines()[0] == (

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from cli.step import load_net, main_step
+from cli.net_loading import load_net
+from cli.step import main_step
 from cpn import Net, Simulator, timed
 from cpn.stepper import Message, ReplayError, Stepper, replay
 from cpn.stepper.breakpoints import Recorder

@@ -153,8 +153,9 @@ def test_grid_from_json():
     ('{"base": {\n', "{path}, line 2: not JSON"),
     ('{"grid": {"cap_watts": ["abc"]}}', "cap_watts must be a number, not 'abc'"),
     ('{"grid": {"seed": [true]}}', "seed must be a number, not True"),
+    ('{"grid": {"alpha": ["nan"]}}', "alpha must be a number, not 'nan'"),
     ('{"grid": {"seed": [-1]}}', "seed must be >= 0, not -1"),
-    ('{"grid": {"alpha": [1e999]}}', "alpha must be a finite number, not inf")])
+    ('{"grid": {"node_watts": [1e999]}}', "node_watts must be finite, not inf")])
 def test_a_bad_grid_file_is_refused_naming_the_file_or_field(tmp_path, text, refused):
     # A NaN cap fraction read as "no cap given": the default 70 % ran instead.
     path = tmp_path / "grid.json"

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.step import load_net, load_net_and_breakpoints, main_step
+from cli.net_loading import load_net, load_net_and_breakpoints
+from cli.step import main_step
 from cpn import Simulator
 from cpn.stepper import Stepper, replay
 from cpn.trace import save_trace

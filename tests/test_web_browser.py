@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import pytest
 
-from cli.step import load_net
+from cli.net_loading import load_net
 from cpn.stepper import Stepper
 from cpn.trace import replay
 from cpn.web import WebSession
