@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
 from pathlib import Path
@@ -198,12 +199,17 @@ def command_run(args) -> int:
 
 
 def energy_steps(text: str) -> list[float]:
-    """``--energy-steps``: seconds separated by commas."""
+    """``--energy-steps``: seconds separated by commas (none: no estimates)."""
+    if not text.strip():
+        return []
     try:
-        return [float(s) for s in text.split(",") if s.strip()]
+        steps = [float(s) for s in text.split(",") if s.strip()]
     except ValueError:
-        raise ValueError(f"--energy-steps must be seconds separated by commas, "
-                         f"not {text!r}") from None
+        steps = []
+    if not steps or not all(0 < step < math.inf for step in steps):
+        raise ValueError(f"--energy-steps must be positive seconds separated by commas, "
+                         f"not {text!r}")
+    return steps
 
 
 def puppet_config(args, machine_nodes: int, default_policy: str = "fcfs"):

@@ -42,13 +42,14 @@ BREAKPOINTS_HELP = "a dict of name -> (place path, function of the place's token
 def load_net_and_module(spec: str, functions: str | None = None) -> tuple[Net | FlatNet, object]:
     """The net, and the Python module it came from (None for a data file),
     for commands that read more of the module (``cpn check``: its QUERIES)."""
-    spec = BUILT_IN.get(spec, spec)
+    given, spec = spec, BUILT_IN.get(spec, spec)
     path = Path(spec)
     if path.suffix in DATA_SUFFIXES:
         return _load_data_file(path, functions), None
     if functions:
+        what = "built in" if given in BUILT_IN else "Python and imports what it needs"
         raise LoadError(f"--functions {functions}: only a data file ({', '.join(DATA_SUFFIXES)})"
-                        f" takes a registry; {spec} is Python and imports what it needs")
+                        f" takes a registry; {given} is {what}")
     module = _load_module(spec, path)
     return _net_of(module, spec), module
 
@@ -76,6 +77,8 @@ def _load_data_file(path: Path, functions: str | None) -> Net:
 def _load_module(spec: str, path: Path):
     """The module of a Python file or a dotted module name, imported (run)."""
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
+        if path.is_dir():
+            raise LoadError(f"{spec} is a directory: give a net's .py or .toml file")
         if not path.is_file():
             raise LoadError(f"no such file: {spec}")
         return _import_file(path)

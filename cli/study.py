@@ -43,8 +43,13 @@ def _months(text: str):
 
 
 def _seeds(text: str) -> list[int]:
-    seeds = _months(text)
-    if isinstance(seeds, str) or not seeds:
+    from studies.workloads import parse_months
+
+    try:
+        seeds = parse_months(text)
+    except ValueError:
+        seeds = None
+    if not isinstance(seeds, list) or not seeds:
         raise argparse.ArgumentTypeError(f"seeds are a list (0,1,2 or 0-4), not {text!r}")
     return seeds
 

@@ -44,10 +44,14 @@ FAILURE_AXES = ("on_failure", "checkpoint_scale", "redundancy", "gamma",
 
 def parse_months(text: str):
     """``studies.workloads.parse_months``, imported only when a sweep is
-    parsed (under the same name, which argparse shows in its errors)."""
+    parsed; a bad list is refused with what a list is."""
     from studies.workloads import parse_months as parse
 
-    return parse(text)
+    try:
+        return parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"months are a list (0,1,2 or 0-3), 'all' or 'none', not {text!r}") from None
 
 
 def _default_trace(model: str) -> str | Path:

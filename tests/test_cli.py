@@ -188,9 +188,12 @@ def test_a_missing_trace_is_a_one_line_error(tmp_path, capsys):
     assert "nowhere.swf" in error_of(capsys)
 
 
-def test_bad_energy_steps_are_a_one_line_error(trace, tmp_path, capsys):
-    assert run_cli("--trace", trace, "--out", tmp_path / "out", "--energy-steps", "1m") == 2
-    assert "--energy-steps" in error_of(capsys)
+@pytest.mark.parametrize("steps", ["1m", "0", "60,-5", "inf", ","])
+def test_bad_energy_steps_are_a_one_line_error(trace, tmp_path, capsys, steps):
+    # A step of 0 failed deep inside with "step must be positive, got 0.0".
+    assert run_cli("--trace", trace, "--out", tmp_path / "out", "--energy-steps", steps) == 2
+    assert error_of(capsys) == ("cpn run: error: --energy-steps must be positive seconds "
+                                f"separated by commas, not {steps!r}")
 
 
 @pytest.mark.parametrize("option, value", [("--idle-fraction", "-0.1"),

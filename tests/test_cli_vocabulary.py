@@ -265,6 +265,16 @@ def test_bad_values_are_refused_as_typed(capsys, command, flag, value, message):
         f"cpn {command}: error: argument {flag}: {message}")
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "--month", "abc"], "cpn sweep: error: argument --month: months are a list "
+                                  "(0,1,2 or 0-3), 'all' or 'none', not 'abc'"),
+    (["study", "fig10", "--seeds", "abc"], "cpn study: error: argument --seeds: seeds are a "
+                                           "list (0,1,2 or 0-4), not 'abc'")])
+def test_lists_are_refused_saying_what_a_list_is(capsys, argv, message):
+    # argparse had said "invalid parse_months value", and --seeds spoke of months.
+    assert refused(capsys, *argv) == message
+
+
 def test_workers_must_be_at_least_one(capsys):
     assert refused(capsys, "sweep", "--workers", "0") == (
         "cpn sweep: error: argument --workers: must be at least 1, not 0")

@@ -249,6 +249,15 @@ def test_cpn_replay_notes_a_trace_saved_from_another_net(tmp_path, capsys):
     assert main(["replay", "puppet", str(trace)]) == 2
 
 
+def test_a_net_that_is_a_directory_or_a_registry_for_the_built_in_is_refused(tmp_path,
+                                                                            capsys):
+    assert main(["step", str(tmp_path)]) == 2
+    assert (f"{tmp_path} is a directory: give a net's .py or .toml file"
+            in " ".join(capsys.readouterr().out.split()))
+    assert main(["step", "puppet", "--functions", "nets.puppet"]) == 2
+    assert "takes a registry; puppet is built in" in " ".join(capsys.readouterr().out.split())
+
+
 NET_FILE = textwrap.dedent("""
     from cpn import Net
 
