@@ -258,7 +258,12 @@ def test_a_registry_is_checked():
     ("[transitions.T]\nguard = \"x >\"",
      r"^bad\.toml, line 2: transition 'T': guard: 'x >' is not a Python expression"),
     ("[places.P]\n[transitions.T]\ninputs = { P = \"x\" }\noutputs = { Q = \"x\" }",
-     r"^bad\.toml: arc T -> Q in 'bad': no place or transition named 'Q'$"),
+     r"^bad\.toml, line 4: arc T -> Q in 'bad': no place or transition named 'Q'$"),
+    ("[places.P]\ncolour = \"int\"\n[transitions.T]\nguard = \"z < 1\"\ninputs = { P = \"x\" }",
+     r"^bad\.toml, line 4: transition 'T', guard 'z < 1': unknown variable 'z'"),
+    ("[places.P]\ncolour = \"int\"\n[transitions.T]\ninputs = { P = \"x\" }\n"
+     "outputs = { P = \"y\" }",
+     r"^bad\.toml, line 5: transition 'T', arc T -> P: variable 'y' in 'y' is never bound"),
     ("[substitutions.S]\nmodule = \"M\"",
      r"^bad\.toml, line 2: substitution 'S': no module 'M' in \[modules\] \(there: none\)$"),
     ("[substitutions.S]\nmodule = \"M\"\n[modules.M.substitutions.S]\nmodule = \"M\"",
