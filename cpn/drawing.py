@@ -215,8 +215,14 @@ def place_paths(net: Net) -> dict[str, str]:
     places included) -> the flat place it becomes: its socket for a port,
     the fusion set for a fused place.  Mirrors ``flatten.py``."""
     result: dict[str, str] = {}
+    expanding: list[Net] = []
 
     def expand(module: Net, prefix: str, sockets: dict[str, str]) -> None:
+        if any(module is outer for outer in expanding):  # as flatten.py refuses it
+            raise NetError(f"substitution '{prefix.rstrip('/')}' of "
+                           f"{'module' if len(expanding) > 1 else 'net'} "
+                           f"'{expanding[-1].name}': module '{module.name}' contains itself")
+        expanding.append(module)
         local: dict[str, str] = {}
         for name, place in module.places.items():
             if prefix and place.port is not None:
@@ -229,6 +235,7 @@ def place_paths(net: Net) -> dict[str, str]:
         for sub in module.substitutions.values():
             expand(sub.module, prefix + sub.name + "/",
                    {port: local.get(socket, socket) for port, socket in sub.sockets})
+        expanding.pop()
 
     expand(net, "", {})
     return result

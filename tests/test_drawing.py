@@ -211,3 +211,16 @@ def test_simulator_in_a_notebook_without_graphviz_is_its_table(monkeypatch):
     sim = Simulator(shop())
     assert sim._repr_html_() == ("<p>Simulator of net &#x27;Shop&#x27;: 0 firings</p>"
                                  + sim._occupied()._repr_html_())
+
+
+def test_a_module_that_contains_itself_is_refused_as_the_simulator_refuses_it():
+    # Drawing walked the modules without flattening them, into a RecursionError.
+    module = Net("M")
+    module.place("P", int, port="inout")
+    module.substitution("Again", module, {"P": "P"})
+    top = Net("top")
+    top.place("A", int)
+    top.substitution("S", module, {"P": "A"})
+    with pytest.raises(NetError, match="substitution 'S/Again' of module 'M': module 'M' "
+                                       "contains itself"):
+        place_paths(top)
