@@ -201,9 +201,10 @@ def write_report(out: Path, report, summary: dict, unit: str, plots: bool) -> li
 def clock(workload):
     """Trace time -> a date, when the header gives the trace's Unix epoch
     (``UnixStartTime``); else the seconds themselves."""
-    try:
-        epoch = float(workload.header.get("UnixStartTime", "").split("\n")[0])
-    except ValueError:
+    from modules.swf_header import header_number
+
+    epoch = header_number(workload.header, "UnixStartTime")
+    if epoch is None:
         return lambda seconds: f"{seconds:,.0f} s"
     return lambda seconds: datetime.fromtimestamp(epoch + seconds, timezone.utc).strftime(
         "%Y-%m-%d %H:%M UTC")

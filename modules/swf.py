@@ -303,7 +303,7 @@ def _read(
 ) -> Workload:
     """One pass over the lines: ``;`` lines build the header, which sizes the
     machine by the first job line; job lines go to :class:`_JobLines`."""
-    header = HeaderLines()
+    header = HeaderLines(path)
     job_lines = None  # made at the first job line, once the header has sized the machine
 
     def start_jobs() -> _JobLines:
@@ -316,7 +316,7 @@ def _read(
         if not stripped:
             continue
         if stripped[0] == 59:  # b";": a header or comment line
-            header.add(raw.decode("utf-8", errors="replace"))
+            header.add(raw.decode("utf-8", errors="replace"), lineno)
             continue
         if job_lines is None:
             job_lines = start_jobs()

@@ -4,7 +4,11 @@ they describe.
 A key is one word and a colon right after the ``;``; a repeated key (such as
 ``Note``) gathers its values, one per line; an indented ``;`` line carries on
 the previous key's text and a bare ``;`` ends it.  ``MaxNodes`` and
-``MaxProcs`` size the machine unless the caller says otherwise.
+``MaxProcs`` size the machine unless the caller says otherwise, and
+``UnixStartTime`` dates the trace: these are checked as their line is read
+(a whole number, or ``-1`` for unknown as in a job line), so that a value
+mistyped is an error naming its line rather than a header ignored.  The
+other keys are free text.
 """
 
 from __future__ import annotations
@@ -15,6 +19,11 @@ from pathlib import Path
 from .trace_file import SWFError
 
 _HEADER = re.compile(r" ?([A-Za-z][A-Za-z0-9_]*)\s*:(.*)")
+_INTEGER = re.compile(r"-?[0-9]+")  # int() would also take "1_000" and other digits
+#: The keys read as numbers, the least value each may have (``-1``, unknown,
+#: aside) and what that value must be, in the words of the error.
+NUMERIC_KEYS = {"MaxNodes": (1, "a positive integer"), "MaxProcs": (1, "a positive integer"),
+                "UnixStartTime": (0, "a whole number of seconds since 1970")}
 
 
 def parse_header_line(text: str) -> tuple[str, str] | None:
@@ -34,17 +43,21 @@ def parse_header_line(text: str) -> tuple[str, str] | None:
 
 
 class HeaderLines:
-    """The header read so far: :attr:`values` maps each key to its text."""
+    """The header of ``path`` read so far: :attr:`values` maps each key to
+    its text."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.values: dict[str, str] = {}
         self._last_key: str | None = None
 
-    def add(self, text: str) -> None:
-        """Take one ``;`` line of the trace."""
+    def add(self, text: str, lineno: int) -> None:
+        """Take one ``;`` line of the trace, line ``lineno`` of the file."""
         parsed = parse_header_line(text)
         if parsed is not None:
             key, value = parsed
+            if key in NUMERIC_KEYS:
+                self._check_number(key, value, lineno)
             self.values[key] = f"{self.values[key]}\n{value}" if key in self.values else value
             self._last_key = key
             return
@@ -54,15 +67,22 @@ class HeaderLines:
         elif self._last_key is not None:
             self.values[self._last_key] += "\n" + body  # an indented continuation
 
+    def _check_number(self, key: str, value: str, lineno: int) -> None:
+        """Refuse a value of :data:`NUMERIC_KEYS` that is not what its key
+        needs, as a job line's bad field is refused."""
+        least, what = NUMERIC_KEYS[key]
+        number = int(value) if _INTEGER.fullmatch(value) else None
+        if number is None or (number < least and number != -1):
+            raise SWFError(f"{self.path}:{lineno}: {key}: {value!r} is not {what} "
+                           "(nor -1, unknown)")
 
-def _header_int(header: dict[str, str], key: str) -> int | None:
-    """A positive integer header value, or ``None`` when absent or unknown."""
-    text = header.get(key, "").split("\n")[0].strip()
-    try:
-        value = int(text)
-    except ValueError:
-        return None
-    return value if value > 0 else None
+
+def header_number(header: dict[str, str], key: str) -> int | None:
+    """The value of one of :data:`NUMERIC_KEYS` (checked as it was read), or
+    ``None`` when the header does not give it or gives -1 (unknown)."""
+    text = header.get(key, "").split("\n")[0]
+    value = int(text) if text else -1
+    return None if value == -1 else value
 
 
 def resolve_machine(
@@ -71,13 +91,13 @@ def resolve_machine(
 ) -> tuple[int, int]:
     """(procs per node, machine size) from the caller's choices and the header
     (the arguments of :func:`modules.swf.read_swf`)."""
-    max_nodes = _header_int(header, "MaxNodes")
-    max_procs = _header_int(header, "MaxProcs")
+    max_nodes = header_number(header, "MaxNodes")
+    max_procs = header_number(header, "MaxProcs")
     if size_unit == "procs":
         machine = machine_nodes or max_procs
         if not machine:
             raise SWFError(f"{path}: machine size in processors unknown: the header gives "
-                           "no MaxProcs; pass machine_nodes")
+                           "no MaxProcs, or -1 (unknown); pass machine_nodes")
         return 1, machine
     if procs_per_node is None:
         if max_nodes and max_procs:
@@ -98,6 +118,6 @@ def resolve_machine(
         if not machine_nodes:
             raise SWFError(
                 f"{path}: machine size unknown: the header gives neither MaxNodes nor "
-                "MaxProcs; pass machine_nodes"
+                "MaxProcs, or gives -1 (unknown); pass machine_nodes"
             )
     return procs_per_node, machine_nodes

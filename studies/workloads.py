@@ -23,6 +23,7 @@ import numpy as np
 from modules.job import Job
 from modules.power_profile import assign_constant_power, assign_rack_power
 from modules.swf import read_swf
+from modules.swf_header import header_number
 from modules.synthetic import SyntheticConfig, mira_load, synthetic_month
 
 from .experiment import Experiment
@@ -75,10 +76,7 @@ def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, powe
 def _local_day_offset(header: Mapping[str, str], trace_seconds: float) -> float:
     """Local time of day (s) of the trace time ``trace_seconds`` (SWF times
     count from the header's ``UnixStartTime``, in ``TimeZoneString``)."""
-    try:
-        epoch = float(header.get("UnixStartTime", "0").split()[0])
-    except (ValueError, IndexError):
-        epoch = 0.0
+    epoch = header_number(header, "UnixStartTime") or 0
     moment = datetime.fromtimestamp(epoch + trace_seconds, tz=timezone.utc)
     zone = header.get("TimeZoneString", "").strip()
     if zone:

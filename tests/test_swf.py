@@ -85,6 +85,34 @@ def test_header_keys_values_repeats_and_continuations(tmp_path):
     assert "continued" not in header
 
 
+# A number the reader or its users need (machine size, the trace's epoch) is
+# checked where it is written: mistyped, it would size the machine from
+# another line (MaxProcs) or leave it unknown without saying why.
+@pytest.mark.parametrize("line, message", [
+    ("; MaxNodes: abc", "MaxNodes: 'abc' is not a positive integer (nor -1, unknown)"),
+    ("; MaxNodes: -16", "MaxNodes: '-16' is not a positive integer (nor -1, unknown)"),
+    ("; MaxNodes: 0", "MaxNodes: '0' is not a positive integer (nor -1, unknown)"),
+    ("; MaxProcs: 1_024", "MaxProcs: '1_024' is not a positive integer (nor -1, unknown)"),
+    ("; UnixStartTime: 12.5",
+     "UnixStartTime: '12.5' is not a whole number of seconds since 1970 (nor -1, unknown)"),
+])
+def test_a_bad_header_number_is_an_error_naming_its_line(tmp_path, line, message):
+    path = write(tmp_path, ["; Computer: free text: 1_024 nodes", line, "; MaxProcs: 32",
+                            swf_line()])
+    with pytest.raises(SWFError, match=f"^{re.escape(f'{path}:2: {message}')}$"):
+        read_swf(path, machine_nodes=8, procs_per_node=1)
+
+
+def test_cpn_run_refuses_a_bad_max_nodes_beside_a_good_max_procs(tmp_path, capsys):
+    path = write(tmp_path, ["; MaxNodes: abc", "; MaxProcs: 32", swf_line()])
+    out = tmp_path / "out"
+    assert main(["run", "--trace", str(path), "--out", str(out), "--no-plots"]) == 2
+    assert capsys.readouterr().err == (
+        f"cpn run: error: {path}:1: MaxNodes: 'abc' is not a positive integer (nor -1, "
+        "unknown)\n")
+    assert not out.exists()
+
+
 def test_parse_header_line():
     assert parse_header_line("; MaxNodes: 5544") == ("MaxNodes", "5544")
     assert parse_header_line("; EndTime:   Fri Jun 29 14:02:41 PDT 2007") == (
@@ -172,7 +200,7 @@ def test_mixed_nodes_error_offers_processors(tmp_path):
 def test_processor_unit_needs_max_procs_and_no_procs_per_node(tmp_path):
     path = write(tmp_path, ["; MaxNodes: 16", swf_line()])
     with pytest.raises(SWFError, match=r"machine size in processors unknown: the header gives "
-                                       r"no MaxProcs; pass machine_nodes"):
+                                       r"no MaxProcs, or -1 \(unknown\); pass machine_nodes"):
         read_swf(path, size_unit="procs")
     assert read_swf(path, size_unit="procs", machine_nodes=64).machine_nodes == 64
     with pytest.raises(ValueError, match=r'procs_per_node=4 means nothing with size_unit="procs"'):
