@@ -9,7 +9,9 @@ each job line to one ``Job``:
 
 ==========  ===============================================================
 ``id``      field 1, job id
-``st``      field 2, submit time (shifted so the first submit is 0, by default)
+``st``      field 2, submit time (shifted so the first submit is 0, by default);
+            a job whose submit time is unknown (``-1``) or negative (before
+            the trace starts) is rejected: it has no time to be submitted at
 ``rt``      field 4, run time
 ``js``      field 8, requested processors, or field 5, allocated processors,
             when field 8 is unknown; converted to nodes (ceil of processors
@@ -28,7 +30,8 @@ first line that carries it: a later line with the same id is rejected
 ("duplicate job id, first at line 12"), because two jobs under one id could
 not be told apart in the results (nor in a power CSV keyed by job id).
 A malformed line is an error (:class:`SWFError`) naming the file, the line
-and the field, because a trace that parses "mostly" would give results
+and the field (so is a negative value other than ``-1``, unknown, in a field
+the reader uses but the submit time: see :mod:`modules.swf_fields`), because a trace that parses "mostly" would give results
 nobody can trust; so is a file that is empty, not text, or a gzip file cut
 short (an interrupted download).  A UTF-8 byte order mark is skipped.
 
@@ -39,7 +42,7 @@ against the one that happened (``modules/validation.py``).
 
 Reading is a single streaming pass in binary mode (gzip is detected from the
 file's magic bytes, whatever its name): each line is split once and only the
-ten fields the reader uses are converted to numbers; the other eight are
+eleven fields the reader uses are converted to numbers; the other eight are
 only checked, with one ``bytes.translate`` per line, for characters a number
 cannot hold (so a misplaced sign such as ``1-2`` in an unused field passes).
 On CEA-Curie (312,826 lines, gzip) this takes about 2 s.
@@ -66,45 +69,22 @@ from cpn.collector import cyclic_gc_paused
 from modules.job import Job
 from modules.tables import Columns
 
+from .swf_fields import SWF_FIELDS, malformed, meaningless_negative
 from .swf_header import HeaderLines, resolve_machine
 from .trace_file import SWFError, check_text_and_skip_bom, damaged_gzip, open_trace
 from .workload import (CANCELLED_BEFORE_START, DUPLICATE_JOB_ID, LARGER_THAN_MACHINE, LOG_COLUMNS,
-                       NON_POSITIVE_RUNTIME, NON_POSITIVE_SIZE, SIZE_UNITS, UNKNOWN_WALLTIME,
-                       Workload, rejected_columns)
+                       NEGATIVE_SUBMIT, NON_POSITIVE_RUNTIME, NON_POSITIVE_SIZE, SIZE_UNITS,
+                       UNKNOWN_SUBMIT, UNKNOWN_WALLTIME, Workload, rejected_columns)
 
 __all__ = ["SWF_FIELDS", "SWFError", "read_swf"]
 
-#: Names of the 18 SWF fields, in order (field ``n`` is ``SWF_FIELDS[n - 1]``).
-SWF_FIELDS = (
-    "job id",
-    "submit time",
-    "wait time",
-    "run time",
-    "allocated processors",
-    "average CPU time",
-    "used memory",
-    "requested processors",
-    "requested time",
-    "requested memory",
-    "status",
-    "user id",
-    "group id",
-    "executable",
-    "queue",
-    "partition",
-    "preceding job",
-    "think time",
-)
-
 _STATUS_CANCELLED = 5
-# Fields converted with int() (0-based); the times (submit, run, requested) may
-# carry decimals and are converted with float().
-_INT_FIELDS = frozenset({0, 4, 7, 10, 11, 12, 13})
-_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?|-?\.\d+")
-_INTEGER = re.compile(rb"-?\d+")
 # Every byte a job line may hold; translate() deleting them leaves b"" on a
 # well-formed line.
 _NUMERIC_BYTES = b"0123456789-. \t\r\n"
+# Finds a minus sign that does not start a "-1" token: one search a line, a
+# third of what comparing the converted numbers costs.
+_NOT_MINUS_ONE = re.compile(rb"-(?!1\s)").search
 _new_tuple = tuple.__new__
 #: Array type codes of the accepted jobs' columns (see ``_JobLines``), and
 #: the numpy type of each code.
@@ -210,7 +190,7 @@ class _JobLines:
 
     def add(self, lineno: int, raw: bytes) -> None:
         """Accept or reject one job line (and log it if its id is new); only
-        the ten fields used are converted, the others only checked."""
+        the eleven fields used are converted, the others only checked."""
         fields = raw.split()
         try:
             if len(fields) != 18 or raw.translate(None, _NUMERIC_BYTES):
@@ -221,14 +201,19 @@ class _JobLines:
             status, user, group, executable = (int(fields[10]), int(fields[11]),
                                                int(fields[12]), int(fields[13]))
         except ValueError:
-            raise _malformed(self.path, lineno, fields) from None
+            raise malformed(self.path, lineno, fields) from None
+        if _NOT_MINUS_ONE(raw):  # a minus sign not that of "-1": look closer
+            error = meaningless_negative(self.path, lineno, fields)
+            if error is not None:
+                raise error
         nodes = -(-(requested if requested > 0 else allocated) // self.ppn)
         if self.unit > 1:
             nodes = -(-nodes // self.unit) * self.unit
         first_line = self.first_lines.setdefault(job_id, lineno)
         if first_line == lineno:
             self.pending_log.append((job_id, lineno, submit, wait, runtime, nodes))
-        reason = self._rejection(first_line, lineno, runtime, status, nodes, requested_time)
+        reason = self._rejection(first_line, lineno, submit, runtime, status, nodes,
+                                 requested_time)
         if reason is not None:
             for column, value in zip(self.rejected, (job_id, lineno, reason)):
                 column.append(value)
@@ -251,12 +236,14 @@ class _JobLines:
         self.pending.clear()
         self.pending_log.clear()
 
-    def _rejection(self, first_line: int, lineno: int, runtime: float, status: int,
-                   nodes: int, requested_time: float) -> str | None:
+    def _rejection(self, first_line: int, lineno: int, submit: float, runtime: float,
+                   status: int, nodes: int, requested_time: float) -> str | None:
         """Why a job cannot run (the first of :data:`REJECT_REASONS` that
         holds), or ``None``."""
         if first_line != lineno:
             return f"{DUPLICATE_JOB_ID}, first at line {first_line}"
+        if submit < 0:
+            return UNKNOWN_SUBMIT if submit == -1 else NEGATIVE_SUBMIT
         if runtime <= 0:
             return CANCELLED_BEFORE_START if status == _STATUS_CANCELLED else NON_POSITIVE_RUNTIME
         if nodes <= 0:
@@ -333,18 +320,3 @@ def _log_table(rows: array) -> Columns:
     return Columns({name: table[:, index].astype("int64" if name in ("job_id", "line", "nodes")
                                                  else float)
                     for index, name in enumerate(LOG_COLUMNS)})
-
-
-def _malformed(path: Path, lineno: int, fields: list[bytes]) -> SWFError:
-    """Say precisely what is wrong with a job line that failed to parse."""
-    where = f"{path}:{lineno}"
-    if len(fields) != 18:
-        return SWFError(f"{where}: expected 18 fields, found {len(fields)}")
-    for index, token in enumerate(fields):
-        name = f"field {index + 1} ({SWF_FIELDS[index]})"
-        text = token.decode("utf-8", errors="replace")
-        if not _NUMBER.fullmatch(token):
-            return SWFError(f"{where}: {name}: {text!r} is not a number")
-        if index in _INT_FIELDS and not _INTEGER.fullmatch(token):
-            return SWFError(f"{where}: {name}: {text!r} is not an integer")
-    return SWFError(f"{where}: a character that belongs in no number (control byte?)")

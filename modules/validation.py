@@ -21,8 +21,10 @@ over time:
 It also says where the logged schedule itself breaks the stated machine
 (more nodes busy than the machine has, as on several public traces), and
 which jobs the log ran that the model refused (too large for the machine,
-say).  Jobs whose wait is unknown (``-1``) are left out and counted; a trace
-whose waits are all unknown has no logged schedule (:class:`NoLoggedSchedule`).
+say).  Jobs whose wait is unknown (``-1``) are left out and counted (a job
+whose submit time is unknown has no logged start either, and the reader
+rejects it); a trace whose waits are all unknown has no logged schedule
+(:class:`NoLoggedSchedule`).
 
 All times are on the trace's clock (seconds); sizes in the workload's unit.
 """
@@ -80,9 +82,11 @@ class Validation:
 
 
 def ran_in_log(log: pd.DataFrame) -> pd.DataFrame:
-    """The jobs the log ran, with a known start: ``job_id, submit, start,
-    end, nodes`` (``log`` as :attr:`modules.workload.Workload.log`)."""
-    ran = log[(log["runtime"] > 0) & (log["wait"] >= 0) & (log["nodes"] > 0)]
+    """The jobs the log ran, with a known start (submit and wait not -1):
+    ``job_id, submit, start, end, nodes`` (``log`` as
+    :attr:`modules.workload.Workload.log`)."""
+    ran = log[(log["runtime"] > 0) & (log["wait"] >= 0) & (log["submit"] != -1)
+              & (log["nodes"] > 0)]
     start = ran["submit"] + ran["wait"]
     return pd.DataFrame({"job_id": ran["job_id"], "submit": ran["submit"], "start": start,
                          "end": start + ran["runtime"], "nodes": ran["nodes"]}

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 DUPLICATE_JOB_ID = "duplicate job id"
+UNKNOWN_SUBMIT = "unknown submit time"
+NEGATIVE_SUBMIT = "negative submit time"
 CANCELLED_BEFORE_START = "cancelled before start"
 NON_POSITIVE_RUNTIME = "non-positive runtime"
 NON_POSITIVE_SIZE = "non-positive size"
@@ -37,6 +39,8 @@ UNKNOWN_WALLTIME = "unknown requested time"
 #: before it.
 REJECT_REASONS = (
     DUPLICATE_JOB_ID,
+    UNKNOWN_SUBMIT,
+    NEGATIVE_SUBMIT,
     CANCELLED_BEFORE_START,
     NON_POSITIVE_RUNTIME,
     NON_POSITIVE_SIZE,

@@ -15,7 +15,7 @@ from peak_memory import traced_peak
 
 from cli.main import main
 from modules.job import Job
-from modules.swf import SWFError, read_swf
+from modules.swf import SWF_FIELDS, SWFError, read_swf
 from modules.swf_header import parse_header_line
 from modules.workload import REJECT_REASONS, UNKNOWN_WALLTIME, Workload
 
@@ -285,6 +285,8 @@ def test_each_rejection_reason(tmp_path):
         swf_line(job_id=16, requested=64),  # line 10: exactly the machine
         swf_line(job_id=17, runtime=30, status=5),  # line 11: cancelled while running
         swf_line(job_id=16, submit=50),  # line 12: id 16 is line 10's
+        swf_line(job_id=18, submit=-1),  # line 13: no time to submit it at
+        swf_line(job_id=19, submit=-500),  # line 14: before the trace starts
     ]
     wl = read_swf(write(tmp_path, lines))
     assert [j.id for j in wl.jobs] == [16, 17]
@@ -297,10 +299,14 @@ def test_each_rejection_reason(tmp_path):
         {"job_id": 14, "line": 8, "reason": "non-positive size"},
         {"job_id": 15, "line": 9, "reason": "size larger than the machine"},
         {"job_id": 16, "line": 12, "reason": "duplicate job id, first at line 10"},
+        {"job_id": 18, "line": 13, "reason": "unknown submit time"},
+        {"job_id": 19, "line": 14, "reason": "negative submit time"},
     ]
-    assert wl.jobs_read == 9
+    assert wl.jobs_read == 11
     summary = wl.summary()
-    assert "9 jobs read, 2 accepted, 7 rejected" in summary
+    assert "11 jobs read, 2 accepted, 9 rejected" in summary
+    assert "rejected, unknown submit time: 1" in summary
+    assert "rejected, negative submit time: 1" in summary
     assert "rejected, duplicate job id: 1" in summary
     assert "rejected, cancelled before start: 2" in summary
     assert "rejected, non-positive runtime: 2" in summary
@@ -556,12 +562,43 @@ def test_shift_to_zero_keeps_the_offset_and_sorts_by_submit(tmp_path):
     assert [j.st for j in raw.jobs] == [1_641_021_254, 1_641_021_300, 1_641_021_300]
 
 
-def test_negative_submit_times_are_shifted_forward(tmp_path):
-    lines = HEADER + [swf_line(job_id=1, submit=-500), swf_line(job_id=2, submit=0)]
+# -1 is "unknown" in SWF, not one second before the trace began: such a job
+# cannot be submitted, nor one dated before the trace (SWF counts from 0).
+def test_jobs_without_a_submit_time_are_rejected_not_shifted_to(tmp_path):
+    lines = HEADER + [swf_line(job_id=1, submit=-1), swf_line(job_id=2, submit=5),
+                      swf_line(job_id=3, submit="-0.5"), swf_line(job_id=4, submit=7)]
     wl = read_swf(write(tmp_path, lines))
-    assert wl.time_offset == -500 and [j.st for j in wl.jobs] == [0.0, 500.0]
+    assert [(j.id, j.st) for j in wl.jobs] == [(2, 0.0), (4, 2.0)]
+    assert wl.time_offset == 5
+    assert wl.rejected.to_dict("records") == [
+        {"job_id": 1, "line": 4, "reason": "unknown submit time"},
+        {"job_id": 3, "line": 6, "reason": "negative submit time"}]
     assert wl.summary().splitlines()[-1] == (
-        "  submit times shifted by +500 s: the first, at -500 s in the trace, is time 0")
+        "  submit times shifted by -5 s: the first, at 5 s in the trace, is time 0")
+
+
+# Only -1 means unknown: any other negative value in a field the reader uses
+# means nothing, and was read as unknown (a wait, a requested time, a size
+# falling back to field 5) or as a real number.
+@pytest.mark.parametrize("field, value", [
+    ("wait", -5), ("wait", "-0.5"), ("runtime", -5), ("allocated", -4), ("requested", -4),
+    ("requested_time", -5), ("status", -2), ("user", -3), ("job_id", -7)])
+def test_a_negative_other_than_minus_one_is_an_error(tmp_path, field, value):
+    path = bad_trace(tmp_path, swf_line(**{"job_id": 14, field: value}))
+    index = swf_line(**{field: "X"}).split().index("X")
+    message = (f"{path}:17: field {index + 1} ({SWF_FIELDS[index]}): '{value}' is negative, "
+               "and only -1 (unknown) may be")
+    with pytest.raises(SWFError, match=f"^{re.escape(message)}$"):
+        read_swf(path)
+
+
+def test_minus_one_is_unknown_however_it_is_written(tmp_path):
+    last = swf_line(job_id=2, wait="-1.0", requested_time="-1.00").replace(" ", "\t")
+    path = tmp_path / "trace.swf"
+    path.write_text("\n".join(HEADER + [swf_line(job_id=1, wait=-1), last]))  # no end newline
+    wl = read_swf(path)
+    assert [(j.id, j.wt) for j in wl.jobs] == [(1, 200.0), (2, 100.0)]
+    assert wl.log["wait"].tolist() == [-1.0, -1.0] and wl.walltimes_substituted == 1
 
 
 def test_gzip_is_read_transparently(tmp_path):

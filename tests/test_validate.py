@@ -33,7 +33,7 @@ import pytest
 
 from cli.main import main
 from modules.swf import read_swf
-from modules.validation import NoLoggedSchedule, step_series, validate
+from modules.validation import NoLoggedSchedule, ran_in_log, step_series, validate
 from nets.puppet import PuppetConfig, simulate
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
@@ -178,6 +178,28 @@ def test_a_trace_without_waits_has_no_logged_schedule(tmp_path, capsys):
         "(-1) on every job line, so the trace does not say when its jobs started; there is "
         "nothing to validate against\n")
     assert not out.exists()  # refused before anything ran or was written
+
+
+# -5 is no "unknown": it was read as one, and the trace said to log no wait.
+def test_a_negative_wait_is_refused_at_its_line_not_called_unknown(tmp_path, capsys):
+    path = tmp_path / "minus_five.swf"
+    path.write_text("\n".join(["; MaxNodes: 4", line(1, 0, -5, 100, 1, 100),
+                               line(2, 10, -1, 100, 1, 100)]) + "\n")
+    out = tmp_path / "out"
+    assert main(["validate", "--trace", str(path), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"cpn validate: error: {path}:2: field 3 (wait time): '-5' is negative, and only -1 "
+        "(unknown) may be\n")
+    assert not out.exists()
+
+
+def test_a_job_without_a_submit_time_has_no_logged_start(tmp_path):
+    path = tmp_path / "no_submit.swf"
+    path.write_text("\n".join(["; MaxNodes: 4", line(1, -1, 50, 100, 1, 100),
+                               line(2, 10, 0, 100, 1, 100)]) + "\n")
+    workload = read_swf(path)
+    assert workload.log["job_id"].tolist() == [1, 2]  # the log keeps every job line
+    assert ran_in_log(workload.log)["start"].tolist() == [10.0]  # not job 1 "at 49 s"
 
 
 def test_cpn_validate_writes_the_report(tiny, tmp_path, capsys):
