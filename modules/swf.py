@@ -30,8 +30,9 @@ first line that carries it: a later line with the same id is rejected
 ("duplicate job id, first at line 12"), because two jobs under one id could
 not be told apart in the results (nor in a power CSV keyed by job id).
 A malformed line is an error (:class:`SWFError`) naming the file, the line
-and the field (so is a negative value other than ``-1``, unknown, in a field
-the reader uses but the submit time: see :mod:`modules.swf_fields`), because a trace that parses "mostly" would give results
+and the field (so is a number in exponent form, one above ten digits, or a
+negative one other than ``-1``, unknown, in a field the reader uses but the
+submit time: see :mod:`modules.swf_fields`), because a trace that parses "mostly" would give results
 nobody can trust; so is a file that is empty, not text, or a gzip file cut
 short (an interrupted download).  A UTF-8 byte order mark is skipped.
 
@@ -69,7 +70,7 @@ from cpn.collector import cyclic_gc_paused
 from modules.job import Job
 from modules.tables import Columns
 
-from .swf_fields import SWF_FIELDS, malformed, meaningless_negative
+from .swf_fields import LARGEST, SWF_FIELDS, malformed, out_of_range
 from .swf_header import HeaderLines, resolve_machine
 from .trace_file import SWFError, check_text_and_skip_bom, damaged_gzip, open_trace
 from .workload import (CANCELLED_BEFORE_START, DUPLICATE_JOB_ID, LARGER_THAN_MACHINE, LOG_COLUMNS,
@@ -82,8 +83,8 @@ _STATUS_CANCELLED = 5
 # Every byte a job line may hold; translate() deleting them leaves b"" on a
 # well-formed line.
 _NUMERIC_BYTES = b"0123456789-. \t\r\n"
-# Finds a minus sign that does not start a "-1" token: one search a line, a
-# third of what comparing the converted numbers costs.
+# Finds a minus sign that does not start a "-1" token: a line out_of_range
+# must look at.  One search a line costs half what comparing the numbers does.
 _NOT_MINUS_ONE = re.compile(rb"-(?!1\s)").search
 _new_tuple = tuple.__new__
 #: Array type codes of the accepted jobs' columns (see ``_JobLines``), and
@@ -202,8 +203,9 @@ class _JobLines:
                                                int(fields[12]), int(fields[13]))
         except ValueError:
             raise malformed(self.path, lineno, fields) from None
-        if _NOT_MINUS_ONE(raw):  # a minus sign not that of "-1": look closer
-            error = meaningless_negative(self.path, lineno, fields)
+        if _NOT_MINUS_ONE(raw) or max(job_id, submit, wait, runtime, allocated, requested,
+                                      requested_time, status, user, group, executable) > LARGEST:
+            error = out_of_range(self.path, lineno, fields)
             if error is not None:
                 raise error
         nodes = -(-(requested if requested > 0 else allocated) // self.ppn)

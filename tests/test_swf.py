@@ -410,6 +410,43 @@ def test_fractional_times_are_allowed(tmp_path):
     assert (job.st, job.rt) == (10.5, 99.25)
 
 
+# 1e3 is a number, just not how SWF writes one: said so, not "not a number".
+@pytest.mark.parametrize("field, value", [("requested_time", "1e3"), ("runtime", "2.5E+2"),
+                                          ("job_id", "1e3")])
+def test_exponent_notation_is_refused_as_such(tmp_path, field, value):
+    path = bad_trace(tmp_path, swf_line(**{"job_id": 14, field: value}))
+    index = swf_line(**{field: "X"}).split().index("X")
+    message = (f"{path}:17: field {index + 1} ({SWF_FIELDS[index]}): '{value}' is in exponent "
+               "notation; SWF numbers are written in plain digits")
+    with pytest.raises(SWFError, match=f"^{re.escape(message)}$"):
+        read_swf(path)
+
+
+# A value of 11 digits or more is no real trace's: it was read (a requested
+# time of 1e23 s), or overflowed into a traceback (a job id).
+@pytest.mark.parametrize("field, value, seconds", [
+    ("requested_time", "99999999999999999999999", True), ("submit", "10000000000", True),
+    ("runtime", "10000000000.5", True), ("job_id", "99999999999999999999999", False),
+    ("requested", "10000000000", False), ("user", "10000000000", False)])
+def test_absurdly_large_values_are_refused_naming_the_bound(tmp_path, field, value, seconds):
+    path = bad_trace(tmp_path, swf_line(**{"job_id": 14, field: value}))
+    index = swf_line(**{field: "X"}).split().index("X")
+    message = (f"{path}:17: field {index + 1} ({SWF_FIELDS[index]}): '{value}' is above "
+               "9,999,999,999, more than any real trace holds"
+               + (" (as seconds, over 316 years)" if seconds else ""))
+    with pytest.raises(SWFError, match=f"^{re.escape(message)}$"):
+        read_swf(path)
+
+
+def test_the_largest_values_real_traces_hold_are_read(tmp_path):
+    # Curie's longest requested time is 2**31 - 1 s; Theta's submits are Unix times
+    line = swf_line(job_id=9_999_999_999, submit=1_672_445_845, requested_time=2_147_483_647,
+                    requested=64, runtime="9999999998.5")
+    job = read_swf(write(tmp_path, HEADER + [line]), shift_to_zero=False).jobs[0]
+    assert (job.id, job.st, job.wt, job.rt) == (9_999_999_999, 1_672_445_845.0,
+                                                2_147_483_647.0, 9_999_999_998.5)
+
+
 @pytest.mark.parametrize("count", [17, 19])
 def test_wrong_field_count(tmp_path, count):
     fields = swf_line(job_id=14).split()
