@@ -161,7 +161,7 @@ def command_run(args) -> int:
     from nets.puppet import ctrl_c_requests
 
     from .mira import is_cobalt, refuse_mira_options_without_cobalt
-    from .workload import load_workload
+    from .workload import load_workload, refuse_nothing_to_run
 
     writable_directory(args.out, "--out")
     console = Console()
@@ -185,6 +185,7 @@ def command_run(args) -> int:
             console.print("[yellow]interrupted before the capped run started[/]")
             return 130
         workload, config, capping = capped
+        refuse_nothing_to_run(workload)  # the cap may have refused every job
         result = _simulate(console, "simulated", workload, config, model, args, steps,
                            stop=ctrl_c)
     _add_run_metrics(result, workload, config, capping)

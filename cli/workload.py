@@ -94,8 +94,9 @@ def load_workload(args) -> Workload:
 
 
 def refuse_nothing_to_run(workload: Workload) -> None:
-    """Stop before any output is written when the trace leaves no job to
-    simulate: an output directory of empty results would look like a run."""
+    """Stop before any output is written when the trace, or the run's cap,
+    leaves no job to simulate: an output directory of empty results would
+    look like a run."""
     if workload.jobs:
         return
     if not workload.jobs_read:
@@ -103,8 +104,9 @@ def refuse_nothing_to_run(workload: Workload) -> None:
                          "its header), nothing to simulate")
     reasons = ", ".join(f"{reason}: {count:,}"
                         for reason, count in workload.rejection_counts().items())
-    raise ValueError(f"{workload.path}: none of the trace's {workload.jobs_read:,} jobs "
-                     f"can run ({reasons}), nothing to simulate")
+    whose = f"{workload.path}: none of the trace's" if workload.path else "none of the"
+    raise ValueError(f"{whose} {workload.jobs_read:,} jobs can run ({reasons}), nothing "
+                     "to simulate")
 
 
 def starting_at_zero(workload: Workload) -> Workload:

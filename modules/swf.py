@@ -89,7 +89,7 @@ _NOT_MINUS_ONE = re.compile(rb"-(?!1\s)").search
 _new_tuple = tuple.__new__
 #: Array type codes of the accepted jobs' columns (see ``_JobLines``), and
 #: the numpy type of each code.
-_ROW_CODES = ("q", "d", "d", "q", "d", "q", "q", "q")
+_ROW_CODES = ("q", "d", "d", "q", "d", "q", "q", "q", "q")
 _DTYPES = {"q": np.int64, "d": np.float64}
 _BATCH = 1 << 12  # rows gathered as tuples before they join the columns
 
@@ -180,7 +180,8 @@ class _JobLines:
         self.reject_unknown_walltime = reject_unknown_walltime
         self.clip_oversized = clip_oversized
         # accepted jobs, column by column in typed arrays (8 bytes a field, not
-        # a tuple of Python numbers): id, submit, run, size, requested, user, group, exe
+        # a tuple of Python numbers): id, submit, run, size, requested, user, group, exe,
+        # and the job's line
         self.rows = tuple(array(code) for code in _ROW_CODES)
         self.pending: list[tuple] = []  # the latest rows, moved into the columns by the batch
         self.pending_log: list[tuple] = []
@@ -227,7 +228,7 @@ class _JobLines:
             requested_time = runtime
             self.substituted += 1
         self.pending.append((job_id, submit, runtime, nodes, requested_time, user, group,
-                             executable))
+                             executable, lineno))
         if len(self.pending_log) >= _BATCH or len(self.pending) >= _BATCH:
             self._flush()
 
@@ -268,7 +269,9 @@ class _JobLines:
         offset = columns[1][0] if len(submits) and shift_to_zero else 0.0
         # tuple.__new__ skips the NamedTuple's Python-level __new__: same Job, faster
         jobs = [_new_tuple(Job, (i, s - offset, r, n, w, 0.0, 0.0, 1.0, u, g, x, 0))
-                for i, s, r, n, w, u, g, x in zip(*columns)]
+                for i, s, r, n, w, u, g, x in zip(*columns[:8])]
+        job_lines = Columns({"job_id": np.frombuffer(columns[0], dtype=np.int64),
+                             "line": np.frombuffer(columns[8], dtype=np.int64)})
         self.rows = None  # the columns can go before the log's are made
         ids, lines, reasons = self.rejected
         return Workload(
@@ -276,7 +279,7 @@ class _JobLines:
             machine_nodes=self.machine, path=self.path, time_offset=float(offset),
             walltimes_substituted=self.substituted, procs_per_node=self.ppn,
             allocation_unit=self.unit, size_unit=size_unit, sizes_clipped=self.clipped,
-            log=_log_table(self.log))
+            log=_log_table(self.log), job_lines=job_lines)
 
 
 def _read(

@@ -78,6 +78,10 @@ class Workload:
     unknown, ``nodes`` the size in the workload's ``size_unit`` before any
     cut to the machine (``sizes_clipped`` counts the cut ones).  Both tables
     may be given as ``modules.tables.Columns``: they are DataFrames once read.
+    ``job_lines`` (``job_id, line``, as Columns) gives the trace line of each
+    accepted job, so that a job a run refuses later (its power alone above a
+    cap) is listed at its line as the file's rejections are; it outlives the
+    log, which a run drops.  ``None`` for a workload no file gave.
     """
 
     jobs: list[Job]
@@ -93,6 +97,7 @@ class Workload:
     sizes_clipped: int = 0
     log: pd.DataFrame = field(default=FrameField(Columns.from_rows([], LOG_COLUMNS)),
                               repr=False)
+    job_lines: Columns | None = field(default=None, repr=False)
 
     @property
     def unit_name(self) -> str:
@@ -115,17 +120,28 @@ class Workload:
 
     def reject(self, ids, reason: str) -> "Workload":
         """This workload without the jobs ``ids``, which join the rejected
-        table with ``reason`` (and line -1: refused by a setting of the run,
-        such as a power cap, not by the file)."""
-        ids = set(ids)
+        table with ``reason`` (refused by a setting of the run, such as a
+        power cap, not by the file) at their trace lines."""
+        ids = sorted(set(ids))
         if not ids:
             return self
         before = columns_of(stored(self, "rejected"))
-        added = rejected_columns(sorted(ids), [-1] * len(ids), [reason] * len(ids)).columns
+        added = rejected_columns(ids, self.trace_lines(ids), [reason] * len(ids)).columns
         rejected = Columns({name: np.concatenate([before[name], added[name]])
                             for name in added})
-        return replace(self, jobs=[job for job in self.jobs if job.id not in ids],
+        refused = set(ids)
+        return replace(self, jobs=[job for job in self.jobs if job.id not in refused],
                        rejected=rejected)
+
+    def trace_lines(self, ids: list[int]) -> list[int]:
+        """The trace line of each accepted job of ``ids`` (:attr:`job_lines`),
+        -1 where the workload has none (no file gave it)."""
+        if self.job_lines is None:
+            return [-1] * len(ids)
+        known = self.job_lines.columns
+        wanted = np.isin(known["job_id"], ids)
+        line_of = dict(zip(known["job_id"][wanted].tolist(), known["line"][wanted].tolist()))
+        return [line_of.get(job_id, -1) for job_id in ids]
 
     def frame(self) -> pd.DataFrame:
         """The accepted jobs as a DataFrame, one column per ``Job`` field."""

@@ -322,6 +322,20 @@ def test_dvfs_admission_from_the_command_line(tmp_path, capsys, admission, start
     assert metrics["rejected_jobs"] == 1  # job 2: 350.6 W alone at 0.9
 
 
+# Every job above the cap alone: nothing is left to run, which is said and
+# refused as a trace without a job to run is, not run into empty results.
+def test_a_cap_that_refuses_every_job_is_an_error(tmp_path, capsys):
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--cap", "240W", "--out", out,
+                   "--no-plots") == 2  # job 3 alone: 200 W idle + 50 W
+    assert capsys.readouterr().err == (
+        f"cpn run: error: {trace}: none of the trace's 3 jobs can run (power alone above the "
+        "cap: 3), nothing to simulate\n")
+    assert not out.exists()
+
+
 def test_a_share_cap_is_taken_of_the_uncapped_runs_peak(tmp_path, capsys):
     trace = tmp_path / "capped.swf"
     trace.write_text(CAPPED_SWF)
@@ -412,7 +426,8 @@ def test_units_that_do_not_divide_the_machine_are_a_one_line_error(trace, tmp_pa
 
 def test_over_cap_jobs_are_rejected_by_default_and_the_cap_holds(tmp_path, capsys):
     """Job 2 (400 W alone) can never run under 300 W: rejected, it is listed
-    with its reason, and power never goes above the cap."""
+    with its reason at its trace line (as a duplicate or a bad size is), and
+    power never goes above the cap."""
     trace = tmp_path / "capped.swf"
     trace.write_text(CAPPED_SWF)
     out = tmp_path / "out"
@@ -423,7 +438,7 @@ def test_over_cap_jobs_are_rejected_by_default_and_the_cap_holds(tmp_path, capsy
     assert dict(zip(jobs["job_id"], jobs["start"])) == {1: 1000.0, 3: 1100.0}
     rejected = pd.read_csv(out / "rejected.csv")
     assert rejected.to_dict("records") == [
-        {"job_id": 2, "line": -1, "reason": "power alone above the cap"}]
+        {"job_id": 2, "line": 4, "reason": "power alone above the cap"}]
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["time_above_cap_s"] == 0 and metrics["power_peak_w"] == 300
     assert metrics["rejected_jobs"] == 1

@@ -80,7 +80,7 @@ def test_a_workload_counts_its_rejected_jobs_without_building_the_table(tmp_path
                                          "size larger than the machine": 1,
                                          "power alone above the cap": 1}
     assert capped.rejected.to_dict("list") == {
-        "job_id": [1, 2, 3], "line": [3, 4, -1],
+        "job_id": [1, 2, 3], "line": [3, 4, 5],
         "reason": ["duplicate job id, first at line 2", "size larger than the machine",
                    "power alone above the cap"]}
     assert [str(t) for t in capped.rejected.dtypes] == ["int64", "int64", "object"]
