@@ -177,7 +177,7 @@ def test_ctrl_c_stops_cpn_run_between_firings_and_says_what_did_not_finish(tmp_p
                       for k in range(4, 3004))
     trace = tmp_path / "long.swf"
     trace.write_text("; MaxNodes: 4\n; MaxProcs: 4\n"
-                     "1 1000 -1 1000000000000 1 -1 -1 1 1000000000000 -1 1 1 1 1 1 -1 -1 -1\n"
+                     "1 1000 -1 9999999999 1 -1 -1 1 9999999999 -1 1 1 1 1 1 -1 -1 -1\n"
                      "2 1001 -1 10 4 -1 -1 4 20 -1 1 1 1 1 1 -1 -1 -1\n"
                      "3 1002 -1 0 -1 -1 -1 1 20 -1 5 1 1 1 1 -1 -1 -1\n" + small + "\n")
     out = tmp_path / "out"

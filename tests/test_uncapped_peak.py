@@ -46,10 +46,10 @@ def test_the_second_share_cap_on_a_workload_reuses_the_uncapped_peak(tmp_path, s
     trace = tmp_path / "two.swf"
     trace.write_text(SWF)
     first = run(trace, tmp_path / "a", "--cap", "75%")
-    second = run(trace, tmp_path / "b", "--cap", "50%", "--capping", "block")
+    second = run(trace, tmp_path / "b", "--cap", "80%", "--capping", "block")
     assert simulations == ["uncapped run (for the cap)", "simulated", "simulated"]
     assert first["uncapped_peak_w"] == second["uncapped_peak_w"] == 400
-    assert (first["cap_w"], second["cap_w"]) == (300, 200)
+    assert (first["cap_w"], second["cap_w"]) == (300, 320)
     assert "remembered from an earlier run" in capsys.readouterr().out
     assert [path.suffix for path in cache_directory().iterdir()] == [".json"]
 
@@ -61,7 +61,7 @@ def test_another_policy_or_another_trace_content_is_another_uncapped_run(tmp_pat
     run(trace, tmp_path / "a", "--cap", "75%")
     run(trace, tmp_path / "b", "--cap", "75%", "--policy", "wfp")
     trace.write_text(SWF.replace("2 1000 -1", "2 2000 -1"))  # the jobs no longer overlap
-    third = run(trace, tmp_path / "c", "--cap", "75%")
+    third = run(trace, tmp_path / "c", "--cap", "100%")  # 75 % would refuse both jobs
     assert simulations.count("uncapped run (for the cap)") == 3
     assert third["uncapped_peak_w"] == 300
 
