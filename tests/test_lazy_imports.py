@@ -142,15 +142,16 @@ def test_the_parsers_choices_are_the_models_own():
     assert PERIODS_SHOWN == tuple(PERIODS)
 
 
-def test_a_bad_month_is_refused_as_before(capsys):
-    """--month's type imports studies.workloads only when a sweep is parsed, under
-    the name argparse shows."""
+def test_a_bad_month_is_refused_by_the_type_imported_when_a_sweep_is_parsed(capsys):
+    """--month's type imports studies.workloads only when a sweep is parsed,
+    and still says what a list of months is."""
     from cli.main import main
 
     with pytest.raises(SystemExit):
         main(["sweep", "--month", "x", "--dry-run"])
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        "cpn sweep: error: argument --month: invalid parse_months value: 'x'")
+        "cpn sweep: error: argument --month: months are a list (0,1,2 or 0-3), 'all' or "
+        "'none', not 'x'")
 
 
 #: A trace of three jobs, one line rejected (a repeated id), on 8 nodes.
