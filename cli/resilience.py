@@ -16,8 +16,8 @@ import argparse
 from modules.resilience import ON_FAILURE, RACK_NODES, FaultTolerance, default_unit_nodes
 
 from .choices import FAILURE_FORMATS, MIRA_SYSTEM_MTTF_HOURS
-from .values import add_option, at_least, choice, non_negative_float, positive_float, \
-    positive_int
+from .values import add_option, at_least, choice, fraction, non_negative_float, \
+    positive_float, positive_int
 
 #: The command line's names for the methods (FaultTolerance.method).
 RESILIENCE = {"checkpoint": "checkpoint", "replication": "replication", "restart": "none"}
@@ -72,9 +72,10 @@ def add_resilience_arguments(parser: argparse.ArgumentParser, *, axis: bool = Fa
     add_option(group, "--redundancy", at_least(1), axis=axis,
                help=f"replication degree r (default {defaults.redundancy:g}; fractional: "
                     "partial replication)")
-    add_option(group, "--gamma", non_negative_float, axis=axis,
-               help="replication's communication/computation ratio "
-                    f"(default {defaults.communication:g})")
+    add_option(group, "--gamma", fraction, axis=axis,
+               help="replication's communication share: the fraction of a job's time "
+                    "spent communicating, within [0, 1] (eq. 4 adds rt * gamma * (r - 1); "
+                    f"TOPPER Fig. 14: 0.1-0.7; default {defaults.communication:g})")
     add_option(group, "--dvfs-failure-multiplier", positive_float, axis=axis,
                help="scale failure rates while DVFS runs below nominal frequency "
                     "(2: DVFS-double; default 1)")

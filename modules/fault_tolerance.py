@@ -34,7 +34,7 @@ from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .cpu_scaling import DVFS_LEVEL
 from .job import POSITION, Job, replaced_at
 from .last_answer import keeps_last_answer
-from .resilience import (FaultTolerance, daly_interval, replica_counts,
+from .resilience import (FaultTolerance, checkpoint_overhead, daly_interval, replica_counts,
                          replicated_failure_rate)
 
 P_DISCARD = P_FINISH - 3  # superseded tokens go first
@@ -68,8 +68,7 @@ class Execution(NamedTuple):
 
     def finish(self) -> float:
         """When it completes if nothing fails: work plus checkpoints (eq. 3)."""
-        checkpoints = 0.0 if math.isinf(self.plan.interval) else \
-            self.work / self.plan.interval * self.plan.overhead
+        checkpoints = checkpoint_overhead(self.work, self.plan.interval, self.plan.overhead)
         return self.since + self.work / self.rate + checkpoints
 
     def failure(self) -> float:
@@ -87,10 +86,15 @@ class Execution(NamedTuple):
         return min(self.finish(), self.failure())
 
     def progress(self, now: float) -> tuple[float, float]:
-        """Work saved by checkpoints, and work done, since ``since``."""
+        """Work saved by checkpoints, and work done, since ``since``: none
+        saved without checkpoints, all of it when they are free (taken
+        continuously)."""
         plan, elapsed = self.plan, max(now - self.since, 0.0)
         if math.isinf(plan.interval):
             return 0.0, min(elapsed * self.rate, self.work)
+        if not plan.overhead:
+            done = min(elapsed * self.rate, self.work)
+            return done, done
         period = plan.interval / self.rate + plan.overhead
         checkpoints = math.floor(elapsed / period)
         saved = min(checkpoints * plan.interval, self.work)
@@ -180,8 +184,7 @@ def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Pl
     rate = replicated_failure_rate(work, 1.0 / settings.unit_mttf, replicas)
     interval = daly_interval(overhead, rate) if settings.checkpoints else math.inf
     expected = job.wt * stretch
-    if not math.isinf(interval):
-        expected = expected + job.wt * stretch / interval * overhead
+    expected = expected + checkpoint_overhead(expected, interval, overhead)
     scheduled = replaced_at(job, {_JS: nodes, _JP: job.jp * nodes / job.js, _WT: expected})
     return scheduled, Plan(replicas, work, interval, overhead)
 

@@ -17,7 +17,9 @@ def daly_interval(overhead: float, failure_rate: float) -> float:
     ``overhead`` is the time of one checkpoint (O_c), ``failure_rate`` the
     application's (lambda_app).  Daly's expansion holds for O_c < 2 M
     (M = 1 / lambda); beyond, the optimum is M itself.  A job that never
-    fails never checkpoints (an infinite interval).
+    fails never checkpoints (an infinite interval); a free checkpoint
+    (O_c = 0) gives 0: the job checkpoints continuously and a failure
+    loses no work (``Execution.progress``).
     """
     if failure_rate <= 0:
         return math.inf
@@ -29,8 +31,10 @@ def daly_interval(overhead: float, failure_rate: float) -> float:
 
 
 def checkpoint_overhead(runtime: float, interval: float, overhead: float) -> float:
-    """Checkpointing cost of a whole run, ``rt / delta * O_c`` (eq. 3)."""
-    return 0.0 if math.isinf(interval) else runtime / interval * overhead
+    """Checkpointing cost of a whole run, ``rt / delta * O_c`` (eq. 3):
+    none without checkpoints (an infinite interval) or when they are free
+    (O_c = 0, taken continuously: an interval of 0)."""
+    return 0.0 if math.isinf(interval) or not overhead else runtime / interval * overhead
 
 
 def replication_overhead(runtime: float, interval: float, overhead: float,
@@ -73,10 +77,22 @@ def replicated_failure_rate(time: float, unit_rate: float, replicas: Sequence[in
     lambda_app for a replicated job of runtime ``time``.  Without
     replication (all m = 1) it is ``n * lambda``, the sum of the rates."""
     survival = replicated_survival(time, unit_rate, replicas)
-    if survival <= 0:
-        return math.inf
+    if survival <= 0:  # underflowed: the job outlives its units many times over
+        return _outlived_failure_rate(time, unit_rate, replicas)
     return -math.log(survival) / time if time > 0 else unit_rate * sum(
         1 for m in replicas if m == 1)
+
+
+def _outlived_failure_rate(time: float, unit_rate: float, replicas: Sequence[int]) -> float:
+    """:func:`replicated_failure_rate` where the survival underflows to 0
+    (it made the rate infinite, Daly's interval 0, and the checkpoint
+    overhead a division by zero).  A process with ``m`` replicas survives
+    with ``e * sum_{k<m} (1 - e)^k`` (``e = exp(-lambda t)``), whose
+    logarithm ``-lambda t + ln(sum)`` holds no underflow: each process adds
+    ``lambda - ln(sum) / t``."""
+    dead = 1.0 - math.exp(-unit_rate * time)
+    lost = {m: math.log(sum(dead ** k for k in range(m))) / time for m in set(replicas)}
+    return sum(unit_rate - lost[m] for m in replicas)
 
 
 #: Resilience methods: none (a failed job restarts from its beginning),

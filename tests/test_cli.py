@@ -200,6 +200,7 @@ def test_bad_energy_steps_are_a_one_line_error(trace, tmp_path, capsys, steps):
                                            ("--idle-fraction", "1.5"),
                                            ("--node-watts", "0"),
                                            ("--seed", "-1"),
+                                           ("--gamma", "1e10"),  # a share of the run
                                            ("--policy", "sjf")])
 def test_argparse_refuses_bad_options(trace, tmp_path, capsys, option, value):
     with pytest.raises(SystemExit) as exit_:
@@ -407,6 +408,24 @@ def test_a_replayed_failure_rolls_the_job_back(tmp_path, capsys):
     assert jobs.loc[1, "end"] == pytest.approx(1000 + stretched + 50 + 780, abs=1e-6)
     assert jobs.loc[2, "start"] == jobs.loc[1, "end"]
     assert "TOPPER run" in capsys.readouterr().out
+
+
+def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path, capsys):
+    # --checkpoint-scale 0: checkpoints cost nothing and are taken
+    # continuously, so the failure at 1050 loses nothing; job 1 pays the
+    # recovery alone (it divided by zero).
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    failures = tmp_path / "failures.csv"
+    failures.write_text("time,unit\n1050,0\n")
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--resilience", "checkpoint",
+                   "--checkpoint-scale", 0, "--unit-nodes", 1, "--failure-trace", failures,
+                   "--out", out, "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["failures"] == 1 and metrics["lost_node_hours"] == 0
+    assert jobs.loc[1, "end"] == 1000 + 100 + 780
 
 
 def test_without_failures_topper_runs_as_puppet(trace, tmp_path, capsys):

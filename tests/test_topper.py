@@ -87,6 +87,31 @@ def test_a_failure_loses_only_the_work_since_the_last_checkpoint():
     assert result.jobs["start"][0] == 0
 
 
+def test_free_checkpoints_are_taken_continuously_and_lose_nothing():
+    # O_c = 0: Daly's interval is 0, the run is not stretched, and a
+    # failure loses no work: only the recovery is paid.
+    assert daly_interval(0, 1e-6) == 0
+    assert checkpoint_overhead(10_000, 0, 0) == 0
+    result = one_rack(10_000, 1e6, [5_000], checkpoint_scale=0)
+    assert result.jobs["requested"][0] == 10_000
+    assert result.jobs["end"][0] == 5_000 + 780 + 5_000
+    assert result.metrics["failures"] == 1
+    assert result.metrics["lost_node_hours"] == 0
+
+
+def test_a_job_that_outlives_its_units_many_times_has_a_finite_failure_rate():
+    # exp(-lambda t) underflows next to 1 (survival 0): the rate was
+    # infinite, Daly's interval 0, and planning divided by zero.
+    assert replicated_failure_rate(1e8, 1e-5, [1, 1]) == pytest.approx(2e-5)
+    # the replicated process survives twice as likely: ln 2 less over the run
+    assert replicated_failure_rate(1e8, 1e-5, [2, 1]) == pytest.approx(2e-5 - math.log(2) / 1e8)
+    near = replicated_failure_rate(1e6, 1e-5, [2, 1])  # survival still representable
+    assert replicated_failure_rate(1.0001e6, 1e-5, [2, 1]) == pytest.approx(near, rel=1e-3)
+    result = one_rack(50_000, 1_000, [10_000])
+    assert result.metrics["failures"] == 1
+    assert math.isfinite(result.jobs["end"][0])
+
+
 def test_without_failures_topper_is_puppet():
     draw = np.random.default_rng(3)
     jobs, t = [], 0.0
