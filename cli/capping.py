@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .choices import DVFS_ADMISSIONS, OVER_CAP, OWN_MONTH
-from .values import add_option, choice, comma_list, non_negative_float, non_negative_int, \
-    positive_float
+from .values import Remembered, add_option, choice, comma_list, given, non_negative_float, \
+    non_negative_int, positive_float
 
 if TYPE_CHECKING:  # the capping modules build nets: imported when a cap is built
     from modules.cpu_scaling import CpuScaling
@@ -161,11 +161,11 @@ def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False
                     "while the lowest level suffices; docs/findings.md)")
     if axis:
         return group
-    group.add_argument("--levels", type=_levels, default="6",  # converted by _levels
+    group.add_argument("--levels", type=_levels, default="6", action=Remembered,
                        help="DVFS frequency levels: a count (evenly 100%%..50%%, default 6) "
                             "or a comma list of fractions of nominal")
     group.add_argument("--dvfs-latency", type=non_negative_float, default=0.0,
-                       metavar="SECONDS",
+                       metavar="SECONDS", action=Remembered,
                        help="DVFS: seconds lost at each change of level (default 0)")
     return group
 
@@ -189,18 +189,15 @@ METHOD_OPTIONS = {"wait_queue": ("wait",), "max_wait": ("wait",), "alpha": ("dvf
 
 
 def refuse_unread_options(args, methods: list[str]) -> None:
-    """Refuse an option set away from its default that none of ``methods``
-    reads (``--alpha 3`` with ``--capping wait``): it would be dropped
-    without a word, and the user would read results it did not shape."""
+    """Refuse an option given that none of ``methods`` reads (``--alpha 3``,
+    or ``--alpha 2`` its default, with ``--capping wait``): it would be
+    dropped without a word, and the user would read results it did not shape."""
     parser = args.command_parser
     for action in parser._actions:
         readers = METHOD_OPTIONS.get(action.dest)
         if readers is None or set(readers) & set(methods):
             continue
-        default = action.default
-        if isinstance(default, str) and action.type is not None:
-            default = action.type(default)  # argparse converts a text default too
-        if getattr(args, action.dest) != default:
+        if given(args, action.dest):
             needed = " or ".join(filter(None, [", ".join(readers[:-1]), readers[-1]]))
             raise ValueError(f"{action.option_strings[0]} applies to --capping {needed} only, "
                              f"not to {', '.join(methods)}")

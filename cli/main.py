@@ -27,7 +27,7 @@ from .resilience import (add_resilience_arguments, check_failure_options, descri
                          topper_config)
 from .scheduling import add_scheduling_arguments, describe_overruns, overruns, scheduling_config
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
-from .values import fraction, non_negative_int, positive_float
+from .values import existing_file, fraction, non_negative_int, positive_float
 from .mira import add_mira_arguments
 from .workload import add_trace_arguments
 
@@ -46,7 +46,8 @@ def add_run_parser(subparsers) -> None:
     run.add_argument("--power", choices=("drawn", "constant", "csv"), default="drawn",
                      help="job power: drawn per user/group from Mira's per-rack "
                           "distribution, a constant per node, or a CSV (job_id,power)")
-    run.add_argument("--power-csv", type=Path, help="CSV of job_id,power (watts)")
+    run.add_argument("--power-csv", type=existing_file,
+                     help="CSV of job_id,power (watts), read with --power csv")
     run.add_argument("--node-watts", type=positive_float, default=65_760 / 1024,
                      help="a node's power at full speed (W; default Mira's 64.2)")
     run.add_argument("--idle-fraction", type=fraction, default=0.3,
@@ -69,10 +70,20 @@ def add_run_parser(subparsers) -> None:
 def check_run_options(args) -> None:
     """Refuse, before anything is read or run, options that mean nothing
     together (a cap with --capping none, failure options without failures,
-    a boot order for nodes that never sleep, --alpha without DVFS)."""
+    a boot order for nodes that never sleep, --alpha without DVFS, a power
+    CSV that --power does not read)."""
     refuse_unread_options(args, [capping_method(args)])
-    check_failure_options(args)
+    check_failure_options(args, [capping_method(args)])
     check_sleeping_options(args)
+    check_power_options(args)
+
+
+def check_power_options(args) -> None:
+    """``--power csv`` reads ``--power-csv``, which nothing else reads."""
+    if args.power == "csv" and args.power_csv is None:
+        raise ValueError("--power csv needs --power-csv FILE (columns job_id,power)")
+    if args.power != "csv" and args.power_csv is not None:
+        raise ValueError(f"--power-csv applies to --power csv only, not to {args.power}")
 
 
 def version() -> str:

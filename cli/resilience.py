@@ -16,8 +16,8 @@ import argparse
 from modules.resilience import ON_FAILURE, RACK_NODES, FaultTolerance, default_unit_nodes
 
 from .choices import FAILURE_FORMATS, MIRA_SYSTEM_MTTF_HOURS
-from .values import add_option, at_least, choice, fraction, non_negative_float, \
-    positive_float, positive_int
+from .values import add_option, at_least, choice, existing_file, fraction, \
+    non_negative_float, positive_float, positive_int
 
 #: The command line's names for the methods (FaultTolerance.method).
 RESILIENCE = {"checkpoint": "checkpoint", "replication": "replication", "restart": "none"}
@@ -26,6 +26,12 @@ FAILURE_OPTIONS = ("on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
                    "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
                    "failure_trace", "failure_format", "failure_multiplier", "recovery")
 DAY = 86_400.0
+#: Failure options only some methods read (FaultTolerance.method), by
+#: argparse name: replication checkpoints too (eq. 4).
+METHOD_OPTIONS = {"checkpoint_scale": ("checkpoint", "replication"),
+                  "redundancy": ("replication",), "gamma": ("replication",)}
+#: Options that scale drawn failure rates: a replayed trace has none.
+RATE_MULTIPLIERS = ("failure_multiplier", "dvfs_failure_multiplier")
 
 
 def resilience_method(text: str) -> str:
@@ -81,10 +87,10 @@ def add_resilience_arguments(parser: argparse.ArgumentParser, *, axis: bool = Fa
                     "(2: DVFS-double; default 1)")
     if axis:
         return
-    group.add_argument("--failure-trace", help="replay failures from a CSV (time,unit; "
-                                               "times on the trace's clock) or from Mira's "
-                                               "RAS log (.cor, from its first rack failure; "
-                                               "48 units) instead of drawing them")
+    group.add_argument("--failure-trace", type=existing_file,
+                       help="replay failures from a CSV (time,unit; times on the trace's "
+                            "clock) or from Mira's RAS log (.cor, from its first rack "
+                            "failure; 48 units) instead of drawing them")
     group.add_argument("--failure-format", choices=FAILURE_FORMATS,
                        help="format of --failure-trace (default: told by its content)")
     group.add_argument("--failure-multiplier", type=positive_float,
@@ -101,14 +107,47 @@ def check_one_failure_rate(args) -> None:
                          "machine's), not both")
 
 
-def check_failure_options(args) -> None:
-    """Refuse failure options without failures, and two failure rates."""
+def check_failure_options(args, cappings: list[str]) -> None:
+    """Refuse failure options without failures, options that none of the
+    chosen methods (or ``cappings``) reads, and two failure rates."""
     check_one_failure_rate(args)
+    given = [name for name in FAILURE_OPTIONS if getattr(args, name, None) is not None]
     if args.resilience is None:
-        given = [name for name in FAILURE_OPTIONS if getattr(args, name, None) is not None]
         if given:
-            raise ValueError(f"--{given[0].replace('_', '-')} needs --resilience "
+            raise ValueError(f"{_flag(given[0])} needs --resilience "
                              f"({', '.join(RESILIENCE)}): without it nothing fails")
+        return
+    methods = args.resilience if isinstance(args.resilience, list) else [args.resilience]
+    for name in given:
+        readers = METHOD_OPTIONS.get(name)
+        if readers is not None and not set(readers) & set(methods):
+            raise ValueError(f"{_flag(name)} applies to --resilience {_names(readers)} only, "
+                             f"not to {_names(methods, ', ')}")
+    if "dvfs_failure_multiplier" in given and "dvfs" not in cappings:
+        raise ValueError("--dvfs-failure-multiplier applies to --capping dvfs only: it scales "
+                         "failure rates while DVFS runs below nominal frequency")
+    _check_failure_trace_options(args, given)
+
+
+def _check_failure_trace_options(args, given: list[str]) -> None:
+    """A failure format needs a failure trace; a rate multiplier needs drawn failures."""
+    if "failure_format" in given and "failure_trace" not in given:
+        raise ValueError("--failure-format applies to --failure-trace only: without it "
+                         "failures are drawn")
+    multiplied = [name for name in RATE_MULTIPLIERS if name in given]
+    if multiplied and "failure_trace" in given:
+        raise ValueError(f"{_flag(multiplied[0])} scales the rate of drawn failures: those "
+                         "replayed from --failure-trace have none")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _names(methods, joint: str = " or ") -> str:
+    """The command line's names of ``methods`` (restart for none)."""
+    typed = {method: text for text, method in RESILIENCE.items()}
+    return joint.join(typed[method] for method in methods)
 
 
 def unit_nodes(args, machine_nodes: int) -> int:

@@ -25,8 +25,8 @@ from .choices import MODELS, OVERRUNS, POWER_OPTIONS, THESIS_POLICIES
 from .output_dir import writable_directory
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          unit_nodes)
-from .values import (add_option, choice, comma_list, fraction, integer, job_numbers,
-                     non_negative_int, positive_float, positive_int)
+from .values import (Remembered, add_option, choice, comma_list, fraction, given, integer,
+                     job_numbers, non_negative_int, positive_float, positive_int)
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -130,12 +130,13 @@ def add_sweep_parser(subparsers) -> None:
 def _add_workload_options(workload) -> None:
     workload.add_argument("--trace", help="SWF trace, or 'synthetic' (default; thesis: "
                                           "LLNL-Atlas from ../shared/data)")
-    workload.add_argument("--month", type=parse_months, default="none",
+    workload.add_argument("--month", type=parse_months, default="none", action=Remembered,
                           help="30-day windows of the trace: a list (0,1,2 or 0-3), 'all', "
                                "or 'none' for the whole trace (default)")
     workload.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
                           help="processors per node (default: MaxProcs/MaxNodes, else 1)")
     workload.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
+                          action=Remembered,
                           help="round job sizes up to this many nodes (default 1)")
     workload.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
                           help="machine size in nodes (default: the trace header's MaxNodes)")
@@ -192,11 +193,16 @@ def _add_execution_options(run) -> None:
     run.add_argument("--no-progress", action="store_true", help="show no progress bar")
 
 
+def puppet_options_given(args) -> list[str]:
+    """The options of PuPPET and TOPPER runs that the command line sets:
+    typed (even with their default value) or away from their default."""
+    return [name for name, default in args.puppet_defaults.items()
+            if given(args, name) or getattr(args, name) != default]
+
+
 def grid_options_given(args) -> list[str]:
     """The grid options (not ``--grid``) the command line sets."""
-    given = [name for name, default in args.puppet_defaults.items()
-             if getattr(args, name) != default]
-    return given + [name for name in ("trace", "policy", *THESIS_OPTIONS)
+    return puppet_options_given(args) + [name for name in ("trace", "policy", *THESIS_OPTIONS)
                     if getattr(args, name) is not None]
 
 
@@ -217,8 +223,8 @@ def experiments_from_args(args, console=None):
     given = [name for name in THESIS_OPTIONS if getattr(args, name) is not None]
     if given:
         raise ValueError(f"--{given[0].replace('_', '-')} applies to --model thesis only")
-    check_failure_options(args)
     methods = capping_methods(args.capping, args.cap)
+    check_failure_options(args, methods)
     refuse_unread_options(args, methods)
     caps = args.cap or [parse_cap(DEFAULT_CAP)]
     if args.cap_month is not None and (set(methods) == {"none"}
@@ -280,10 +286,10 @@ def thesis_runs_from_args(args):
     from studies.thesis_run import ThesisRun
     from studies.workloads import ATLAS
 
-    given = [name for name, default in args.puppet_defaults.items()
-             if getattr(args, name) != default]
-    if given:
-        raise ValueError(f"--{given[0].replace('_', '-')} applies to --model puppet only")
+    puppet_options = puppet_options_given(args)
+    if puppet_options:
+        raise ValueError(f"--{puppet_options[0].replace('_', '-')} applies to --model puppet "
+                         "only")
     first, last = args.jobs or (10_001, 15_000)
     base = ThesisRun(args.trace or ATLAS, machine_cpus=args.cpus or 9216, first_job=first,
                      last_job=last, profiles=args.profiles)

@@ -41,7 +41,7 @@ def cache_directory() -> Path:
 def peak_key(args: argparse.Namespace) -> str:
     """The key of the uncapped run that ``args`` describes."""
     ignored = {*OUTPUT_ONLY, *_capping_options(args.command_parser), "command",
-               "command_parser", "func", "check"}
+               "command_parser", "func", "check", "given_options"}
     declaration = {name: value for name, value in sorted(vars(args).items())
                    if name not in ignored}
     declaration = json.loads(json.dumps(declaration, default=str))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 
 def _number(convert, test, rule: str):
@@ -42,6 +43,14 @@ def at_least(minimum: float):
     return _number(float, lambda value: value >= minimum, f">= {minimum:g}")
 
 
+def existing_file(text: str) -> Path:
+    """A file to read, refused before anything runs when it is not there."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return path
+
+
 def comma_list(convert):
     """``"a,b,c"`` -> ``[convert("a"), ...]``: one axis of a sweep."""
     def parse(text: str) -> list:
@@ -64,6 +73,22 @@ def choice(allowed):
     return check
 
 
+class Remembered(argparse.Action):
+    """Store the value as argparse does, and note that the user gave the
+    option: an option no chosen model reads is refused when given, even
+    with its default value (:func:`given`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.given_options = getattr(namespace, "given_options", frozenset()) | {self.dest}
+
+
+def given(args, name: str) -> bool:
+    """The user gave the option of argparse name ``name`` (declared with
+    :class:`Remembered`, as :func:`add_option` declares them)."""
+    return name in getattr(args, "given_options", ())
+
+
 def add_option(group, flag: str, convert, *, axis: bool, help: str, default=None,
                aliases: tuple[str, ...] = (), **options) -> argparse.Action:
     """Declare ``flag``: one value, or with ``axis`` a comma list of values
@@ -72,10 +97,11 @@ def add_option(group, flag: str, convert, *, axis: bool, help: str, default=None
     if axis:
         convert = comma_list(convert)
         default = None if default is None else [default]
-    action = group.add_argument(flag, type=convert, default=default, help=help, **options)
+    action = group.add_argument(flag, type=convert, default=default, help=help,
+                                action=Remembered, **options)
     for alias in aliases:
         group.add_argument(alias, type=convert, dest=action.dest, metavar=action.metavar,
-                           default=default, help=argparse.SUPPRESS)
+                           default=default, help=argparse.SUPPRESS, action=Remembered)
     return action
 
 

@@ -84,9 +84,7 @@ def load_workload(args) -> Workload:
         refuse_nothing_to_run(workload)
     if args.power == "constant":
         jobs = assign_constant_power(workload.jobs, args.node_watts)
-    elif args.power == "csv":
-        if args.power_csv is None:
-            raise ValueError("--power csv needs --power-csv FILE (columns job_id,power)")
+    elif args.power == "csv":  # with --power-csv (cpn run's checks)
         jobs = assign_csv_power(workload.jobs, args.power_csv)
     else:
         jobs = assign_rack_power(workload.jobs, seed=args.seed)

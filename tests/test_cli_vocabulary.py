@@ -159,6 +159,16 @@ def test_run_refuses_options_that_mean_nothing_before_reading_the_trace(tmp_path
      "--over-cap applies to --capping block, wait or dvfs only, not to none"),
     ("sweep", ["--capping", "wait,block", "--beta", "0.2,0.8"],
      "--beta applies to --capping dvfs only, not to wait, block"),
+    # given with its default value, it is still asked for and still unread
+    ("run", ["--alpha", "2"], "--alpha applies to --capping dvfs only, not to none"),
+    ("run", ["--capping", "wait", "--levels", "6"],
+     "--levels applies to --capping dvfs only, not to wait"),
+    ("run", ["--capping", "block", "--dvfs-latency", "0"],
+     "--dvfs-latency applies to --capping dvfs only, not to block"),
+    ("run", ["--capping", "dvfs", "--l", "10"],
+     "--wait-queue applies to --capping wait only, not to dvfs"),
+    ("sweep", ["--over-cap", "reject"],
+     "--over-cap applies to --capping block, wait or dvfs only, not to none"),
 ])
 def test_an_option_no_chosen_capping_method_reads_is_refused(trace, capsys, command,
                                                               options, message):
@@ -166,6 +176,76 @@ def test_an_option_no_chosen_capping_method_reads_is_refused(trace, capsys, comm
     assert failed(capsys, command, "--trace", trace, "--out", trace.parent / "out",
                   *options) == (
         f"cpn {command}: error: {message}")
+
+
+@pytest.mark.parametrize("command, options, message", [
+    ("run", ["--resilience", "checkpoint", "--redundancy", "2"],
+     "--redundancy applies to --resilience replication only, not to checkpoint"),
+    ("run", ["--resilience", "restart", "--gamma", "0.3"],
+     "--gamma applies to --resilience replication only, not to restart"),
+    ("run", ["--resilience", "restart", "--checkpoint-scale", "1"],
+     "--checkpoint-scale applies to --resilience checkpoint or replication only, "
+     "not to restart"),
+    ("sweep", ["--resilience", "checkpoint,restart", "--redundancy", "3"],
+     "--redundancy applies to --resilience replication only, not to checkpoint, restart"),
+    ("run", ["--resilience", "checkpoint", "--failure-format", "csv"],
+     "--failure-format applies to --failure-trace only: without it failures are drawn"),
+    ("run", ["--resilience", "checkpoint", "--dvfs-failure-multiplier", "3"],
+     "--dvfs-failure-multiplier applies to --capping dvfs only: it scales failure rates "
+     "while DVFS runs below nominal frequency"),
+    ("sweep", ["--resilience", "checkpoint", "--capping", "wait",
+               "--dvfs-failure-multiplier", "1"],
+     "--dvfs-failure-multiplier applies to --capping dvfs only: it scales failure rates "
+     "while DVFS runs below nominal frequency"),
+    ("run", ["--resilience", "checkpoint", "--failure-trace", "FAILURES",
+             "--failure-multiplier", "7"],
+     "--failure-multiplier scales the rate of drawn failures: those replayed from "
+     "--failure-trace have none"),
+    ("run", ["--resilience", "checkpoint", "--failure-trace", "FAILURES", "--capping", "dvfs",
+             "--dvfs-failure-multiplier", "2"],
+     "--dvfs-failure-multiplier scales the rate of drawn failures: those replayed from "
+     "--failure-trace have none"),
+    ("run", ["--power-csv", "POWERS"], "--power-csv applies to --power csv only, not to drawn"),
+    ("run", ["--power", "constant", "--power-csv", "POWERS"],
+     "--power-csv applies to --power csv only, not to constant"),
+])
+def test_an_option_no_chosen_method_or_mode_reads_is_refused(trace, capsys, command, options,
+                                                             message):
+    """Replicas, checkpoints, a failure trace's format, rate multipliers of
+    drawn failures and a power CSV each have their reader: without it the
+    option was dropped without a word."""
+    files = {"FAILURES": trace.parent / "failures.csv", "POWERS": trace.parent / "powers.csv"}
+    files["FAILURES"].write_text("time,unit\n1500,0\n")
+    files["POWERS"].write_text("job_id,power\n1,10\n2,10\n3,10\n")
+    options = [files.get(option, option) for option in options]
+    assert failed(capsys, command, "--trace", trace, "--out", trace.parent / "out",
+                  *options) == f"cpn {command}: error: {message}"
+    assert not (trace.parent / "out").exists()
+
+
+def test_a_missing_input_file_is_refused_naming_its_flag(trace, capsys):
+    for flag in ("--power-csv", "--failure-trace"):
+        assert refused(capsys, "run", "--trace", trace, "--power", "csv", "--resilience",
+                       "checkpoint", flag, trace.parent / "nowhere.csv") == (
+            f"cpn run: error: argument {flag}: no such file: {trace.parent / 'nowhere.csv'}")
+
+
+def test_a_puppet_option_given_with_its_default_is_refused_with_the_thesis(capsys):
+    assert failed(capsys, "sweep", "--model", "thesis", "--seed", "0") == (
+        "cpn sweep: error: --seed applies to --model puppet only")
+
+
+def test_options_their_method_reads_are_taken(trace, tmp_path, capsys):
+    powers = tmp_path / "powers.csv"
+    powers.write_text("job_id,power\n1,10\n2,20\n3,30\n")
+    assert main(["run", "--trace", str(trace), "--power", "csv", "--power-csv", str(powers),
+                 "--resilience", "replication", "--gamma", "0.3", "--redundancy", "2",
+                 "--checkpoint-scale", "0.5", "--out", str(tmp_path / "out"),
+                 "--no-plots"]) == 0
+    runs = sweep_runs("--trace", trace, "--resilience", "checkpoint,replication",
+                      "--gamma", "0.5", "--checkpoint-scale", "2")
+    assert {(run.resilience, run.gamma, run.checkpoint_scale) for run in runs} == {
+        ("checkpoint", None, 2.0), ("replication", 0.5, 2.0)}
 
 
 def test_an_option_some_chosen_method_reads_is_taken(trace, capsys):
