@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from .choices import DVFS_ADMISSIONS, OVER_CAP, OWN_MONTH
 from .values import Remembered, add_option, choice, comma_list, given, non_negative_float, \
-    non_negative_int, positive_float
+    non_negative_int, positive_float, positive_int, within
 
 if TYPE_CHECKING:  # the capping modules build nets: imported when a cap is built
     from modules.cpu_scaling import CpuScaling
@@ -102,16 +102,26 @@ def _over_cap(text: str) -> str:
     return choice(OVER_CAP_CHOICES)(text).replace("-", "_")
 
 
+#: DVFS bounds.  A processor has a few dozen frequency levels at most (and
+#: the level search keeps a table of every pair of them); its lowest is
+#: rarely under a third of nominal: at 10 % and beta 2 a job runs 100 times
+#: longer, and far slower levels stall the clock.  A change of level costs
+#: microseconds: an hour lost at each is far beyond, and a latency
+#: beyond the clock's resolution froze the run.
+MAX_LEVELS, LOWEST_LEVEL, MAX_BETA, MAX_LATENCY = 100, 0.1, 2.0, 3600.0
+
+
 def _levels(text: str) -> tuple[float, ...]:
     """``"6"`` -> six levels evenly from 100 % to 50 %; ``"1,0.8,0.6"`` as given."""
     from modules.cpu_scaling import even_levels
 
-    try:
-        if "," not in text:
-            return even_levels(int(text))
-        return tuple(float(part) for part in text.split(","))
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    parts = text.split(",")
+    count = positive_int(text) if len(parts) == 1 else len(parts)
+    if count > MAX_LEVELS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LEVELS} levels, not {count}")
+    if len(parts) == 1:
+        return even_levels(count)
+    return tuple(within(LOWEST_LEVEL, 1)(part) for part in parts)
 
 
 def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False):
@@ -146,8 +156,10 @@ def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False
                     "behind it (the paper's w; default 500)")
     add_option(group, "--alpha", positive_float, axis=axis, default=2.0,
                help="DVFS: a core's power scales as f^alpha (default 2)")
-    add_option(group, "--beta", non_negative_float, axis=axis, default=0.5,
-               help="DVFS: a job's runtime scales as 1/f^beta (default 0.5)")
+    add_option(group, "--beta", within(0, MAX_BETA), axis=axis, default=0.5,
+               help="DVFS: a job's runtime scales as 1/f^beta, beta within [0, 2] (0: "
+                    "frequency-blind, 1: compute-bound; PuPPET Fig. 12 goes to 2; "
+                    "default 0.5)")
     add_option(group, "--over-cap", _over_cap, axis=axis, default="reject",
                metavar="{" + ",".join(OVER_CAP_CHOICES) + "}",
                help="a job whose power alone exceeds the cap: reject it (listed in "
@@ -163,10 +175,12 @@ def add_capping_arguments(parser: argparse.ArgumentParser, *, axis: bool = False
         return group
     group.add_argument("--levels", type=_levels, default="6", action=Remembered,
                        help="DVFS frequency levels: a count (evenly 100%%..50%%, default 6) "
-                            "or a comma list of fractions of nominal")
-    group.add_argument("--dvfs-latency", type=non_negative_float, default=0.0,
+                            "or a comma list of fractions of nominal, each within [0.1, 1]; "
+                            f"at most {MAX_LEVELS}")
+    group.add_argument("--dvfs-latency", type=within(0, MAX_LATENCY), default=0.0,
                        metavar="SECONDS", action=Remembered,
-                       help="DVFS: seconds lost at each change of level (default 0)")
+                       help="DVFS: seconds lost at each change of level, within [0, 3600] "
+                            "(default 0)")
     return group
 
 

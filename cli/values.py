@@ -38,6 +38,11 @@ positive_int = _number(int, lambda value: value > 0, "at least 1")
 non_negative_int = _number(int, lambda value: value >= 0, ">= 0")
 
 
+def within(low: float, high: float):
+    """A number from ``low`` to ``high``: a model parameter's meaningful range."""
+    return _number(float, lambda value: low <= value <= high, f"within [{low:g}, {high:g}]")
+
+
 def at_least(minimum: float):
     """A number no smaller than ``minimum`` (a replication degree: 1)."""
     return _number(float, lambda value: value >= minimum, f">= {minimum:g}")

@@ -337,6 +337,35 @@ def test_a_cap_that_refuses_every_job_is_an_error(tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("option, value, message", [
+    ("--beta", "1e5", "must be within [0, 2], not 1e5"),  # divided by 0.5 ** 1e5 == 0
+    ("--beta", "2.01", "must be within [0, 2], not 2.01"),  # 100 hung
+    ("--dvfs-latency", "1e30", "must be within [0, 3600], not 1e30"),  # hung
+    ("--levels", "100000", "at most 100 levels, not 100000"),  # hung
+    ("--levels", "0", "must be at least 1, not 0"),
+    ("--levels", "1,0.5,0.05", "must be within [0.1, 1], not 0.05"),
+])
+def test_dvfs_parameters_out_of_their_meaningful_range_are_refused(tmp_path, capsys, option,
+                                                                   value, message):
+    with pytest.raises(SystemExit) as exit_:
+        run_cli("--capping", "dvfs", "--cap", "300W", option, value, "--out", tmp_path)
+    assert exit_.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]  # after argparse's usage
+    assert last == f"cpn run: error: argument {option}: {message}"
+
+
+@pytest.mark.parametrize("options", [["--beta", "2", "--levels", "1,0.1"], ["--beta", "0"],
+                                     ["--levels", "100"], ["--dvfs-latency", "3600"]])
+def test_dvfs_parameters_at_their_bounds_run_to_the_end(tmp_path, capsys, options):
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--capping", "dvfs", "--cap", "300W",
+                   "--dvfs-admission", "nodes", *options, "--out", out, "--no-plots") == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["jobs"] + metrics["rejected_jobs"] == 3 and metrics["complete"]
+
+
 def test_a_share_cap_is_taken_of_the_uncapped_runs_peak(tmp_path, capsys):
     trace = tmp_path / "capped.swf"
     trace.write_text(CAPPED_SWF)
