@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from .output_dir import writable_directory
-from .values import integer, positive_float
+from .values import non_negative_int, positive_float, positive_int
 
 
 def add_check_parser(subparsers) -> None:
@@ -35,7 +35,7 @@ def add_check_parser(subparsers) -> None:
                        help="a query, e.g. 'always Power <= 350', 'eventually dead', "
                             "'count(User) == 0 leads to count(Finished) == 4', or the name "
                             "of one of NET's QUERIES (repeatable; default: all QUERIES)")
-    check.add_argument("--max-states", type=integer, default=100_000,
+    check.add_argument("--max-states", type=positive_int, default=100_000,
                        help="stop exploring after this many states (default 100,000)")
     check.add_argument("--time-limit", type=positive_float, default=60.0,
                        help="stop exploring after this many seconds (default 60)")
@@ -47,7 +47,7 @@ def add_check_parser(subparsers) -> None:
     check.add_argument("--save", metavar="DIR", type=Path,
                        help="write each counterexample as a trace DIR/NAME.jsonl for "
                             "cpn replay")
-    check.add_argument("--timeline", metavar="LINES", type=integer, default=40,
+    check.add_argument("--timeline", metavar="LINES", type=non_negative_int, default=40,
                        help="show at most this many lines of each counterexample "
                             "(default 40; 0 for none)")
     check.set_defaults(func=run_check)

@@ -96,6 +96,21 @@ def test_bad_queries_are_one_line_errors(counter, capsys, query, message):
     assert capsys.readouterr().out.strip() == message
 
 
+@pytest.mark.parametrize("option, value, message", [
+    ("--max-states", "-1", "must be at least 1, not -1"),  # stopped at -1 states
+    ("--max-states", "0", "must be at least 1, not 0"),
+    ("--timeline", "-1", "must be >= 0, not -1"),  # 0 shows none; -1 dropped the first line
+    ("--time-limit", "0", "must be positive, not 0"),
+])
+def test_bounds_of_the_exploration_are_refused_when_parsed(counter, capsys, option, value,
+                                                           message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", counter, "--query", "always P <= 400", f"{option}={value}"])
+    assert exit_.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == f"cpn check: error: argument {option}: {message}"
+
+
 def test_a_missing_net_is_a_one_line_error(capsys, tmp_path):
     assert main(["check", str(tmp_path / "none.py")]) == 2
     assert capsys.readouterr().out.strip() == f"cpn check: no such file: {tmp_path / 'none.py'}"
