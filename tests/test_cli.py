@@ -417,19 +417,24 @@ def test_a_cap_without_a_capping_method_is_a_one_line_error(trace, tmp_path, cap
 
 # Failures from the command line (TOPPER).  On the capped trace's machine,
 # with 1-node units and no cap, unit 0 (one of job 1's two nodes) fails at
-# 1050 on the trace's clock, 50 s into job 1, before its first checkpoint:
-# job 1 loses those 50 s and pays the 780 s recovery.
-def test_a_replayed_failure_rolls_the_job_back(tmp_path, capsys):
+# 1050 on the trace's clock, 50 s into job 1, before its first checkpoint.
+def replayed_failure(tmp_path, *options) -> tuple[pd.DataFrame, dict]:
+    """The jobs and metrics of the capped trace run with that one failure."""
     trace = tmp_path / "capped.swf"
     trace.write_text(CAPPED_SWF)
     failures = tmp_path / "failures.csv"
     failures.write_text("time,unit\n1050,0\n")
     out = tmp_path / "out"
     assert run_cli("--trace", trace, *CONSTANT_POWER, "--resilience", "checkpoint",
-                   "--unit-nodes", 1, "--failure-trace", failures, "--out", out,
+                   *options, "--unit-nodes", 1, "--failure-trace", failures, "--out", out,
                    "--no-plots") == 0
-    jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
-    metrics = json.loads((out / "metrics.json").read_text())
+    return (pd.read_csv(out / "jobs.csv").set_index("job_id"),
+            json.loads((out / "metrics.json").read_text()))
+
+
+def test_a_replayed_failure_rolls_the_job_back(tmp_path, capsys):
+    # Job 1 loses its 50 s and pays the 780 s recovery.
+    jobs, metrics = replayed_failure(tmp_path)
     assert metrics["failures"] == 1
     assert metrics["lost_node_hours"] == pytest.approx(2 * 50 / 3600)
     # The checkpoint overhead stretches job 1 a little beyond its 100 s.
@@ -439,20 +444,11 @@ def test_a_replayed_failure_rolls_the_job_back(tmp_path, capsys):
     assert "TOPPER run" in capsys.readouterr().out
 
 
-def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path, capsys):
+def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path):
     # --checkpoint-scale 0: checkpoints cost nothing and are taken
-    # continuously, so the failure at 1050 loses nothing; job 1 pays the
-    # recovery alone (it divided by zero).
-    trace = tmp_path / "capped.swf"
-    trace.write_text(CAPPED_SWF)
-    failures = tmp_path / "failures.csv"
-    failures.write_text("time,unit\n1050,0\n")
-    out = tmp_path / "out"
-    assert run_cli("--trace", trace, *CONSTANT_POWER, "--resilience", "checkpoint",
-                   "--checkpoint-scale", 0, "--unit-nodes", 1, "--failure-trace", failures,
-                   "--out", out, "--no-plots") == 0
-    jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
-    metrics = json.loads((out / "metrics.json").read_text())
+    # continuously, so the failure loses nothing; job 1 pays the recovery
+    # alone (it divided by zero).
+    jobs, metrics = replayed_failure(tmp_path, "--checkpoint-scale", 0)
     assert metrics["failures"] == 1 and metrics["lost_node_hours"] == 0
     assert jobs.loc[1, "end"] == 1000 + 100 + 780
 
