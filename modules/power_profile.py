@@ -246,8 +246,8 @@ def assign_csv_power(
     """
     import pandas as pd
 
-    table = source if isinstance(source, pd.DataFrame) else pd.read_csv(source)
     name = "power table" if isinstance(source, pd.DataFrame) else f"power CSV {source}"
+    table = source if isinstance(source, pd.DataFrame) else _read_csv(source, name)
     missing_columns = {"job_id", "power"} - set(table.columns)
     if missing_columns:
         raise ValueError(
@@ -269,6 +269,30 @@ def assign_csv_power(
     if missing:
         raise ValueError(f"{name}: no power for {len(missing)} of {len(jobs)} jobs, job ids {_few(missing)}")
     return [job._replace(jp=by_id[job.id]) for job in jobs]
+
+
+def _read_csv(path, name: str):
+    """The CSV at ``path``; one that is empty, not text or not a table is
+    refused naming the file (pandas' own messages name neither), and a row
+    with more fields than the header is an error, not a row whose first
+    field pandas takes for an index."""
+    import warnings
+
+    import pandas as pd
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)  # a field dropped
+            return pd.read_csv(path, index_col=False)
+    except pd.errors.ParserWarning:
+        raise ValueError(f"{name}: a row has more fields than the header") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{name}: empty (expected a header job_id,power and a row a job)") \
+            from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{name}: not a text file") from None
+    except pd.errors.ParserError as error:
+        raise ValueError(f"{name}: not a table: {error}".rstrip()) from None
 
 
 def _few(ids, shown: int = 5) -> str:

@@ -4,6 +4,8 @@ by hand in the comments."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -195,6 +197,18 @@ def test_csv_missing_ids_are_listed(tmp_path):
         assign_csv_power(jobs, path)
     with pytest.raises(ValueError, match=r"no power for 1 of 2 jobs, job ids 7$"):
         assign_csv_power([job(1), job(7)], path)
+
+
+@pytest.mark.parametrize("content, refused", [
+    (b"", "empty (expected a header job_id,power and a row a job)"),
+    (b"\xff\xfe\x00", "not a text file"),
+    # pandas took the first field for an index: "job ids listed more than once: 1"
+    (b"job_id,power\n1,100,7\n2,100\n", "a row has more fields than the header")])
+def test_a_csv_that_is_no_table_is_refused_naming_the_file(tmp_path, content, refused):
+    path = tmp_path / "p.csv"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(f"power CSV {path}: {refused}")):
+        assign_csv_power([job(1), job(2)], path)
 
 
 def test_csv_bad_tables(tmp_path):
