@@ -89,6 +89,9 @@ class PuppetConfig:
                              f"not {self.machine_nodes}")
         if self.over_cap not in OVER_CAP:
             raise ValueError(f"over_cap must be one of {OVER_CAP}, not {self.over_cap!r}")
+        if not math.isfinite(self.machine_nodes * self.node_watts):  # else found at the end
+            raise ValueError(f"node_watts {self.node_watts:g} on {self.machine_nodes} nodes "
+                             "is no finite power")
         self.power  # validates
 
     @property

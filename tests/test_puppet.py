@@ -105,6 +105,10 @@ def test_bad_configuration_is_refused():
         SchedulingConfig(policy="sjf")
     with pytest.raises(ValueError, match="idle fraction"):
         PuppetConfig(4, idle_fraction=1.5)
+    # The machine's power overflowed to infinity, found only when the run's
+    # energy was summed at its end.
+    with pytest.raises(ValueError, match="node_watts 1e\\+308 on 16 nodes is no finite power"):
+        PuppetConfig(16, node_watts=1e308)
 
 
 def test_the_net_is_hierarchical_with_paths():
