@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from modules.dvfs_bounds import LOWEST_LEVEL, MAX_BETA, MAX_LATENCY, MAX_LEVELS
+
 from .choices import DVFS_ADMISSIONS, OVER_CAP, OWN_MONTH
 from .values import Remembered, add_option, choice, comma_list, given, non_negative_float, \
     non_negative_int, positive_float, positive_int, within
@@ -102,13 +104,6 @@ def _over_cap(text: str) -> str:
     return choice(OVER_CAP_CHOICES)(text).replace("-", "_")
 
 
-#: DVFS bounds.  A processor has a few dozen frequency levels at most (and
-#: the level search keeps a table of every pair of them); its lowest is
-#: rarely under a third of nominal: at 10 % and beta 2 a job runs 100 times
-#: longer, and far slower levels stall the clock.  A change of level costs
-#: microseconds: an hour lost at each is far beyond, and a latency
-#: beyond the clock's resolution froze the run.
-MAX_LEVELS, LOWEST_LEVEL, MAX_BETA, MAX_LATENCY = 100, 0.1, 2.0, 3600.0
 
 
 def _levels(text: str) -> tuple[float, ...]:

@@ -33,6 +33,7 @@ from cpn.colours import FrozenDict
 
 from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
+from .dvfs_bounds import LOWEST_LEVEL, MAX_BETA, MAX_LATENCY, MAX_LEVELS
 from .job import POSITION, Job, replaced_at
 from .power import PowerModel, cap_limit
 from .last_answer import keeps_last_answer
@@ -72,11 +73,15 @@ class CpuScaling:
     def __post_init__(self):
         if not self.cap_watts > 0:
             raise ValueError(f"the power cap must be positive watts, not {self.cap_watts}")
-        if not self.levels or any(not 0 < f <= 1 for f in self.levels):
-            raise ValueError(f"frequency levels must lie in (0, 1], not {self.levels}")
+        if (not self.levels or len(self.levels) > MAX_LEVELS
+                or any(not LOWEST_LEVEL <= f <= 1 for f in self.levels)):
+            raise ValueError(f"frequency levels: 1 to {MAX_LEVELS}, each within "
+                             f"[{LOWEST_LEVEL:g}, 1], not {self.levels}")
         object.__setattr__(self, "levels", tuple(sorted(self.levels, reverse=True)))
-        if self.beta < 0 or self.latency < 0:
-            raise ValueError(f"beta and latency must be >= 0, not {self.beta}, {self.latency}")
+        if not 0 <= self.beta <= MAX_BETA:
+            raise ValueError(f"beta must be within [0, {MAX_BETA:g}], not {self.beta}")
+        if not 0 <= self.latency <= MAX_LATENCY:
+            raise ValueError(f"latency must be within [0, {MAX_LATENCY:g}] s, not {self.latency}")
         if self.admission not in ADMISSIONS:
             raise ValueError(f"admission must be one of {ADMISSIONS}, not {self.admission!r}")
 

@@ -168,8 +168,8 @@ class FaultTolerance:
                              f"{self.unit_nodes} and {self.unit_mttf}")
         if not self.redundancy >= 1:
             raise ValueError(f"the redundancy degree r must be >= 1, not {self.redundancy}")
-        if not self.communication >= 0:
-            raise ValueError(f"the communication ratio gamma must be >= 0, not "
+        if not 0 <= self.communication <= 1:  # a share of the run (eq. 4)
+            raise ValueError(f"the communication share gamma must be within [0, 1], not "
                              f"{self.communication}")
         for name in ("checkpoint_small", "checkpoint_large", "checkpoint_scale", "recovery"):
             if not getattr(self, name) >= 0:

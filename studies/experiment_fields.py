@@ -104,8 +104,9 @@ def check_values(exp: "Experiment") -> None:
 def _check_resilience(exp: "Experiment") -> None:
     if exp.redundancy is not None and not exp.redundancy >= 1:
         raise ValueError(f"the redundancy degree r must be >= 1, not {exp.redundancy}")
-    if exp.gamma is not None and not exp.gamma >= 0:
-        raise ValueError(f"gamma (communication/computation) must be >= 0, not {exp.gamma}")
+    if exp.gamma is not None and not 0 <= exp.gamma <= 1:
+        raise ValueError(f"gamma (the communication share) must be within [0, 1], not "
+                         f"{exp.gamma}")
     if exp.checkpoint_scale is not None and not exp.checkpoint_scale >= 0:
         raise ValueError(f"checkpoint_scale must be >= 0, not {exp.checkpoint_scale}")
     if exp.system_mttf_hours is not None and not (

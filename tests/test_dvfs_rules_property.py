@@ -75,7 +75,7 @@ def situations(draw):
     """Rules, a Progress and Runtime Info of a few jobs, a current level
     (sometimes none of the configured ones) and the system power at which
     a level just holds the cap."""
-    levels = draw(st.lists(st.floats(0.05, 1.0), min_size=1, max_size=6, unique=True))
+    levels = draw(st.lists(st.floats(0.1, 1.0), min_size=1, max_size=6, unique=True))
     count = draw(st.integers(0, 8))
     jobs = [Job(i, 0.0, draw(st.floats(1.0, 1e4)), draw(st.integers(1, 64)),
                 draw(st.floats(1.0, 2e4)), jp=draw(WATTS),

@@ -155,6 +155,16 @@ def test_levels_and_bad_parameters():
         PowerCap(100, wait_queue_length=-1)
     with pytest.raises(ValueError, match="frequency levels"):
         CpuScaling(100, levels=(1.0, 1.5))
+    # The command line's bounds hold for the Python API too: beyond them a
+    # run divided by zero (0.5 ** 1e5) or never ended.
+    with pytest.raises(ValueError, match=r"each within \[0.1, 1\]"):
+        CpuScaling(100, levels=(1.0, 0.05))
+    with pytest.raises(ValueError, match="1 to 100"):
+        CpuScaling(100, levels=even_levels(101))
+    with pytest.raises(ValueError, match=r"beta must be within \[0, 2\], not 100000.0"):
+        CpuScaling(100, beta=1e5)
+    with pytest.raises(ValueError, match=r"latency must be within \[0, 3600\] s, not 1e\+30"):
+        CpuScaling(100, latency=1e30)
 
 
 def real_jobs(count):

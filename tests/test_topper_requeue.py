@@ -97,8 +97,9 @@ def test_on_failure_is_validated():
         FaultTolerance(on_failure="retry")
     with pytest.raises(ValueError, match="redundancy degree r must be >= 1"):
         FaultTolerance(method="replication", redundancy=0.5)
-    with pytest.raises(ValueError, match="gamma must be >= 0"):
-        FaultTolerance(communication=-0.1)
+    for gamma in (-0.1, 1e10):  # 1e10 stretched a replicated job 1e10 times
+        with pytest.raises(ValueError, match=r"gamma must be within \[0, 1\]"):
+            FaultTolerance(communication=gamma)
 
 
 class UnitLedger(Monitor):
