@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 from .grids import Run, plan
 from .results import RESULTS_CSV, collect
 from .storage import current_result, write_result
+from .thesis_run import refuse_job_ranges_beyond_traces
 from .workloads import refuse_months_beyond_traces
 
 
@@ -143,6 +144,7 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
     """
     planned = plan(runs, baselines)
     refuse_months_beyond_traces(planned)
+    refuse_job_ranges_beyond_traces(planned)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     sweep = _Sweep(results_dir, planned, on_result)

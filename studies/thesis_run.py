@@ -252,3 +252,13 @@ def _workload(trace: str, machine_cpus: int, first: int, last: int, profile_seed
               profiles: str | None):
     jobs = thesis_portion(trace, machine_cpus, first, last)
     return jobs, (read_profiles(profiles) if profiles else draw_profiles(jobs, profile_seed))
+
+
+def refuse_job_ranges_beyond_traces(runs) -> None:
+    """Refuse, before any runs, a thesis run whose job numbers its trace does
+    not have (each trace and range read once): every run of such a study
+    failed on its own once the sweep had started."""
+    for trace, machine_cpus, first, last in {
+            (run.trace, run.machine_cpus, run.first_job, run.last_job)
+            for run in runs if isinstance(run, ThesisRun)}:
+        thesis_portion(trace, machine_cpus, first, last)  # the error names the trace

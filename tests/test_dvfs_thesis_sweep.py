@@ -3,6 +3,7 @@ declarations with stable keys, results equal to nets.dvfs_thesis.simulate,
 measured options, resume, cpn sweep --model thesis, and the examples."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -132,6 +133,14 @@ def test_a_restarted_thesis_sweep_skips_finished_runs(base, tmp_path):
     assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.json")} == mtimes
     (tmp_path / f"{runs[1].key()}.json").unlink()
     assert run_sweep(runs, tmp_path, workers=1, progress=False).ran == [runs[1].key()]
+
+
+def test_a_job_range_the_trace_lacks_is_refused_before_any_run(base, tmp_path):
+    # Each run of such a study failed on its own once the sweep had started.
+    runs = [replace(base, first_job=90_001, last_job=90_040)]
+    with pytest.raises(ValueError, match="no job numbered 90001..90040"):
+        run_sweep(runs, tmp_path / "results", workers=1, progress=False)
+    assert not (tmp_path / "results").exists()
 
 
 def test_results_stored_by_an_older_version_are_run_again(trace, tmp_path, capsys):
