@@ -123,6 +123,9 @@ def check_failure_options(args, cappings: list[str]) -> None:
         if readers is not None and not set(readers) & set(methods):
             raise ValueError(f"{_flag(name)} applies to --resilience {_names(readers)} only, "
                              f"not to {_names(methods, ', ')}")
+    if getattr(args, "dvfs_latency", 0):  # nets.topper refused it, once the trace was read
+        raise ValueError("--dvfs-latency is not modelled under --resilience: TOPPER changes "
+                         "a level at no cost")
     if "dvfs_failure_multiplier" in given and "dvfs" not in cappings:
         raise ValueError("--dvfs-failure-multiplier applies to --capping dvfs only: it scales "
                          "failure rates while DVFS runs below nominal frequency")

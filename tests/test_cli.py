@@ -453,6 +453,14 @@ def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path):
     assert jobs.loc[1, "end"] == 1000 + 100 + 780
 
 
+def test_a_dvfs_latency_under_failures_is_refused_before_the_trace_is_read(tmp_path, capsys):
+    assert run_cli("--trace", tmp_path / "missing.swf", "--resilience", "checkpoint",
+                   "--capping", "dvfs", "--cap", "300W", "--dvfs-latency", 5,
+                   "--out", tmp_path / "out") == 2
+    assert error_of(capsys) == ("cpn run: error: --dvfs-latency is not modelled under "
+                                "--resilience: TOPPER changes a level at no cost")
+
+
 def test_without_failures_topper_runs_as_puppet(trace, tmp_path, capsys):
     assert run_cli("--trace", trace, "--out", tmp_path / "puppet", "--no-plots") == 0
     assert run_cli("--trace", trace, "--resilience", "restart", "--unit-nodes", 1,
