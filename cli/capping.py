@@ -107,14 +107,16 @@ def _over_cap(text: str) -> str:
 
 
 def _levels(text: str) -> tuple[float, ...]:
-    """``"6"`` -> six levels evenly from 100 % to 50 %; ``"1,0.8,0.6"`` as given."""
+    """``"6"`` -> six levels evenly from 100 % to 50 %; ``"1,0.8,0.6"`` as
+    given, and so a lone fraction (``"0.8"``: one level)."""
     from modules.cpu_scaling import even_levels
 
     parts = text.split(",")
-    count = positive_int(text) if len(parts) == 1 else len(parts)
+    counted = len(parts) == 1 and "." not in text
+    count = positive_int(text) if counted else len(parts)
     if count > MAX_LEVELS:
         raise argparse.ArgumentTypeError(f"at most {MAX_LEVELS} levels, not {count}")
-    if len(parts) == 1:
+    if counted:
         return even_levels(count)
     return tuple(within(LOWEST_LEVEL, 1)(part) for part in parts)
 

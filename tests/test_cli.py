@@ -344,6 +344,7 @@ def test_a_cap_that_refuses_every_job_is_an_error(tmp_path, capsys):
     ("--levels", "100000", "at most 100 levels, not 100000"),  # hung
     ("--levels", "0", "must be at least 1, not 0"),
     ("--levels", "1,0.5,0.05", "must be within [0.1, 1], not 0.05"),
+    ("--levels", "0.05", "must be within [0.1, 1], not 0.05"),  # a lone fraction: one level
 ])
 def test_dvfs_parameters_out_of_their_meaningful_range_are_refused(tmp_path, capsys, option,
                                                                    value, message):
@@ -355,6 +356,7 @@ def test_dvfs_parameters_out_of_their_meaningful_range_are_refused(tmp_path, cap
 
 
 @pytest.mark.parametrize("options", [["--beta", "2", "--levels", "1,0.1"], ["--beta", "0"],
+                                     ["--levels", "0.8"],  # was "'0.8' is not a whole number"
                                      ["--levels", "100"], ["--dvfs-latency", "3600"]])
 def test_dvfs_parameters_at_their_bounds_run_to_the_end(tmp_path, capsys, options):
     trace = tmp_path / "capped.swf"
