@@ -80,11 +80,13 @@ def _local_day_offset(header: Mapping[str, str], trace_seconds: float) -> float:
     moment = datetime.fromtimestamp(epoch + trace_seconds, tz=timezone.utc)
     zone = header.get("TimeZoneString", "").strip()
     if zone:
-        try:
-            from zoneinfo import ZoneInfo
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:  # the tz database comes with the tzdata package where the system lacks one
             moment = moment.astimezone(ZoneInfo(zone))
-        except Exception:  # unknown zone or no tz database: keep UTC
-            pass
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"the header's TimeZoneString {zone!r} is no time zone (e.g. "
+                             "Europe/Paris): a day's hours would be counted in UTC") from None
     midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
     return (moment - midnight) / timedelta(seconds=1)
 

@@ -189,6 +189,15 @@ def test_a_month_the_trace_lacks_is_refused_before_any_run(trace, tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_a_trace_time_zone_is_one_or_refused():
+    # An unknown zone was silently taken as UTC: a day's hours moved.
+    from studies.workloads import _local_day_offset
+
+    assert _local_day_offset({"TimeZoneString": "Europe/Paris", "UnixStartTime": "0"}, 0) == 3600
+    with pytest.raises(ValueError, match="TimeZoneString 'Mars/Olympus' is no time zone"):
+        _local_day_offset({"TimeZoneString": "Mars/Olympus"}, 0)
+
+
 def test_hourly_profile_and_cap_excess():
     # 100 W for the first two hours, 400 W for one, then 100 W to 24 h.
     times, watts = [0, 7200, 10800], [100.0, 400.0, 100.0]
