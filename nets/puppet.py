@@ -39,7 +39,7 @@ from modules.cpu_scaling import CpuScaling, ScalingRules, cpu_scaling
 from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig,
                                       batch_scheduling)
 from modules.easy import easy_pass_on_nodes
-from modules.job import Job
+from modules.job import Job, checked_jobs
 from modules.metrics import summary_metrics
 from modules.power_steps import collapse_step_series, energy_fixed_step
 from modules.run_files import UNFINISHED_COLUMNS
@@ -336,10 +336,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     of a power cap still move the clock), or where the run stopped.  Jobs
     over the cap alone are rejected first (``config.rejected_jobs``): they
     are listed in the result's ``rejected`` and counted in its metrics."""
-    too_big = [job.id for job in jobs if job.js > config.machine_nodes]
-    if too_big:
-        raise ValueError(f"{len(too_big)} jobs need more than the machine's "
-                         f"{config.machine_nodes} nodes (first: {too_big[:5]})")
+    jobs = checked_jobs(jobs, config.machine_nodes)
     rejected = config.rejected_jobs(jobs)
     if rejected:
         refused = {job.id for job in rejected}

@@ -28,6 +28,7 @@ completed (the time lost before counts as waiting); ``first_start`` and
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
@@ -36,7 +37,7 @@ from modules.batch_scheduling import P_FINISH
 from modules.cpu_scaling import CpuScaling
 from modules.fault_tolerance import (Execution, FailureSource, FaultRules, fault_tolerance,
                                      plan_jobs)
-from modules.job import Job
+from modules.job import Job, checked_jobs
 from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
 from modules.tables import columns_of, stored
@@ -121,6 +122,8 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     adds the per-node report; that module's docstring says what sleeping
     means here).
     """
+    # read twice, so a list; a job's size is checked on units by build_net
+    jobs = checked_jobs(jobs, machine_nodes=math.inf)
     net, scheduled = build_net(jobs, config, sleeping)
     result, sim = run_model(net, scheduled, config.puppet, seed, **options)
     requeuing = config.resilience.on_failure == "requeue"

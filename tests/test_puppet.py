@@ -3,6 +3,7 @@ the independent reference scheduler (tests/reference_easy.py)."""
 
 import itertools
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -96,8 +97,32 @@ def test_times_are_reported_as_in_the_trace():
 
 
 def test_jobs_larger_than_the_machine_are_refused_loudly():
-    with pytest.raises(ValueError, match="more than the machine's 4 nodes"):
+    with pytest.raises(ValueError, match=re.escape(
+            "job 1: js must be a whole number of nodes within [0, 4], not 5")):
         simulate([Job(1, 0, 10, 5, 10)], PuppetConfig(4))
+
+
+@pytest.mark.parametrize("jobs, refused", [
+    ([Job(1, 0, 100, -2, 200)], "job 1: js must be a whole number of nodes within [0, 4], "
+                                "not -2"),  # utilization -0.5
+    ([Job(1, 0, 100, 2, 200, -1000.0)], "job 1: jp must be a finite number >= 0, not -1000.0"),
+    ([Job(1, 0, float("nan"), 2, 200)], "job 1: rt must be a finite number >= 0, not nan"),
+    ([Job(1, 0, 100, 2.5, 200)], "job 1: js must be a whole number of nodes"),
+    ([Job(1, 0, 100, 2, "200")], "job 1: wt must be a finite number >= 0, not '200'"),
+    ([Job(1, 0, 100, 2, 200), Job(1, 5, 100, 2, 200)], "job ids must be unique: 1 is given "
+                                                       "twice"),  # two rows of job 1
+    ([(1, 0, 100, 2, 200)], "jobs must be Job records (modules.job.Job), not tuple"),
+])
+def test_jobs_the_python_api_is_given_are_checked(jobs, refused):
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        simulate(jobs, PuppetConfig(4))
+
+
+def test_jobs_may_come_from_a_generator():
+    # The size check used the generator up: an empty result, marked complete.
+    jobs = [Job(1, 0, 100, 2, 200, 100.0), Job(2, 10, 50, 4, 100, 200.0)]
+    result = simulate((job for job in jobs), PuppetConfig(4))
+    assert result.metrics["jobs"] == 2 and list(result.jobs["job_id"]) == [1, 2]
 
 
 def test_bad_configuration_is_refused():
