@@ -211,10 +211,10 @@ class Experiment:
                 if not value.is_integer():
                     raise ValueError(f"{name} must be a whole number, not {value}")
                 put(name, int(value))
-        put("backfill", bool(self.backfill))
         if self.overrun == "keep" or trace == SYNTHETIC:
             put("overrun", None)  # one spelling of the default (synthetic jobs never overrun)
         check_choices(self)
+        put("backfill", bool(self.backfill))  # a table's numpy bool too
         defaults = {f.name: f.default for f in fields(self)}
 
         def relevant(name: str, applies: bool) -> None:

@@ -30,6 +30,8 @@ SYNTHETIC = "synthetic"
 
 def check_choices(exp: "Experiment") -> None:
     """Each field with a closed set of values holds one of them."""
+    if isinstance(exp.backfill, str) or exp.backfill not in (True, False):  # bool("false")
+        raise ValueError(f"backfill must be true or false, not {exp.backfill!r}")
     for name, allowed in (("policy", POLICIES), ("estimate", ESTIMATES),
                           ("trigger", tuple(P_SCHEDULE)), ("capping", CAPPINGS),
                           ("power", POWER_OPTIONS)):

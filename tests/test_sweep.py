@@ -155,6 +155,7 @@ def test_grid_from_json():
     ('{"grid": {"seed": [true]}}', "seed must be a number, not True"),
     ('{"grid": {"alpha": ["nan"]}}', "alpha must be a number, not 'nan'"),
     ('{"grid": {"seed": [-1]}}', "seed must be >= 0, not -1"),
+    ('{"grid": {"backfill": ["false"]}}', "backfill must be true or false, not 'false'"),
     ('{"grid": {"node_watts": [1e999]}}', "node_watts must be finite, not inf")])
 def test_a_bad_grid_file_is_refused_naming_the_file_or_field(tmp_path, text, refused):
     # A NaN cap fraction read as "no cap given": the default 70 % ran instead.
