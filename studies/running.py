@@ -66,6 +66,7 @@ def run_experiment(exp: Experiment, results_dir=None,
     result = _simulate(exp, workload, cap_w)
     metrics = {k: v for k, v in result.metrics.items() if not isinstance(v, dict)}
     metrics["simulated_nodes"] = metrics.pop("machine_nodes", workload.machine_nodes)
+    metrics["trace_rejected_jobs"] = workload.trace_rejected  # dropped before any run
     until = MONTH_SECONDS if exp.month is not None else None
     record: dict[str, Any] = {"key": exp.key(), **exp.to_dict(), **metrics}
     record.update({

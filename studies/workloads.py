@@ -25,6 +25,7 @@ from modules.power_profile import assign_constant_power, assign_rack_power
 from modules.swf import read_swf
 from modules.swf_header import header_number
 from modules.synthetic import SyntheticConfig, mira_load, synthetic_month
+from modules.tables import row_count, stored
 
 from .experiment import Experiment
 from .experiment_fields import SYNTHETIC
@@ -40,12 +41,15 @@ ATLAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "swf" / \
 @dataclass(frozen=True)
 class PreparedWorkload:
     """Jobs ready for ``simulate`` (times from 0 at the window's start), the
-    machine size, and the local time of day (seconds) at simulation time 0."""
+    machine size, the local time of day (seconds) at simulation time 0, and
+    how many job lines the reader rejected in the whole trace (a job larger
+    than the machine, a repeated id: ``cpn run`` lists them)."""
 
     jobs: tuple[Job, ...]
     machine_nodes: int
     day_offset: float
     months: int  # windows in the whole trace (0 for the synthetic workload)
+    trace_rejected: int = 0
 
 
 def _window_seed(seed: int, month: int | None) -> int:
@@ -137,7 +141,8 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
         jobs = tuple(job._replace(st=job.st - start) for job in jobs
                      if start <= job.st < start + MONTH_SECONDS)
     day_offset = _local_day_offset(workload.header, workload.time_offset + start)
-    return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months)
+    return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months,
+                            row_count(stored(workload, "rejected")))
 
 
 def study_months(exp: Experiment, months: Sequence[int | None] | str | None = None

@@ -527,6 +527,21 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
     assert cpn(["sweep", "--trace", str(tmp_path / "missing.swf"), "--out", str(out)]) == 2
 
 
+def test_a_sweep_says_which_job_lines_its_trace_reader_rejected(tmp_path, capsys):
+    # Job 2 needs 4 nodes of a 2-node machine: the run had 1 job and said
+    # nothing (rejected_jobs 0), where cpn run lists it.
+    trace = tmp_path / "two.swf"
+    trace.write_text("; MaxNodes: 4\n; MaxProcs: 4\n"
+                     "1 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+                     "2 10 0 50 4 -1 -1 4 100 -1 1 2 1 -1 1 -1 -1 -1\n")
+    record = run_experiment(Experiment(trace=str(trace), machine_nodes=2, power="constant"))
+    assert (record["jobs"], record["trace_rejected_jobs"]) == (1, 1)
+    assert cpn(["sweep", "--trace", str(trace), "--machine-nodes", "2", "--power", "constant",
+                "--out", str(tmp_path / "runs"), "--workers", "1", "--no-progress"]) == 0
+    assert "the trace reader rejected up to 1 job lines" in " ".join(
+        capsys.readouterr().out.split())
+
+
 # -- studies ----------------------------------------------------------------------
 
 
