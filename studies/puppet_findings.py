@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .findings import TOLERANCE, at_most, case_name, verdict
+from .findings import TOLERANCE, at_most, case_name, month_label, verdict
 from .puppet_tables import CAPPING_NAMES, daily_profiles
 from .study import Check
 
@@ -47,12 +47,15 @@ def _each_row(finding: str, table: pd.DataFrame, column: str, holds: Callable[[f
 
 def _ends(finding: str, wide: pd.DataFrame, first, last, direction: str, name: str) -> Check:
     """``last`` column <= (or >=) ``first`` column, per (policy, month)."""
-    results, text = {}, {}
-    for index, row in wide.iterrows():
-        a, b = row.get(first), row.get(last)
+    results, pairs = {}, {}
+    for index, row in wide.iterrows():  # a column the runs lack: not measurable
+        a, b = pairs[index] = row.get(first), row.get(last)
         results[index] = at_most(b, a) if direction == "<=" else at_most(a, b)
-        text[index] = f"{case_name(index)}: {name} {b:.3g} at {last} vs {a:.3g} at {first}"
-    return verdict(finding, results, text.get)
+
+    def describe(index) -> str:  # only for measured cases: both numbers are there
+        a, b = pairs[index]
+        return f"{case_name(index)}: {name} {b:.3g} at {last} vs {a:.3g} at {first}"
+    return verdict(finding, results, describe)
 
 
 def _between(finding: str, left: pd.DataFrame, right: pd.DataFrame, direction: str,
@@ -80,7 +83,7 @@ def _policies(finding: str, table: pd.DataFrame, column: str, name: str,
             continue
         case = month
         results[case] = at_most(by_policy["wfp"], by_policy["fcfs"])
-        text[case] = (f"month {month}: {name} WFP {by_policy['wfp']:.3g} vs "
+        text[case] = (f"{month_label(month)}: {name} WFP {by_policy['wfp']:.3g} vs "
                       f"FCFS {by_policy['fcfs']:.3g}")
     return verdict(finding, results, text.get)
 
@@ -266,7 +269,7 @@ def _spread_by_policy(spread: pd.DataFrame):
         by_policy = rows.set_index("policy")["spread"]
         if {"fcfs", "wfp"} <= set(by_policy.index):
             results[month] = at_most(by_policy["fcfs"], by_policy["wfp"])
-            text[month] = (f"month {month}: WFP {by_policy['wfp']:.3g} vs "
+            text[month] = (f"{month_label(month)}: WFP {by_policy['wfp']:.3g} vs "
                            f"FCFS {by_policy['fcfs']:.3g}")
     return results, text.get
 

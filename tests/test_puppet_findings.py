@@ -3,6 +3,7 @@
 one row of ``docs/findings.md``: the verdict we claim and the measured
 numbers behind it."""
 
+import pandas as pd
 import pytest
 
 from studies.experiment import Experiment
@@ -63,3 +64,14 @@ def test_fig12_a_higher_beta_raises_edp_under_either_admission(results):
     edp = {beta: normalised(run(results, capping="dvfs", beta=beta, dvfs_admission="nodes"),
                             baseline, "edp_j_s") for beta in (0.5, 2.0)}
     assert edp[2.0] > edp[0.5]
+
+
+def test_a_finding_on_values_a_study_did_not_run_is_not_measurable():
+    # cpn study fig13 --values wait: no BLOCK column, and formatting its
+    # missing number raised a TypeError.
+    from studies.puppet_findings import _ends
+
+    wide = pd.DataFrame({"wait": [2.18, 2.49]},
+                        index=pd.MultiIndex.from_tuples([("fcfs", 0), ("wfp", 0)]))
+    check = _ends("WAIT is never worse than BLOCK", wide, "block", "wait", "<=", "wait")
+    assert check.passed is None and check.detail == "not measurable on these runs"
