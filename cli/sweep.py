@@ -317,6 +317,11 @@ def command_sweep(args) -> int:
         if frame.empty:
             raise ValueError(f"no results in {args.collect}")
         console.print(f"{len(frame)} results gathered in {args.collect / 'results.csv'}")
+        skipped = sorted(path.name for path in args.collect.glob("*.json")
+                         if not path.name.startswith(".") and path.stem not in set(frame["key"]))
+        if skipped:  # cut short, or not a result: said, not dropped in silence
+            console.print(f"[yellow]skipped {len(skipped)} file(s) that hold no result: "
+                          f"{', '.join(skipped[:5])}{' ...' if len(skipped) > 5 else ''}[/]")
         return 0
     trace = args.trace or _default_trace(args.model)
     if trace != "synthetic" and not Path(trace).exists() and args.grid is None:

@@ -524,6 +524,13 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
     os.unlink(out / "results.csv")
     assert cpn(["sweep", "--collect", str(out)]) == 0
     assert (out / "results.csv").read_text().count("\n") == 5
+    first = sorted(out.glob("*.json"))[0]
+    first.write_text(first.read_text()[:200])  # cut short: it was skipped without a word
+    capsys.readouterr()
+    assert cpn(["sweep", "--collect", str(out)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "3 results gathered" in said
+    assert f"skipped 1 file(s) that hold no result: {first.name}" in said
     assert cpn(["sweep", "--trace", str(tmp_path / "missing.swf"), "--out", str(out)]) == 2
 
 
