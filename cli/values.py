@@ -59,13 +59,15 @@ def existing_file(text: str) -> Path:
 def comma_list(convert):
     """``"a,b,c"`` -> ``[convert("a"), ...]``: one axis of a sweep."""
     def parse(text: str) -> list:
+        parts = [item.strip() for item in text.split(",")]
+        if not any(parts):
+            raise argparse.ArgumentTypeError(f"{text!r} holds no values")
+        if not all(parts):  # "fcfs,,wfp": a value left out by mistake, said
+            raise argparse.ArgumentTypeError(f"{text!r} has an empty item")
         try:
-            items = [convert(item.strip()) for item in text.split(",") if item.strip()]
+            return [convert(item) for item in parts]
         except ValueError as error:  # a converter from elsewhere (parse_months...)
             raise argparse.ArgumentTypeError(str(error)) from None
-        if not items:
-            raise argparse.ArgumentTypeError(f"{text!r} holds no values")
-        return items
     return parse
 
 

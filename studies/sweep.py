@@ -142,6 +142,8 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
     results stay.  At the end, :func:`~studies.results.collect` writes
     ``results.csv``.
     """
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
     planned = plan(runs, baselines)
     refuse_months_beyond_traces(planned)
     refuse_job_ranges_beyond_traces(planned)

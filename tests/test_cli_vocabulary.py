@@ -349,7 +349,10 @@ def test_bad_values_are_refused_as_typed(capsys, command, flag, value, message):
     (["sweep", "--month", "abc"], "cpn sweep: error: argument --month: months are a list "
                                   "(0,1,2 or 0-3), 'all' or 'none', not 'abc'"),
     (["study", "fig10", "--seeds", "abc"], "cpn study: error: argument --seeds: seeds are a "
-                                           "list (0,1,2 or 0-4), not 'abc'")])
+                                           "list (0,1,2 or 0-4), not 'abc'"),
+    # An empty item was dropped: one of the values meant was left out unsaid.
+    (["sweep", "--policy", "fcfs,,wfp"], "cpn sweep: error: argument --policy: 'fcfs,,wfp' has "
+                                         "an empty item")])
 def test_lists_are_refused_saying_what_a_list_is(capsys, argv, message):
     # argparse had said "invalid parse_months value", and --seeds spoke of months.
     assert refused(capsys, *argv) == message

@@ -181,6 +181,12 @@ def test_month_windows_split_the_trace(trace):
         prepare_workload(Experiment(trace=str(trace), month=2))
 
 
+def test_a_sweep_needs_a_worker(trace, tmp_path):
+    with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
+        run_sweep([Experiment(trace=str(trace), month=0)], tmp_path, workers=0,
+                  progress=False)
+
+
 def test_a_month_the_trace_lacks_is_refused_before_any_run(trace, tmp_path):
     # Each such run failed on its own, once the sweep had started.
     months = [Experiment(trace=str(trace), month=month) for month in (0, 1, 5)]
