@@ -20,7 +20,7 @@ from modules.dvfs_bounds import LOWEST_LEVEL, MAX_BETA, MAX_LATENCY, MAX_LEVELS
 
 from .choices import DVFS_ADMISSIONS, OVER_CAP, OWN_MONTH
 from .values import Remembered, add_option, choice, comma_list, given, non_negative_float, \
-    non_negative_int, positive_float, positive_int, within
+    non_negative_int, positive_float, positive_int, refuse_unread, within
 
 if TYPE_CHECKING:  # the capping modules build nets: imported when a cap is built
     from modules.cpu_scaling import CpuScaling
@@ -203,15 +203,8 @@ def refuse_unread_options(args, methods: list[str]) -> None:
     """Refuse an option given that none of ``methods`` reads (``--alpha 3``,
     or ``--alpha 2`` its default, with ``--capping wait``): it would be
     dropped without a word, and the user would read results it did not shape."""
-    parser = args.command_parser
-    for action in parser._actions:
-        readers = METHOD_OPTIONS.get(action.dest)
-        if readers is None or set(readers) & set(methods):
-            continue
-        if given(args, action.dest):
-            needed = " or ".join(filter(None, [", ".join(readers[:-1]), readers[-1]]))
-            raise ValueError(f"{action.option_strings[0]} applies to --capping {needed} only, "
-                             f"not to {', '.join(methods)}")
+    refuse_unread([action.dest for action in args.command_parser._actions
+                   if given(args, action.dest)], METHOD_OPTIONS, methods, "--capping")
 
 
 def capping_method(args) -> str:

@@ -17,7 +17,7 @@ from modules.resilience import ON_FAILURE, RACK_NODES, FaultTolerance, default_u
 
 from .choices import FAILURE_FORMATS, MIRA_SYSTEM_MTTF_HOURS
 from .values import add_option, at_least, choice, existing_file, fraction, \
-    non_negative_float, positive_float, positive_int
+    non_negative_float, positive_float, positive_int, refuse_unread
 
 #: The command line's names for the methods (FaultTolerance.method).
 RESILIENCE = {"checkpoint": "checkpoint", "replication": "replication", "restart": "none"}
@@ -118,11 +118,8 @@ def check_failure_options(args, cappings: list[str]) -> None:
                              f"({', '.join(RESILIENCE)}): without it nothing fails")
         return
     methods = args.resilience if isinstance(args.resilience, list) else [args.resilience]
-    for name in given:
-        readers = METHOD_OPTIONS.get(name)
-        if readers is not None and not set(readers) & set(methods):
-            raise ValueError(f"{_flag(name)} applies to --resilience {_names(readers)} only, "
-                             f"not to {_names(methods, ', ')}")
+    typed = {method: text for text, method in RESILIENCE.items()}  # restart for none
+    refuse_unread(given, METHOD_OPTIONS, methods, "--resilience", spell=typed.__getitem__)
     if getattr(args, "dvfs_latency", 0):  # nets.topper refused it, once the trace was read
         raise ValueError("--dvfs-latency is not modelled under --resilience: TOPPER changes "
                          "a level at no cost")
@@ -145,12 +142,6 @@ def _check_failure_trace_options(args, given: list[str]) -> None:
 
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
-
-
-def _names(methods, joint: str = " or ") -> str:
-    """The command line's names of ``methods`` (restart for none)."""
-    typed = {method: text for text, method in RESILIENCE.items()}
-    return joint.join(typed[method] for method in methods)
 
 
 def unit_nodes(args, machine_nodes: int) -> int:

@@ -317,8 +317,9 @@ def command_sweep(args) -> int:
         if frame.empty:
             raise ValueError(f"no results in {args.collect}")
         console.print(f"{len(frame)} results gathered in {args.collect / 'results.csv'}")
+        gathered = set(frame["key"])
         skipped = sorted(path.name for path in args.collect.glob("*.json")
-                         if not path.name.startswith(".") and path.stem not in set(frame["key"]))
+                         if not path.name.startswith(".") and path.stem not in gathered)
         if skipped:  # cut short, or not a result: said, not dropped in silence
             console.print(f"[yellow]skipped {len(skipped)} file(s) that hold no result: "
                           f"{', '.join(skipped[:5])}{' ...' if len(skipped) > 5 else ''}[/]")

@@ -30,17 +30,17 @@ def _number(convert, test, rule: str):
     return parse
 
 
-positive_float = _number(float, lambda value: value > 0, "positive")
-non_negative_float = _number(float, lambda value: value >= 0, ">= 0")
-fraction = _number(float, lambda value: 0 <= value <= 1, "within [0, 1]")
-integer = _number(int, lambda value: True, "a whole number")
-positive_int = _number(int, lambda value: value > 0, "at least 1")
-non_negative_int = _number(int, lambda value: value >= 0, ">= 0")
-
-
 def within(low: float, high: float):
     """A number from ``low`` to ``high``: a model parameter's meaningful range."""
     return _number(float, lambda value: low <= value <= high, f"within [{low:g}, {high:g}]")
+
+
+positive_float = _number(float, lambda value: value > 0, "positive")
+non_negative_float = _number(float, lambda value: value >= 0, ">= 0")
+fraction = within(0, 1)
+integer = _number(int, lambda value: True, "a whole number")
+positive_int = _number(int, lambda value: value > 0, "at least 1")
+non_negative_int = _number(int, lambda value: value >= 0, ">= 0")
 
 
 def at_least(minimum: float):
@@ -54,6 +54,22 @@ def existing_file(text: str) -> Path:
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no such file: {text}")
     return path
+
+
+def refuse_unread(names_given, readers_of: dict, chosen, choosing: str,
+                  spell=str) -> None:
+    """Refuse an option the user gave (of ``names_given``, argparse names)
+    that none of the ``chosen`` methods of the flag ``choosing`` reads
+    (``readers_of``: option -> the methods that read it; ``spell`` names a
+    method as the command line does): it would be dropped without a word,
+    and the user would read results it did not shape."""
+    for name in names_given:
+        readers = readers_of.get(name)
+        if readers is not None and not set(readers) & set(chosen):
+            named = [spell(method) for method in readers]
+            needed = " or ".join(filter(None, [", ".join(named[:-1]), named[-1]]))
+            raise ValueError(f"--{name.replace('_', '-')} applies to {choosing} {needed} "
+                             f"only, not to {', '.join(map(spell, chosen))}")
 
 
 def comma_list(convert):
