@@ -12,7 +12,7 @@ from studies import data_driven_findings as findings
 from studies.data_driven_run import DataDrivenRun
 from studies.registry import find_study
 from studies.study import StudyOptions
-from tiny_traces import write_two_month_trace
+from tiny_traces import TWO_JOBS, write_two_month_trace
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +97,7 @@ def test_the_study_over_a_whole_trace_where_a_cap_runs_no_job(tmp_path, capsys):
     # raised an IndexError; a cap under which no job runs has no wait to
     # compare, which counted as naive capping winning.
     trace = tmp_path / "two.swf"
-    trace.write_text("; MaxNodes: 4\n; MaxProcs: 4\n"
-                     "1 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n"
-                     "2 10 0 50 4 -1 -1 4 100 -1 1 2 1 -1 1 -1 -1 -1\n")
+    trace.write_text(TWO_JOBS)
     out = tmp_path / "out"
     assert cpn(["study", "data_driven", "--trace", str(trace), "--months", "none",
                 "--workers", "1", "--no-progress", "--out", str(out),

@@ -26,7 +26,7 @@ from studies.running import run_experiment
 from studies.storage import read_result, result_path, write_json_atomically
 from studies.sweep import run_sweep
 from studies.workloads import MONTH_SECONDS, prepare_workload
-from tiny_traces import write_two_month_trace
+from tiny_traces import TWO_JOBS, write_two_month_trace
 
 
 @pytest.fixture(scope="module")
@@ -544,9 +544,7 @@ def test_a_sweep_says_which_job_lines_its_trace_reader_rejected(tmp_path, capsys
     # Job 2 needs 4 nodes of a 2-node machine: the run had 1 job and said
     # nothing (rejected_jobs 0), where cpn run lists it.
     trace = tmp_path / "two.swf"
-    trace.write_text("; MaxNodes: 4\n; MaxProcs: 4\n"
-                     "1 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n"
-                     "2 10 0 50 4 -1 -1 4 100 -1 1 2 1 -1 1 -1 -1 -1\n")
+    trace.write_text(TWO_JOBS)
     record = run_experiment(Experiment(trace=str(trace), machine_nodes=2, power="constant"))
     assert (record["jobs"], record["trace_rejected_jobs"]) == (1, 1)
     assert cpn(["sweep", "--trace", str(trace), "--machine-nodes", "2", "--power", "constant",

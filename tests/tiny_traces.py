@@ -1,5 +1,6 @@
-"""Small random SWF traces for the sweep and study tests: two 30-day
-windows, so that month selection, baselines and normalisation all act."""
+"""Small SWF traces for the sweep and study tests: random ones of two
+30-day windows, so that month selection, baselines and normalisation all
+act, and a two-job one checked by hand."""
 
 from __future__ import annotations
 
@@ -30,3 +31,10 @@ def write_two_month_trace(path: Path, nodes: int, seed: int, later_jobs: int,
         lines.append(" ".join(str(f) for f in fields))
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+#: Two jobs on a 4-node machine: job 1 (2 nodes, 100 s, logged wait 5 s) at
+#: 0, job 2 (all 4 nodes, 50 s) at 10; on 2 nodes job 2 is too large.
+TWO_JOBS = ("; MaxNodes: 4\n; MaxProcs: 4\n"
+            "1 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+            "2 10 0 50 4 -1 -1 4 100 -1 1 2 1 -1 1 -1 -1 -1\n")
