@@ -206,7 +206,7 @@ def topper_config(args, puppet, time_offset: float = 0.0, report=print):
         replayed = read_failure_trace(args.failure_trace, units, time_offset,
                                       args.failure_format)
         report(replayed.summary())
-        trace = replayed.failures
+        trace = replayed.felt
     return TopperConfig(puppet, settings, failure_multiplier=args.failure_multiplier or 1.0,
                         dvfs_failure_multiplier=args.dvfs_failure_multiplier or 1.0,
                         failure_trace=trace)

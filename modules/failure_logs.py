@@ -55,6 +55,13 @@ class FailureTrace:
     def events(self) -> int:
         return sum(len(times) for times in self.failures.values())
 
+    @property
+    def felt(self) -> dict[int, list[float]]:
+        """The failures from time 0 on: those before are never felt
+        (:meth:`summary` counts them)."""
+        return {unit: [time for time in times if time >= 0]
+                for unit, times in self.failures.items()}
+
     def summary(self) -> str:
         """One line saying what will be replayed and what will not."""
         name = self.path.name if self.path is not None else "failure trace"

@@ -29,7 +29,9 @@ completed (the time lost before counts as waiting); ``first_start`` and
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass, field
+from numbers import Real
 from typing import Mapping, Sequence
 
 from cpn import Net
@@ -66,10 +68,33 @@ class TopperConfig:
         if not (self.failure_multiplier > 0 and self.dvfs_failure_multiplier > 0):
             raise ValueError("failure multipliers must be positive, not "
                              f"{self.failure_multiplier}, {self.dvfs_failure_multiplier}")
+        if self.failure_trace is not None:
+            _check_failure_trace(self.failure_trace, self.units)
 
     @property
     def units(self) -> int:
         return self.puppet.machine_nodes // self.resilience.unit_nodes
+
+
+def _check_failure_trace(trace: Mapping[int, Sequence[float]], units: int) -> None:
+    """A replayed failure of a unit the machine lacks, or at no time, is
+    refused: it would never be felt.  One before time 0 is warned of, as
+    ``cpn run`` says of it: a log's window may start before the run's."""
+    unknown = [unit for unit in trace if unit not in range(units)]
+    if unknown:
+        raise ValueError(f"the failure trace names {len(unknown)} units the machine's "
+                         f"{units} units (0 to {units - 1}) do not include; first: "
+                         f"{unknown[:5]}")
+    early = 0
+    for unit, times in trace.items():
+        for time in times:
+            if not isinstance(time, Real) or math.isnan(time):
+                raise ValueError(f"the failure trace's unit {unit} fails at {time!r}, "
+                                 "which is not a time in seconds")
+            early += time < 0
+    if early:
+        warnings.warn(f"{early} failures of the failure trace are before time 0 and are "
+                      "never felt", stacklevel=4)
 
 
 def build_net(jobs: Sequence[Job], config: TopperConfig,

@@ -166,6 +166,7 @@ def test_a_csv_trace_is_moved_onto_the_runs_clock(tmp_path):
     assert trace.failures == {0: [-100.0, 0.0], 1: [500.0]}
     assert trace.summary() == ("failures.csv: 3 failures of 2 units; 1 failure before time 0 "
                                "(the first submit), never felt")
+    assert trace.felt == {0: [0.0], 1: [500.0]}  # what a run is given: no warning then
 
 
 def test_the_ras_log_needs_one_unit_per_rack(ras_excerpt):

@@ -152,6 +152,23 @@ def test_bad_settings_are_refused():
         TopperConfig(PuppetConfig(1000), FaultTolerance())
 
 
+def test_a_failure_trace_that_could_never_be_felt_is_refused_or_warned_of():
+    machine = PuppetConfig(4096, node_watts=60)  # four 1024-node units
+    with pytest.raises(ValueError, match=r"names 1 units .* \(0 to 3\) do not include; "
+                                         r"first: \[4\]"):
+        TopperConfig(machine, FaultTolerance(), failure_trace={0: [10.0], 4: [20.0]})
+    with pytest.raises(ValueError, match="unit 1 fails at nan, which is not a time"):
+        TopperConfig(machine, FaultTolerance(), failure_trace={1: [float("nan")]})
+    with pytest.raises(ValueError, match="unit 1 fails at '5'"):
+        TopperConfig(machine, FaultTolerance(), failure_trace={1: ["5"]})
+    with pytest.warns(UserWarning, match="2 failures of the failure trace are before time 0"):
+        config = TopperConfig(machine, FaultTolerance(),
+                              failure_trace={0: [-5.0, 100.0], 3: [-1.0]})
+    # felt as if absent: the job on unit 0 fails at 100 s and only then
+    job = Job(1, 0, 1000, 1024, 2000, jp=1024 * 50.0)
+    assert simulate([job], config).metrics["failures"] == 1
+
+
 def test_real_trace_invariants_under_failures():
     path = DATA / "LLNL-Atlas-2006-2.1-cln.swf"
     if not path.exists():
