@@ -170,6 +170,7 @@ class StudyOutcome:
     files: list[Path]
     unlike_claims: list[str] | None = None  # None: not the runs the claims are about
     outdated_note: str | None = None  # stored results run again (``SweepSummary``)
+    left_out_note: str | None = None  # jobs some runs left out (:func:`left_out_note`)
 
     def report(self) -> list[str]:
         """The lines a user reads: the summary, the checks, how they compare
@@ -179,6 +180,7 @@ class StudyOutcome:
         return [study.heading,
                 *study.design.summary(study, self.table, self.base, self.runs),
                 *([self.outdated_note] if self.outdated_note else []),
+                *([self.left_out_note] if self.left_out_note else []),
                 "checks against the paper's findings:",
                 *(f"  {check}" for check in self.checks),
                 *self._claims_lines(),
@@ -220,13 +222,35 @@ def run_study(study: Study, options: StudyOptions = StudyOptions(), *, out, resu
                         progress=progress, baselines=design.baselines,
                         collect_results=False)
     summary.raise_unless_complete()
-    table = design.table(runs, _stored_results(study, runs, results))
+    stored = _stored_results(study, runs, results)
+    table = design.table(runs, stored)
     checks = study.checks(table)
-    files = _write(study, base, table, checks, Path(out))
+    left_out = left_out_note(stored[stored["key"].isin({run.key() for _, run in runs})])
+    files = _write(study, base, table, checks, Path(out), left_out)
     claimed = bool(study.claims) and runs == study.default_runs()
     return StudyOutcome(study, base, runs, table, checks, files,
                         unlike_claims(checks, study.claims) if claimed else None,
-                        summary.outdated_note())
+                        summary.outdated_note(), left_out)
+
+
+#: Jobs a run can leave out, by the column of its result that counts them.
+LEFT_OUT = {"rejected_jobs": "jobs over the power cap alone",
+            "trace_rejected_jobs": "job lines the trace reader rejected"}
+
+
+def left_out_note(results: pd.DataFrame) -> str | None:
+    """What the study's ``results`` left out, or None: its checks compare
+    metrics over the jobs that ran, so a capped run that rejected jobs the
+    cap could never power is measured on fewer jobs than its uncapped twin."""
+    parts = []
+    for column, what in LEFT_OUT.items():
+        counts = results[column].fillna(0) if column in results else pd.Series(dtype=float)
+        if (counts > 0).any():
+            parts.append(f"{int((counts > 0).sum())} of its {len(results)} runs left out "
+                         f"{what} (up to {int(counts.max()):,} jobs: {column} in the results)")
+    if not parts:
+        return None
+    return "note: " + "; ".join(parts) + "; their metrics are over the jobs that ran"
 
 
 def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:
@@ -240,9 +264,10 @@ def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:
     return stored
 
 
-def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], out: Path
-           ) -> list[Path]:
-    """The study's CSV files, its figure and its checks, in ``out``."""
+def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], out: Path,
+           left_out: str | None = None) -> list[Path]:
+    """The study's CSV files, its figure and its checks, in ``out`` (after
+    them, the ``left_out`` note, if any)."""
     out.mkdir(parents=True, exist_ok=True)
     files = []
     for stem, frame in study.design.csv_tables(study.name, table).items():
@@ -254,5 +279,5 @@ def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], ou
         files[-1].write_text("".join(f"{row}\n" for row in
                                      table_rows(study.name, checks, study.claims)))
     files.append(out / f"{study.name}_checks.txt")
-    files[-1].write_text("".join(f"{check}\n" for check in checks))
+    files[-1].write_text("".join(f"{line}\n" for line in [*checks, *filter(None, [left_out])]))
     return files

@@ -84,11 +84,14 @@ def test_study_on_the_tiny_trace_gives_these_verdicts(trace, tmp_path, capsys):
         "DIFFERS", "DIFFERS",  # always better than naive: wait, utilization
         "PASS",  # degradation under 1 % at 83.3 %
         "DIFFERS",  # learning rate 94 % after 26 days
+        "note:",  # the jobs the caps rejected, below
     ]
     assert "wait improvement over naive capping with FCFS is 42% to 188%" in lines[1]
     # 4 jobs of month 0 break the 41.7 % cap alone: rejected, never run
     month0 = table[(table["month"] == 0) & (table["cap_share"] == 0.417)]
     assert set(month0["rejected_jobs_knapsack"]) == {4}
+    assert lines[-1].startswith("note: ")
+    assert "runs left out jobs over the power cap alone (up to " in lines[-1]
     assert (out / "data_driven.png").stat().st_size > 0
 
 
