@@ -351,7 +351,7 @@ def command_sweep(args) -> int:
         console.print(f"[red]  {key}: {error}[/]")
     if summary.results_csv is not None:
         console.print(f"table: {summary.results_csv}")
-        _say_rejected_lines(console, summary.results_csv)
+        _say_left_out(console, summary.results_csv)
     if summary.interrupted:
         console.print("[yellow]interrupted: finished runs are kept; run the same command "
                       "again to do the rest[/]")
@@ -359,17 +359,17 @@ def command_sweep(args) -> int:
     return 1 if summary.failed else 0
 
 
-def _say_rejected_lines(console, results_csv) -> None:
-    """Job lines the trace reader rejected (a job larger than the machine, a
-    repeated id) never run: say so, as cpn run lists them."""
+def _say_left_out(console, results_csv) -> None:
+    """Jobs some runs left out (over the power cap alone, or lines the trace
+    reader rejected: a job larger than the machine, a repeated id) never
+    ran: say so, as cpn run lists them."""
     import pandas as pd
 
-    frame = pd.read_csv(results_csv)
-    if "trace_rejected_jobs" in frame and frame["trace_rejected_jobs"].max() > 0:
-        console.print(f"[yellow]the trace reader rejected up to "
-                      f"{int(frame['trace_rejected_jobs'].max()):,} job lines (larger than the "
-                      "machine, repeated ids, ...): trace_rejected_jobs in the table; cpn run "
-                      "lists them[/]")
+    from studies.results import left_out_note
+
+    note = left_out_note(pd.read_csv(results_csv))
+    if note:
+        console.print(f"[yellow]{note} (cpn run lists the jobs)[/]", highlight=False)
 
 
 def main(argv=None) -> int:  # pragma: no cover - convenience

@@ -129,3 +129,28 @@ def collect(results_dir, out: str | os.PathLike | None = None,
     path = Path(out) if out is not None else results_dir / RESULTS_CSV
     write_atomically(path, lambda stream: frame.to_csv(stream, index=False))
     return frame
+
+
+#: Jobs a run can leave out, by the column of its result that counts them.
+LEFT_OUT = {"rejected_jobs": "jobs over the power cap alone",
+            "trace_rejected_jobs": "job lines the trace reader rejected"}
+
+
+def left_out_note(results: pd.DataFrame) -> str | None:
+    """What the runs of ``results`` left out, or None: a study's checks and
+    a sweep's normalised columns compare metrics over the jobs that ran, so
+    a capped run that rejected jobs the cap could never power is measured
+    on fewer jobs than its uncapped twin."""
+    parts = []
+    for column, what in LEFT_OUT.items():
+        counts = results[column].fillna(0) if column in results else pd.Series(dtype=float)
+        if (counts > 0).any():
+            parts.append(f"{int((counts > 0).sum())} of the {len(results)} runs left out "
+                         f"{what} (up to {_jobs(int(counts.max()))}: {column} in the results)")
+    if not parts:
+        return None
+    return "note: " + "; ".join(parts) + "; their metrics are over the jobs that ran"
+
+
+def _jobs(count: int) -> str:
+    return f"{count:,} job" if count == 1 else f"{count:,} jobs"

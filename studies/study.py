@@ -29,7 +29,7 @@ import pandas as pd
 
 from .claims import Claim, table_rows, unlike_claims
 from .grids import Run
-from .results import load_results
+from .results import left_out_note, load_results
 from .sweep import run_sweep
 
 #: A study's runs, each with the label its table knows it by.
@@ -232,25 +232,6 @@ def run_study(study: Study, options: StudyOptions = StudyOptions(), *, out, resu
                         unlike_claims(checks, study.claims) if claimed else None,
                         summary.outdated_note(), left_out)
 
-
-#: Jobs a run can leave out, by the column of its result that counts them.
-LEFT_OUT = {"rejected_jobs": "jobs over the power cap alone",
-            "trace_rejected_jobs": "job lines the trace reader rejected"}
-
-
-def left_out_note(results: pd.DataFrame) -> str | None:
-    """What the study's ``results`` left out, or None: its checks compare
-    metrics over the jobs that ran, so a capped run that rejected jobs the
-    cap could never power is measured on fewer jobs than its uncapped twin."""
-    parts = []
-    for column, what in LEFT_OUT.items():
-        counts = results[column].fillna(0) if column in results else pd.Series(dtype=float)
-        if (counts > 0).any():
-            parts.append(f"{int((counts > 0).sum())} of its {len(results)} runs left out "
-                         f"{what} (up to {int(counts.max()):,} jobs: {column} in the results)")
-    if not parts:
-        return None
-    return "note: " + "; ".join(parts) + "; their metrics are over the jobs that ran"
 
 
 def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:

@@ -137,7 +137,7 @@ def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     assert printed[-1] == f"wrote {files[0]}, {files[1]}, {files[2]} and {files[3]}"
     # the 60 % cap is below the power of 28 of the 40 jobs of month 0: said once
     # before the checks and at the end of the checks' file
-    note = ("note: 8 of its 8 runs left out jobs over the power cap alone (up to 28 jobs: "
+    note = ("note: 8 of the 8 runs left out jobs over the power cap alone (up to 28 jobs: "
             "rejected_jobs in the results); their metrics are over the jobs that ran")
     assert printed[printed.index("checks against the paper's findings:") - 1] == note
     assert files[3].read_text().splitlines() == [*(line[2:] for line in checks), note]
