@@ -120,8 +120,15 @@ class _Progress:
 
 
 def _stop_local_workers(executor) -> None:
-    """Terminate the worker processes this sweep started (they ignore Ctrl-C)."""
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
+    """Cancel what has not started and terminate the worker processes this
+    sweep started (they ignore Ctrl-C).  The pool's own thread cancels the
+    runs not started (``shutdown``): a future cancelled here would stay in
+    its books, and on Python 3.11 it then fails to mark it broken when the
+    workers stop, printing an ``InvalidStateError`` traceback after the
+    sweep's message."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
         if process.is_alive():
             process.terminate()
 
@@ -195,10 +202,11 @@ class _Sweep:
             self._drive(executor, bar)
         except KeyboardInterrupt:
             self.summary.interrupted = True
-            for future in self.running:
-                future.cancel()
             if own_executor:
                 _stop_local_workers(executor)
+            else:
+                for future in self.running:
+                    future.cancel()
         finally:
             bar.stop()
             if own_executor:
