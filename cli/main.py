@@ -15,6 +15,7 @@ import importlib
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from .capping import (add_capping_arguments, build_cap, cap_spec, capping_method,
@@ -28,6 +29,7 @@ from .resilience import (add_resilience_arguments, check_failure_options, descri
 from .scheduling import add_scheduling_arguments, describe_overruns, overruns, scheduling_config
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
 from .values import existing_file, fraction, non_negative_int, positive_float
+from .version import VersionAction
 from .mira import add_mira_arguments
 from .workload import add_trace_arguments
 
@@ -86,29 +88,6 @@ def check_power_options(args) -> None:
         raise ValueError(f"--power-csv applies to --power csv only, not to {args.power}")
 
 
-def version() -> str:
-    """The installed package's version (``cpn --version``)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-    try:
-        return installed("cpn")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
-
-
-class VersionAction(argparse.Action):
-    """``--version``: reads the package metadata only when asked (reading it
-    costs more than building the whole parser)."""
-
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, help=None):
-        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
-                         help=help)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog} {version()}")
-        parser.exit()
-
-
 #: What ``cpn --help`` says first (the docstring's first line is markup).
 DESCRIPTION = ("Timed coloured Petri nets, and the PuPPET and TOPPER models of HPC "
                "machines: scheduling, power capping, failures and energy.")
@@ -155,13 +134,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(negative_values_attached(argv, parser))
     try:
-        if hasattr(args, "check"):
-            args.check(args)
-        return args.func(args) or 0
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warnings(args.command)
+            if hasattr(args, "check"):
+                args.check(args)
+            return args.func(args) or 0
     except (ValueError, OSError) as error:
         message = in_flags(str(error), args.command_parser)
         print(f"cpn {args.command}: error: {message}", file=sys.stderr)
         return 2
+
+
+def _one_line_warnings(command: str):
+    """A warning of the model's (a run that may take very long, say) is
+    said as errors are, in one line, when it is given: Python's own form
+    names a source line, which speaks to programmers."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"cpn {command}: warning: {message}", file=sys.stderr, flush=True)
+    return show
 
 
 def command_run(args) -> int:

@@ -17,6 +17,8 @@ its units.
 
 Failure times are exponential draws from the model's seeded ``rng``
 (Poisson failures of each unit), or the next entry of a failure trace.
+How each job runs (its units, replicas, checkpoint interval) is planned
+when the workload is read (``fault_plans.py``).
 """
 
 from __future__ import annotations
@@ -32,26 +34,16 @@ from cpn.colours import FrozenDict
 
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .cpu_scaling import DVFS_LEVEL
-from .job import POSITION, Job, replaced_at
+from .fault_plans import Plan
+from .job import Job
 from .last_answer import keeps_last_answer
-from .resilience import (FaultTolerance, checkpoint_overhead, daly_interval, replica_counts,
-                         replicated_failure_rate)
+from .resilience import FaultTolerance, checkpoint_overhead
 
 P_DISCARD = P_FINISH - 3  # superseded tokens go first
 P_FAIL = P_FINISH - 2
 P_DONE = P_FINISH - 1
 P_RETIME = P_LOW + 2  # after CPU scaling has chosen the level of the instant
 _FAILURE_TIME = itemgetter(1)  # of a (unit, next failure time) pair
-_JS, _JP, _WT = POSITION["js"], POSITION["jp"], POSITION["wt"]
-
-
-class Plan(NamedTuple):
-    """How a job runs under fault tolerance, fixed when the workload is read."""
-
-    replicas: tuple[int, ...]  # replicas of each process (one process per unit)
-    work: float  # compute time: rt stretched by replication's communication
-    interval: float  # Daly's interval (compute seconds between checkpoints)
-    overhead: float  # O_c, one checkpoint
 
 
 class Execution(NamedTuple):
@@ -140,53 +132,6 @@ class FailureSource:
 
 def _fails_first(execution: Execution) -> bool:
     return execution.failure() < execution.finish()
-
-
-def plan_job(job: Job, settings: FaultTolerance,
-             machine_units: int | None = None) -> tuple[Job, Plan]:
-    """The job as the scheduler sees it (whole units, replicas included,
-    walltime stretched by the expected overheads) and its plan.  A job too
-    large to be replicated ``r`` times on the machine's ``machine_units``
-    gets the replicas that fit (partial replication, eq. 4 with that degree)."""
-    return _planned(job, settings, _layout(job.js, settings, machine_units))
-
-
-def plan_jobs(jobs: Sequence[Job], settings: FaultTolerance,
-              machine_units: int | None = None) -> list[tuple[Job, Plan]]:
-    """:func:`plan_job` of every job; what depends on a job's size alone
-    is worked out once per size (a trace has few sizes and many jobs)."""
-    layouts: dict[int, tuple] = {}
-    planned = []
-    for job in jobs:
-        layout = layouts.get(job.js)
-        if layout is None:
-            layout = layouts[job.js] = _layout(job.js, settings, machine_units)
-        planned.append(_planned(job, settings, layout))
-    return planned
-
-
-def _layout(size: int, settings: FaultTolerance, machine_units: int | None) -> tuple:
-    """A job of ``size`` nodes: its replica counts, walltime stretch,
-    checkpoint overhead and nodes once replicated."""
-    processes = settings.units_for(size)
-    degree = settings.degree
-    if machine_units is not None and processes <= machine_units:
-        degree = min(degree, machine_units / processes)
-    replicas = tuple(replica_counts(processes, degree))
-    degree = sum(replicas) / processes
-    stretch = 1.0 + settings.communication * (degree - 1)
-    return replicas, stretch, settings.checkpoint_cost(size), sum(replicas) * settings.unit_nodes
-
-
-def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Plan]:
-    replicas, stretch, overhead, nodes = layout
-    work = job.rt * stretch
-    rate = replicated_failure_rate(work, 1.0 / settings.unit_mttf, replicas)
-    interval = daly_interval(overhead, rate) if settings.checkpoints else math.inf
-    expected = job.wt * stretch
-    expected = expected + checkpoint_overhead(expected, interval, overhead)
-    scheduled = replaced_at(job, {_JS: nodes, _JP: job.jp * nodes / job.js, _WT: expected})
-    return scheduled, Plan(replicas, work, interval, overhead)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,28 @@ def checkpoint_overhead(runtime: float, interval: float, overhead: float) -> flo
     return 0.0 if math.isinf(interval) or not overhead else runtime / interval * overhead
 
 
+def expected_stretch(failure_rate: float, interval: float, overhead: float,
+                     recovery: float, work: float) -> float:
+    """How many times its ``work`` a job is expected to take under failures
+    at ``failure_rate``: Daly's expected wall time (2006, eq. 20),
+    ``M e^(R/M) (e^((tau + delta)/M) - 1) / tau`` with M = 1/lambda, where a
+    failure during a checkpoint or the recovery R starts it again, as in
+    the fault tolerance module.  Without checkpoints (an infinite interval)
+    each failure starts the job from its beginning (tau = the work, no
+    delta); free ones (tau = 0) give e^(R/M).  It grows exponentially as M
+    falls below the checkpoint and the recovery, so it is worked out in logs
+    and may be infinite."""
+    if not failure_rate > 0 or not work > 0:
+        return 1.0 if math.isinf(interval) or not overhead else 1.0 + overhead / interval
+    segment, delta = (work, 0.0) if math.isinf(interval) else (interval, overhead)
+    log_stretch = recovery * failure_rate
+    if segment > 0:
+        x = (segment + delta) * failure_rate
+        log_expm1 = math.log(math.expm1(x)) if x < 700 else x + math.log1p(-math.exp(-x))
+        log_stretch += log_expm1 - math.log(failure_rate * segment)
+    return math.exp(log_stretch) if log_stretch < 709 else math.inf
+
+
 def replication_overhead(runtime: float, interval: float, overhead: float,
                          degree: float, communication: float) -> float:
     """``O_rep = O_ckp + rt * gamma * (r - 1)`` (eq. 4)."""

@@ -37,8 +37,8 @@ from typing import Mapping, Sequence
 from cpn import Net
 from modules.batch_scheduling import P_FINISH
 from modules.cpu_scaling import CpuScaling
-from modules.fault_tolerance import (Execution, FailureSource, FaultRules, fault_tolerance,
-                                     plan_jobs)
+from modules.fault_plans import Plan, plan_jobs, slowest_job
+from modules.fault_tolerance import Execution, FailureSource, FaultRules, fault_tolerance
 from modules.job import Job, checked_jobs
 from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
@@ -97,6 +97,50 @@ def _check_failure_trace(trace: Mapping[int, Sequence[float]], units: int) -> No
                       "never felt", stacklevel=4)
 
 
+class SlowRunWarning(UserWarning):
+    """Failures so frequent that some job is expected to run for ages."""
+
+
+#: How many times its work a job may be expected to take before a run is
+#: warned of (TOPPER's own settings stretch Mira's jobs by 1.01-1.14).
+SLOW_STRETCH = 100.0
+
+
+def warn_of_a_slow_run(planned: Sequence[tuple[Job, Plan]], config: TopperConfig) -> None:
+    """Warn (:class:`SlowRunWarning`) when the failures drawn make some job
+    expected to take over :data:`SLOW_STRETCH` times its work: as a unit's
+    MTTF falls below the checkpoint and recovery times, a job's expected
+    time grows exponentially, and the run, firing every failure, seems to
+    hang.  A replayed failure trace has no rate to judge by."""
+    if config.failure_trace is not None:
+        return
+    rate = config.failure_multiplier / config.resilience.unit_mttf
+    slowest = slowest_job(planned, config.resilience, rate)
+    if slowest is None or slowest[2] <= SLOW_STRETCH:
+        return
+    job, plan, stretch = slowest
+    units = len(plan.replicas)
+    expected = "forever" if math.isinf(stretch) else f"{stretch:,.0f} times as long"
+    checkpoints = ("no checkpoints" if math.isinf(plan.interval)
+                   else f"a {_duration(plan.overhead)} checkpoint")
+    warnings.warn(
+        f"job {job.id} ({_counted(job.js, 'node')}, {_duration(plan.work)} of work) is expected "
+        f"to take {expected} under these failures (Daly's expected time): "
+        f"{'its unit fails' if units == 1 else f'one of its {units:,} units fails'} every "
+        f"{_duration(1 / (units * rate))} on average, against {checkpoints} and a "
+        f"{_duration(config.resilience.recovery)} recovery, so "
+        "the run may take very long; Ctrl-C stops it and keeps what finished",
+        SlowRunWarning, stacklevel=3)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:,.0f} s" if seconds < 3600 else f"{seconds / 3600:,.2f} h"
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
 def build_net(jobs: Sequence[Job], config: TopperConfig,
               sleeping=None) -> tuple[Net, list[Job]]:
     """The TOPPER net for ``jobs``, and the jobs as its scheduler sees them
@@ -109,6 +153,7 @@ def build_net(jobs: Sequence[Job], config: TopperConfig,
             f"{len(too_big)} jobs need more than the machine's {config.puppet.machine_nodes} "
             f"nodes once rounded to {config.resilience.unit_nodes}-node units; "
             f"first: {too_big[:5]}")
+    warn_of_a_slow_run(planned, config)
     plans = {job.id: plan for job, plan in planned}
     failures = FailureSource(config.resilience.unit_mttf, config.failure_multiplier,
                              config.failure_trace)

@@ -446,6 +446,22 @@ def test_a_replayed_failure_rolls_the_job_back(tmp_path, capsys):
     assert "TOPPER run" in capsys.readouterr().out
 
 
+def test_a_run_whose_failures_make_it_take_ages_is_warned_of_in_one_line(tmp_path, capsys):
+    # Without checkpoints, a 140 s job on units failing every 20 s restarts
+    # until it has 140 s without a failure: 20 (e^7 - 1) = 21,912 s expected.
+    trace = tmp_path / "one.swf"
+    trace.write_text("; MaxNodes: 1\n1 0 -1 140 1 -1 -1 1 140 -1 1 1 1 1 1 -1 -1 -1\n")
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--resilience", "restart", "--recovery", 0,
+                   "--unit-nodes", 1, "--mttf-days", 20 / 86400, "--out", tmp_path / "out",
+                   "--no-plots") == 0
+    error = capsys.readouterr().err
+    assert error.splitlines() == [
+        "cpn run: warning: job 1 (1 node, 140 s of work) is expected to take 157 times as "
+        "long under these failures (Daly's expected time): its unit fails every 20 s on "
+        "average, against no checkpoints and a 0 s recovery, so the run may take very "
+        "long; Ctrl-C stops it and keeps what finished"]
+
+
 def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path):
     # --checkpoint-scale 0: checkpoints cost nothing and are taken
     # continuously, so the failure loses nothing; job 1 pays the recovery

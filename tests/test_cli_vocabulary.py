@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from cli.flags import in_flags
-from cli.main import build_parser, main, version
+from cli.main import build_parser, main
+from cli.version import version
 from cli.sweep import experiments_from_args
 from modules.resilience import default_unit_nodes
 from studies.experiment import MIRA_SYSTEM_MTTF_HOURS, Experiment

@@ -1,7 +1,10 @@
 """TOPPER: resilience formulas by hand, scripted failures, replication
-against Monte Carlo, reduction to PuPPET, invariants on a real trace."""
+against Monte Carlo, simulated failures against Daly's expected time,
+reduction to PuPPET, invariants on a real trace."""
 
 import math
+import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,11 +13,11 @@ import pytest
 from cpn.monitors import FiringLog
 from modules.job import Job
 from modules.resilience import (FaultTolerance, checkpoint_overhead, daly_interval,
-                                replica_counts, replicated_failure_rate,
+                                expected_stretch, replica_counts, replicated_failure_rate,
                                 replicated_survival, replication_overhead)
 from nets.puppet import PuppetConfig
 from nets.puppet import simulate as puppet_simulate
-from nets.topper import TopperConfig, simulate
+from nets.topper import TopperConfig, build_net, simulate
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
 
@@ -55,6 +58,58 @@ def test_replicated_failure_rate_against_monte_carlo():
     # Over a short run (lambda t = 0.05), double replication of 3 processes
     # fails about 20 times less often than 3 plain units.
     assert replicated_failure_rate(50.0, rate, [2, 2, 2]) < 3 * rate / 10
+
+
+def test_expected_stretch_by_hand():
+    # Without checkpoints a job of M seconds restarts from its beginning at
+    # each failure: M (e - 1) in all, the classic result.
+    assert expected_stretch(1 / 1000, math.inf, 0, 0, 1000) == pytest.approx(math.e - 1)
+    # Free checkpoints lose nothing: only the recoveries, each begun again
+    # when a failure interrupts it.
+    assert expected_stretch(1 / 1000, 0, 0, 780, 100) == pytest.approx(math.exp(0.78))
+    # A unit MTTF of 0.1 day on 48 racks (M = 180 s, tau = M) against a 1,200 s
+    # checkpoint and a 780 s recovery: e^(780/180) (e^(1380/180) - 1).
+    assert expected_stretch(1 / 180, 180, 1200, 780, 3600) == pytest.approx(
+        math.exp(780 / 180) * math.expm1(1380 / 180))
+    assert expected_stretch(1 / 36, 36, 1200, 780, 3600) > 1e24
+    assert expected_stretch(1 / 1e-3, 1e-3, 1e6, 0, 1) == math.inf  # no overflow
+    assert expected_stretch(0, math.inf, 600, 780, 3600) == 1.0  # never fails
+
+
+def test_the_simulated_failures_take_as_long_as_dalys_expected_time():
+    """Daly's expected time of a run (k segments of tau + delta, each begun
+    again from its checkpoint after a failure and a recovery that a failure
+    begins again too) is exact for the module's model, an independent
+    reference for it.  400 jobs run one after another on one node: each
+    one's time from start to end is a sample (failures are memoryless).
+    The tolerance is four standard errors of the sample mean."""
+    mttf, settings = 7200.0, FaultTolerance(unit_nodes=1, unit_mttf=7200.0)
+    tau = daly_interval(settings.checkpoint_small, 1 / mttf)
+    work = 4 * tau
+    jobs = [Job(i, 0, work, 1, work) for i in range(1, 401)]
+    result = simulate(jobs, TopperConfig(PuppetConfig(1, node_watts=100), settings), seed=3)
+    took = (result.jobs["end"] - result.jobs["start"]).to_numpy()
+    expected = work * expected_stretch(1 / mttf, tau, settings.checkpoint_small,
+                                       settings.recovery, work)
+    assert expected == pytest.approx(4 * mttf * math.exp(780 / mttf)
+                                     * math.expm1((tau + 600) / mttf))
+    assert abs(took.mean() - expected) < 4 * took.std(ddof=1) / math.sqrt(len(took))
+    assert took.mean() / work > 1.5  # failures matter here: about 1.73 times the work
+
+
+def test_a_run_whose_jobs_would_take_ages_under_its_failures_is_warned_of():
+    from nets.topper import SlowRunWarning
+
+    job = Job(1, 0, 3600, 1024, 3600)
+    config = TopperConfig(PuppetConfig(1024, node_watts=100),
+                          FaultTolerance(unit_mttf=180.0))  # against a 600 s checkpoint
+    with pytest.warns(SlowRunWarning, match=r"job 1 \(1,024 nodes, 1.00 h of work\) is "
+                                            r"expected to take [\d,]+ times as long"):
+        build_net([job], config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SlowRunWarning)
+        build_net([job], replace(config, resilience=FaultTolerance(unit_mttf=30 * 86400.0)))
+        build_net([job], replace(config, failure_trace={0: [100.0]}))  # no rate to judge
 
 
 def one_rack(runtime, mttf, failures, **settings):
@@ -229,7 +284,8 @@ def test_dvfs_failure_multiplier_means_more_failures_and_more_wait():
 
 
 def test_an_execution_fails_when_its_first_process_loses_every_replica():
-    from modules.fault_tolerance import Execution, Plan
+    from modules.fault_plans import Plan
+    from modules.fault_tolerance import Execution
 
     job = Job(1, 0, 100, 4, 100)
     units = ((0, 50.0), (1, 20.0), (2, 90.0), (3, 70.0))
@@ -244,23 +300,24 @@ def test_an_execution_fails_when_its_first_process_loses_every_replica():
 def test_planning_a_workload_works_out_each_job_size_once(monkeypatch):
     """What depends on a job's size (replicas, stretch, checkpoint cost) is
     computed once per size; the plans are those of one job at a time."""
-    import modules.fault_tolerance as fault_tolerance
+    import modules.fault_plans as fault_plans
 
     settings = FaultTolerance(method="replication", unit_nodes=2)
     jobs = [Job(i, 0, 100 * i, 1 + i % 3, 150 * i, jp=10.0) for i in range(1, 10)]
-    one_by_one = [fault_tolerance.plan_job(job, settings, 8) for job in jobs]
+    one_by_one = [fault_plans.plan_job(job, settings, 8) for job in jobs]
     counted = []
-    original = fault_tolerance.replica_counts
-    monkeypatch.setattr(fault_tolerance, "replica_counts",
+    original = fault_plans.replica_counts
+    monkeypatch.setattr(fault_plans, "replica_counts",
                         lambda *args: counted.append(args) or original(*args))
-    assert fault_tolerance.plan_jobs(jobs, settings, 8) == one_by_one
+    assert fault_plans.plan_jobs(jobs, settings, 8) == one_by_one
     assert len(counted) == 3  # sizes 1, 2 and 3
 
 
 def test_fail_and_done_guards_work_out_an_execution_once(monkeypatch):
     """*Fail*'s and *Done*'s guards ask in turn whether the same token
     fails before it completes: its failure time is worked out once."""
-    from modules.fault_tolerance import Execution, FailureSource, FaultRules, Plan
+    from modules.fault_plans import Plan
+    from modules.fault_tolerance import Execution, FailureSource, FaultRules
 
     calls = []
     original = Execution.failure
@@ -277,7 +334,8 @@ def test_fail_and_done_guards_work_out_an_execution_once(monkeypatch):
 
 
 def test_assign_redraws_only_the_units_that_failed_while_idle():
-    from modules.fault_tolerance import FailureSource, FaultRules, Plan
+    from modules.fault_plans import Plan
+    from modules.fault_tolerance import FailureSource, FaultRules
 
     trace = {0: [10.0, 300.0], 1: [400.0]}
     rules = FaultRules({1: Plan((1, 1), 100.0, math.inf, 0.0)}, FailureSource(1e6, trace=trace))
