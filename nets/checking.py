@@ -19,6 +19,7 @@ from cpn.query import always, eventually, leads_to
 from modules.batch_scheduling import SchedulingConfig, batch_scheduling
 from modules.easy import order_queue
 from modules.job import Job
+from modules.power_capping import PowerCap
 from modules.properties import (all_finished, queued, reservation_kept, running,
                                 started_in_order)
 from modules.resilience import FaultTolerance
@@ -107,6 +108,12 @@ def liveness(jobs: Sequence[Job]) -> dict:
 def build_net() -> Net:
     """EASY on :data:`EASY_JOBS` (``cpn check nets.checking``)."""
     return puppet_net(EASY_JOBS, replace(MACHINE, scheduling=SchedulingConfig()))
+
+
+def capped_net() -> Net:
+    """WAIT (room for two jobs) under :data:`CAP_WATTS` on :data:`CAPPED_JOBS`;
+    job 4, over the cap alone, is left out: three jobs finish."""
+    return puppet_net(CAPPED_JOBS, replace(MACHINE, cap=PowerCap.wait(CAP_WATTS, l=2)))
 
 
 QUERIES = {"reservation": always(reservation_kept()),
