@@ -26,6 +26,7 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 import numpy as np
@@ -84,9 +85,14 @@ class PuppetConfig:
     over_cap: str = "reject"
 
     def __post_init__(self):
-        if self.machine_nodes <= 0:
-            raise ValueError(f"machine size must be a positive number of nodes, "
-                             f"not {self.machine_nodes}")
+        if (isinstance(self.machine_nodes, bool) or not isinstance(self.machine_nodes, Integral)
+                or self.machine_nodes <= 0):
+            raise ValueError(f"machine size must be a positive whole number of nodes, "
+                             f"not {self.machine_nodes!r}")
+        for name in ("node_watts", "idle_fraction", "alpha", "core_share"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, Real):
+                raise ValueError(f"{name} must be a number, not {value!r}")
         if self.over_cap not in OVER_CAP:
             raise ValueError(f"over_cap must be one of {OVER_CAP}, not {self.over_cap!r}")
         if not math.isfinite(self.machine_nodes * self.node_watts):  # else found at the end

@@ -151,6 +151,9 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
     """
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
+    if hasattr(runs, "key"):  # one run, where a list of them is meant
+        raise TypeError("run_sweep takes a list of runs ([run], or a grid(...)), not one "
+                        f"{type(runs).__name__}")
     planned = plan(runs, baselines)
     refuse_months_beyond_traces(planned)
     refuse_job_ranges_beyond_traces(planned)

@@ -102,6 +102,18 @@ def test_jobs_larger_than_the_machine_are_refused_loudly():
         simulate([Job(1, 0, 10, 5, 10)], PuppetConfig(4))
 
 
+@pytest.mark.parametrize("settings, refused", [
+    ({"machine_nodes": "4"}, "machine size must be a positive whole number of nodes, not '4'"),
+    ({"machine_nodes": 4.5}, "machine size must be a positive whole number of nodes, not 4.5"),
+    ({"machine_nodes": True}, "machine size must be a positive whole number of nodes, not True"),
+    ({"machine_nodes": 4, "node_watts": "100"}, "node_watts must be a number, not '100'"),
+])
+def test_a_machine_of_no_whole_size_or_no_number_of_watts_is_refused(settings, refused):
+    # a string compared with 0 raised a TypeError; 4.5 nodes ran
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        PuppetConfig(**settings)
+
+
 @pytest.mark.parametrize("jobs, refused", [
     ([Job(1, 0, 100, -2, 200)], "job 1: js must be a whole number of nodes within [0, 4], "
                                 "not -2"),  # utilization -0.5

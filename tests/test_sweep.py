@@ -482,6 +482,12 @@ def test_workers_do_not_fork_a_driver_that_runs_threads(trace, tmp_path):
     assert not [str(w.message) for w in caught if "fork" in str(w.message)]
 
 
+def test_one_run_given_for_a_list_is_told_what_run_sweep_takes(tmp_path):
+    with pytest.raises(TypeError, match=r"takes a list of runs \(\[run\], or a grid\(\.\.\.\)\), "
+                                        "not one Experiment"):
+        run_sweep(Experiment(), tmp_path, workers=1, progress=False)
+
+
 def test_ctrl_c_leaves_no_error_in_the_process_pools_thread(trace, tmp_path, monkeypatch):
     """Ctrl-C printed an InvalidStateError traceback after the sweep's message
     (3 real Ctrl-Cs in 6): runs cancelled by the driver stayed in the pool's
