@@ -102,8 +102,9 @@ def cap_reference_of(experiments: Iterable["Experiment"]) -> str | None:
     capped = [exp for exp in experiments if exp.capping != "none"]
     if not capped:
         return None
+    whole_trace = all(exp.month is None for exp in capped)
     return max(capped, key=lambda exp: -1 if exp.month is None else exp.month
-               ).cap_reference_label()
+               ).cap_reference_label(whole_trace)
 
 
 @dataclass(frozen=True)
@@ -326,13 +327,17 @@ class Experiment:
             return twin
         return replace(twin, month=self.cap_month)
 
-    def cap_reference_label(self) -> str:
+    def cap_reference_label(self, whole_trace: bool = False) -> str:
         """Which peak the cap refers to, in words, for tables and figures
-        (also of a template with no month, whose windows follow the default)."""
+        (also of a template with no month, whose windows follow the default,
+        unless its runs are of the ``whole_trace``: then, as for such a run,
+        its own peak)."""
         if self.capping == "none":
             return "no cap"
         if self.cap_watts is not None:
             return f"a fixed cap of {self.cap_watts:,.0f} W"
+        if whole_trace and self.month is None and self.cap_month in (None, OWN_MONTH):
+            return "the whole trace's uncapped peak"
         if self.cap_month == OWN_MONTH or (self.month is not None
                                            and self.cap_month == self.month):
             return "each month's own uncapped peak"

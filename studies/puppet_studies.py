@@ -115,7 +115,7 @@ class CappingDesign:
         return {name: table.drop(columns=HOURS)}
 
     def plot(self, study: Study, table: pd.DataFrame, base: Experiment, path: Path) -> Path:
-        return plot_bars(self, study.heading, table, path, _subtitle(base))
+        return plot_bars(self, study.heading, table, path, _subtitle(base, table))
 
     def summary(self, study: Study, table: pd.DataFrame, base: Experiment, runs: Runs
                 ) -> list[str]:
@@ -134,7 +134,7 @@ class DailyPowerDesign(CappingDesign):
         return {name: table, f"{name}_profile": daily_profiles(table).reset_index()}
 
     def plot(self, study: Study, table: pd.DataFrame, base: Experiment, path: Path) -> Path:
-        return plot_profiles(study.heading, table, path, _subtitle(base))
+        return plot_profiles(study.heading, table, path, _subtitle(base, table))
 
     def summary(self, study: Study, table: pd.DataFrame, base: Experiment, runs: Runs
                 ) -> list[str]:
@@ -145,13 +145,15 @@ class DailyPowerDesign(CappingDesign):
 
 def _workload_line(base: Experiment, runs: Runs) -> str:
     months = dict.fromkeys(exp.month for _, exp in runs)
+    reference = base.cap_reference_label(whole_trace=list(months) == [None])
     return (f"trace {base.trace}: {', '.join(month_label(month) for month in months)}; "
-            f"caps as fractions of {base.cap_reference_label()}")
+            f"caps as fractions of {reference}")
 
 
-def _subtitle(base: Experiment) -> str:
+def _subtitle(base: Experiment, table: pd.DataFrame) -> str:
     name = SYNTHETIC if base.trace == SYNTHETIC else Path(base.trace).name
-    return f"{name}; caps as fractions of {base.cap_reference_label()}"
+    reference = base.cap_reference_label(whole_trace=bool(table["month"].isna().all()))
+    return f"{name}; caps as fractions of {reference}"
 
 
 PUPPET_STUDIES = (

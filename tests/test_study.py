@@ -151,6 +151,18 @@ def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     assert len(pd.read_csv(files[0])) == 2 * 2 * 2  # policies x months x (BLOCK, WAIT)
 
 
+def test_a_study_of_whole_traces_says_their_caps_are_shares_of_their_own_peaks(
+        trace, tmp_path, capsys):
+    # --months none runs the whole trace, capped at a share of its own
+    # uncapped peak; the heading said "of month 0"
+    argv = ["study", "fig13", "--trace", str(trace), "--months", "none", "--out",
+            str(tmp_path / "out"), "--results", str(tmp_path / "runs"), "--workers", "1",
+            "--no-progress"]
+    assert cpn(argv) == 0
+    assert capsys.readouterr().out.splitlines()[1] == (
+        f"trace {trace}: all; caps as fractions of the whole trace's uncapped peak")
+
+
 def test_cpn_study_runs_the_topper_figures_with_their_options(trace, tmp_path, capsys):
     argv = ["study", "topper_fig12", "--trace", str(trace), "--months", "none",
             "--system-mttf-hours", "3", "--seeds", "0,1", "--on-failure", "requeue",
