@@ -104,6 +104,9 @@ def read_json_file(path: str | os.PathLike) -> Any:
         raise ValueError(f"{path}: not a text file (a grid is JSON)") from None
 
 
+_SPEC_KEYS = "model, base, grid, experiments"
+
+
 def grid_from_json(spec: Any) -> list[Run]:
     """Runs from a JSON value (or a file path): an object with ``"base"``
     (fields), ``"grid"`` (field -> list of values) and/or ``"experiments"``
@@ -121,15 +124,26 @@ def grid_from_json(spec: Any) -> list[Run]:
     ['fcfs', 'wfp']
     """
     if isinstance(spec, (str, os.PathLike)):
-        spec = read_json_file(spec)
+        try:
+            return grid_from_json(read_json_file(spec))
+        except ValueError as error:
+            message = str(error)
+            raise ValueError(message if message.startswith(str(spec))
+                             else f"{spec}: {message}") from None
     if isinstance(spec, list):
+        for position, part in enumerate(spec, start=1):
+            if not isinstance(part, dict):
+                raise ValueError(f"item {position} of the sweep specification's list is "
+                                 f"{type(part).__name__}, not an object of {_SPEC_KEYS}")
         return unique(run for part in spec for run in grid_from_json(part))
     if not isinstance(spec, dict):
-        raise ValueError(f"a sweep specification is an object or a list, not {type(spec).__name__}")
+        raise ValueError(f"a sweep specification is an object of {_SPEC_KEYS}, or a list "
+                         f"of them, not {type(spec).__name__}")
     unknown = set(spec) - {"model", "base", "grid", "experiments"}
     if unknown:
         raise ValueError(f"unknown keys in the sweep specification: {sorted(unknown)} "
-                         "(expected model, base, grid, experiments)")
+                         f"(expected {_SPEC_KEYS}: a run's fields go in base, grid or "
+                         "experiments)")
     model = MODELS.get(spec.get("model", "puppet"))
     if model is None:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {spec['model']!r}")

@@ -151,12 +151,18 @@ def test_grid_from_json():
     ('{"grid": {"cap_fraction": [NaN]}}', "{path}: NaN is not a JSON number"),
     ("", "{path}, line 1: not JSON (Expecting value)"),
     ('{"base": {\n', "{path}, line 2: not JSON"),
-    ('{"grid": {"cap_watts": ["abc"]}}', "cap_watts must be a number, not 'abc'"),
+    ('{"grid": {"cap_watts": ["abc"]}}', "{path}: cap_watts must be a number, not 'abc'"),
     ('{"grid": {"seed": [true]}}', "seed must be a number, not True"),
     ('{"grid": {"alpha": ["nan"]}}', "alpha must be a number, not 'nan'"),
     ('{"grid": {"seed": [-1]}}', "seed must be >= 0, not -1"),
     ('{"grid": {"backfill": ["false"]}}', "backfill must be true or false, not 'false'"),
-    ('{"grid": {"node_watts": [1e999]}}', "node_watts must be finite, not inf")])
+    ('{"grid": {"node_watts": [1e999]}}', "node_watts must be finite, not inf"),
+    # a list of runs was told "a sweep specification is an object or a list, not int"
+    ('[1, 2]', "{path}: item 1 of the sweep specification's list is int, not an object of "
+               "model, base, grid, experiments"),
+    ('{"policy": "wfp"}', "{path}: unknown keys in the sweep specification: ['policy'] "
+                          "(expected model, base, grid, experiments: a run's fields go in "
+                          "base, grid or experiments)")])
 def test_a_bad_grid_file_is_refused_naming_the_file_or_field(tmp_path, text, refused):
     # A NaN cap fraction read as "no cap given": the default 70 % ran instead.
     path = tmp_path / "grid.json"
