@@ -231,6 +231,9 @@ class Experiment:
         for name in ("alpha", "beta", "latency", "core_share", "dvfs_admission"):
             relevant(name, dvfs)
         if self.levels is not None:
+            if not len(self.levels):  # it stood for the default levels
+                raise ValueError("levels must name at least one frequency level (None: "
+                                 "the default levels)")
             put("levels", tuple(sorted((float(f) for f in self.levels), reverse=True)))
         if not dvfs:
             put("levels", None)

@@ -158,6 +158,8 @@ def test_grid_from_json():
     ('{"grid": {"backfill": ["false"]}}', "backfill must be true or false, not 'false'"),
     ('{"grid": {"node_watts": [1e999]}}', "node_watts must be finite, not inf"),
     # a list of runs was told "a sweep specification is an object or a list, not int"
+    ('{"grid": {"capping": ["dvfs"], "levels": [[]]}}', "{path}: levels must name at least "
+                                                       "one frequency level"),  # the default ran
     ('[1, 2]', "{path}: item 1 of the sweep specification's list is int, not an object of "
                "model, base, grid, experiments"),
     ('{"policy": "wfp"}', "{path}: unknown keys in the sweep specification: ['policy'] "
