@@ -69,9 +69,18 @@ def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
                 wfp_exponent: float = 3) -> list[Job]:
     """The queue in scheduling order: arrival order (FCFS) or descending
     WFP score, equal scores kept in arrival order (:func:`wfp_order`)."""
+    _check_names(policy, estimate)
     if policy == "fcfs":
         return list(queue)
     return [queue[i] for i in wfp_order(queue, now, estimate, wfp_exponent)]
+
+
+def _check_names(policy: str, estimate: str) -> None:
+    """Refuse a policy or an estimate of no known name: a net file's typo of
+    "fcfs" would have ordered the queue by WFP."""
+    if policy not in POLICIES or estimate not in ESTIMATES:
+        raise ValueError(f"the policy is one of {', '.join(POLICIES)} and the estimate one of "
+                         f"{', '.join(ESTIMATES)}, not {policy!r} and {estimate!r}")
 
 
 def wfp_order(queue: Sequence[Job], now: float, estimate: str,
@@ -122,6 +131,7 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     queue left keeps arrival order.  ``wfp_exponent`` is the exponent of
     the WFP score (the paper's 3).
     """
+    _check_names(policy, estimate)
     if not queue:
         return [], queue
     smallest = _smallest(queue)

@@ -36,8 +36,13 @@ class Job(NamedTuple):
     def estimate(self, mode: str) -> float:
         """Runtime the scheduler plans a started job with: its requested
         walltime (modes ``"requested"`` and ``"mixed"``) or its actual
-        runtime (``"actual"``); see ``modules.easy``."""
-        return self.rt if mode == "actual" else self.wt
+        runtime (``"actual"``); see ``modules.easy``.  Another mode is
+        refused: a net file's typo would have planned with the walltime."""
+        if mode == "actual":
+            return self.rt
+        if mode == "requested" or mode == "mixed":
+            return self.wt
+        raise ValueError(f"an estimate mode is 'requested', 'actual' or 'mixed', not {mode!r}")
 
     def entered(self, et: float) -> "Job":
         """The job as it enters a place at ``et``: ``_replace(et=et)``

@@ -231,9 +231,6 @@ class Experiment:
         for name in ("alpha", "beta", "latency", "core_share", "dvfs_admission"):
             relevant(name, dvfs)
         if self.levels is not None:
-            if not len(self.levels):  # it stood for the default levels
-                raise ValueError("levels must name at least one frequency level (None: "
-                                 "the default levels)")
             put("levels", tuple(sorted((float(f) for f in self.levels), reverse=True)))
         if not dvfs:
             put("levels", None)
@@ -331,10 +328,8 @@ class Experiment:
         return replace(twin, month=self.cap_month)
 
     def cap_reference_label(self, whole_trace: bool = False) -> str:
-        """Which peak the cap refers to, in words, for tables and figures
-        (also of a template with no month, whose windows follow the default,
-        unless its runs are of the ``whole_trace``: then, as for such a run,
-        its own peak)."""
+        """Which peak the cap refers to, in words (also of a template with no
+        month: its windows follow the default, unless it runs ``whole_trace``)."""
         if self.capping == "none":
             return "no cap"
         if self.cap_watts is not None:

@@ -87,6 +87,8 @@ def check_values(exp: "Experiment") -> None:
         raise ValueError(f"idle_fraction must lie in [0, 1], not {exp.idle_fraction}")
     if exp.node_watts <= 0:
         raise ValueError(f"node_watts must be positive, not {exp.node_watts}")
+    if exp.levels == ():  # it stood for the default levels
+        raise ValueError("levels must name at least one frequency level")
     if exp.l is not None and exp.l < 0:
         raise ValueError(f"the wait queue length l must be >= 0, not {exp.l}")
     if exp.w_minutes is not None and exp.w_minutes < 0:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 import modules.easy as easy
 from modules.easy import easy_pass_on_nodes, order_queue, wfp_score
 from modules.job import Job
@@ -123,3 +125,18 @@ def test_a_queue_with_held_jobs_put_back_is_not_scanned_and_knows_their_sizes(mo
     assert [job.id for job in back] == [1, 2, 3, 4]
     assert easy_pass_on_nodes(back, running, 1, 20.0)[0] == started  # 1 node is still enough
     assert sizes_read == []
+
+
+@pytest.mark.parametrize("options", [{"policy": "fcfz"}, {"policy": "FCFS"},
+                                     {"estimate": "requsted"}])
+def test_a_policy_or_estimate_of_no_known_name_is_refused(options):
+    # a net file's typo of "fcfs" ordered the queue by WFP, one of
+    # "requested" planned with the walltime, without a word
+    with pytest.raises(ValueError, match="the policy is one of fcfs, wfp and the estimate one "
+                                         "of requested, actual, mixed"):
+        easy_pass_on_nodes((Job(1, 0, 10, 1, 10),), {}, 4, 0.0, **options)
+    with pytest.raises(ValueError, match="an estimate mode is 'requested', 'actual' or "
+                                         "'mixed', not 'requsted'"):
+        Job(1, 0, 10, 1, 20).estimate("requsted")
+    with pytest.raises(ValueError, match="the policy is one of fcfs, wfp"):
+        order_queue((Job(1, 0, 10, 1, 10),), "fifo", 0.0, "requested")
