@@ -83,7 +83,11 @@ class FlatPlace:
         if at_time and not place.timed:
             raise NetError(f"place '{self.path}' is untimed: its initial "
                            "tokens cannot carry a timestamp")
-        return value, float(stamp)
+        stamp = float(stamp)
+        if stamp != stamp:  # NaN: the clock would become NaN when it came in
+            raise NetError(f"place '{self.path}': initial token {value!r} at time nan: "
+                           "a timestamp is a number")
+        return value, stamp
 
 
 @dataclass

@@ -27,6 +27,12 @@ P_LOW = 10000
 PORT_KINDS = ("in", "out", "inout")
 
 
+#: The timestamp of a token that never becomes available (an infinite
+#: delay): the clock never gets there; a net left with only such tokens is
+#: dead.
+NEVER = float("inf")
+
+
 class TimedToken(NamedTuple):
     """A token with the time from which it is available."""
 

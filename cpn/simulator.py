@@ -39,7 +39,7 @@ from .interactive import Interactive
 from .keybounds import KeyBounds
 from .marking_views import MarkingViews
 from .monitoring import Monitoring
-from .net import P_LOW, Delayed, Net
+from .net import NEVER, P_LOW, Delayed, Net
 from .results import Binding, RunResult, StopReason
 from .undo import Undoable
 
@@ -60,8 +60,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         if order not in ("random", "declared"):
             raise ValueError(f"order must be 'random' or 'declared', not {order!r}")
         self.net = net.flatten() if isinstance(net, Net) else net
-        # The net as declared, modules and all (None when given flat): a
-        # notebook draws its top level with the marking.
+        # As declared, modules and all (None when given flat): notebooks draw it.
         self.hierarchy = net if isinstance(net, Net) else None
         self.order = order
         self.seed = seed
@@ -279,7 +278,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
     def _advance(self, until_time: float | None) -> StopReason | None:
         """Move the clock to the next token timestamp (None if it moved)."""
         heap = self._heap
-        if not heap:
+        if not heap or heap[0][0] == NEVER:
             return StopReason.DEAD
         stamp = heap[0][0]
         if until_time is not None and stamp > until_time:
@@ -315,7 +314,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
 
     def next_event_time(self) -> float | None:
         """When the next timed token becomes available (None if never)."""
-        return self._heap[0][0] if self._heap else None
+        return self._heap[0][0] if self._heap and self._heap[0][0] != NEVER else None
 
     # -- running -------------------------------------------------------------
     def step(self) -> Binding | None:
@@ -336,9 +335,10 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         if self.history:
             self._snapshot()
         limit = sys.maxsize if max_steps is None else self.steps + max_steps
-        return RunResult(self._loop(limit, until_time, stop_when), self.now, self.steps)
+        stop_time = NEVER if until_time is None else until_time
+        return RunResult(self._loop(limit, stop_time, stop_when), self.now, self.steps)
 
-    def _loop(self, limit: int, until_time: float | None = None,
+    def _loop(self, limit: int, until_time: float = NEVER,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
         """The hot loop of run, fire, enabled (deferred transitions: :meth:`_search_later`)."""
         (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
@@ -362,7 +362,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                     t, (picks, values) = found.popitem()
                 elif found:
                     picks, values = found.pop(t := self._choose())
-                elif not heap or until_time is not None and heap[0][0] > until_time:
+                elif not heap or heap[0][0] > until_time or heap[0][0] == NEVER:
                     return self._advance(until_time)  # dead, or the clock stops at until_time
                 else:  # the clock moves to the next timestamp (:meth:`_advance` written out)
                     if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out

@@ -97,6 +97,32 @@ def test_a_computed_delay_below_0_or_nan_fails_its_firing(arc, delay, stamp):
     assert sim.now == 0 and sim.marking["P"] == [1] and sim.marking["Q"] == []
 
 
+def test_a_token_delayed_for_ever_never_becomes_available():
+    # The clock went to inf, where the token was taken and a monitor's
+    # integral became NaN.
+    net = delayed_once("x@+forever(x)", None)
+    net.env["forever"] = lambda x: float("inf")
+    net.place("R", int)
+    net.transition("U")
+    net.arc("Q", "U", "y")
+    net.arc("U", "R", "y")
+    sim = Simulator(net)
+    integral = sim.add_monitor(PlaceIntegral("R", len))
+    result = sim.run()
+    assert (result.reason, result.time, result.steps) == (StopReason.DEAD, 0.0, 1)
+    assert sim.run(until_time=50).reason == StopReason.DEAD and sim.now == 0
+    assert sim.marking.timed("Q") == [(1, float("inf"))] and sim.marking["R"] == []
+    assert sim.next_event_time() is None and integral.value == 0.0
+
+
+def test_an_initial_token_at_time_nan_is_refused():
+    # The clock became NaN when it came in.
+    net = Net("nan")
+    net.place("P", int, initial=[timed(1, float("nan"))], timed=True)
+    with pytest.raises(NetError, match=r"place 'P': initial token 1 at time nan: a "
+                                       "timestamp is a number"):
+        Simulator(net)
+
 
 def counted_once(arc: str, initial: int = 1) -> Net:
     net = Net("counts", env={"MINUS": -1})
