@@ -46,6 +46,7 @@ from .flatten import FlatNet
 from .marking import Marking
 from .net import P_HIGH, P_LOW, P_NORMAL, Net, Place
 from .simulator import Simulator
+from .times import time_text
 
 FONT = "Helvetica"
 WRAP = 30  # characters per line of an inscription, guard or delay
@@ -187,7 +188,7 @@ def _transition_style(enabled: bool, substitution: bool = False) -> dict[str, st
 
 def _title(name: str, tokens: _Tokens) -> str:
     if tokens.time is not None:
-        return f"{name}  (marking at time {tokens.time:g})"
+        return f"{name}  (marking at time {time_text(tokens.time)})"
     return name
 
 

@@ -13,6 +13,8 @@ import html
 from collections import Counter
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from .times import time_text
+
 
 class Marking(Mapping[str, list]):
     """Place path -> its tokens (values), oldest first; ``timed(path)`` gives
@@ -59,27 +61,27 @@ class Marking(Mapping[str, list]):
     def format_tokens(tokens: list[tuple[Any, float | None]], limit: int = 6) -> str:
         """CPN Tools style: ``2`x@5 ++ 1`y`` (timestamps where timed)."""
         counts = Counter((repr(v), s) for v, s in tokens)
-        terms = [f"{n}`{v}" + ("" if s is None else f"@{s:g}")
+        terms = [f"{n}`{v}" + ("" if s is None else f"@{time_text(s)}")
                  for (v, s), n in counts.items()]
         shown = " ++ ".join(terms[:limit])
         return shown + (f" ++ … ({len(terms) - limit} more)" if len(terms) > limit else "")
 
     def __str__(self) -> str:
         width = max((len(p) for p in self._tokens), default=0)
-        lines = [f"time {self.time:g}"]
+        lines = [f"time {time_text(self.time)}"]
         for path, tokens in self._tokens.items():
             lines.append(f"  {path:<{width}}  {len(tokens):>5}  {self.format_tokens(tokens)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<Marking at time {self.time:g}: {self.counts()}>"
+        return f"<Marking at time {time_text(self.time)}: {self.counts()}>"
 
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td>{html.escape(path)}</td><td style='text-align:right'>{len(tokens)}</td>"
             f"<td><code>{html.escape(self.format_tokens(tokens))}</code></td></tr>"
             for path, tokens in self._tokens.items())
-        return (f"<table><caption>marking at time {self.time:g}</caption>"
+        return (f"<table><caption>marking at time {time_text(self.time)}</caption>"
                 "<tr><th>place</th><th>tokens</th><th>marking</th></tr>"
                 f"{rows}</table>")
 

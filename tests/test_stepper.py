@@ -442,3 +442,16 @@ def test_after_an_undo_the_same_commands_choose_and_draw_the_same():
     sim.restore(state)
     sim.run(max_steps=5)
     assert sim.tokens("Rolls") == rolled and len(set(rolled)) == 5
+
+
+def test_times_past_a_million_are_shown_in_full():
+    # Six significant digits showed 1234566 and 1234570.5 alike, 1.23457e+06:
+    # a clock in seconds passes a million after 11.6 days.
+    net = Net("tick")
+    net.place("P", int, initial=[timed(0, 0.5)], timed=True)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "P", "x + 1@+10")
+    stepper, text = session(net, ["t 1234566", "m P"])
+    assert stepper.prompt() == "[t=1234566 step 123457]> "
+    assert "1`123457@1234570.5" in text and "e+06" not in text

@@ -18,6 +18,7 @@ from ..errors import BindingError, ColourError, NetError
 from ..flatten import FlatNet
 from ..net import Net
 from ..simulator import Binding, Simulator, StopReason
+from ..times import time_text
 from ..trace import FiringRecord, save_trace
 from .breakpoints import Recorder, new_breakpoint
 from .help import help_text
@@ -70,7 +71,7 @@ class Stepper:
 
     def prompt(self) -> str:
         """What to show before reading a command: the clock and step."""
-        return f"[t={self.simulator.now:g} step {self.simulator.steps}]> "
+        return f"[t={time_text(self.simulator.now)} step {self.simulator.steps}]> "
 
     def help(self) -> str:
         """The commands, with examples naming this net's places and transitions."""
@@ -206,7 +207,7 @@ class Stepper:
 
     def _fire(self, binding: Binding) -> str:
         self.simulator.fire(binding)
-        return f"fired {binding} at time {self.simulator.now:g}"
+        return f"fired {binding} at time {time_text(self.simulator.now)}"
 
     def _run_steps(self, rest: str) -> None:
         try:
@@ -225,8 +226,8 @@ class Stepper:
         if math.isnan(until):
             raise Hint("t takes a time, e.g. t 100")
         if until < self.simulator.now:
-            raise Hint(f"time {until:g} is in the past (the clock is at "
-                        f"{self.simulator.now:g})")
+            raise Hint(f"time {time_text(until)} is in the past (the clock is at "
+                        f"{time_text(self.simulator.now)})")
         self._change(lambda: self._run(until_time=until, max_steps=self.run_limit))
 
     def _run(self, until_time: float | None = None, max_steps: int | None = None) -> str:
@@ -241,13 +242,13 @@ class Stepper:
         fired = result.steps - start
         reason = {
             StopReason.STEPS: (f"; stopped at the limit of {max_steps} steps before "
-                               f"time {until_time:g}" if until_time is not None else ""),
+                               f"time {time_text(until_time)}" if until_time is not None else ""),
             StopReason.BREAKPOINT: "; stopped at a breakpoint",
             StopReason.PREDICATE: "; stopped on request",
             StopReason.DEAD: "; the marking is dead: nothing enabled now or later",
         }.get(result.reason, "")
         return (f"fired {fired} step{'s' if fired != 1 else ''}{reason}; "
-                f"time {result.time:g}")
+                f"time {time_text(result.time)}")
 
     def _advance(self) -> None:
         sim = self.simulator
@@ -259,7 +260,7 @@ class Stepper:
 
         def advance() -> str:
             sim.advance()
-            return f"clock advanced to {sim.now:g}"
+            return f"clock advanced to {time_text(sim.now)}"
 
         self._change(advance)
 
@@ -277,7 +278,7 @@ class Stepper:
         self._redo.append((sim.checkpoint(), trace[trace_length:]))
         sim.restore(state)
         del trace[trace_length:]
-        self._say(f"undone; back at time {sim.now:g}, step {sim.steps}")
+        self._say(f"undone; back at time {time_text(sim.now)}, step {sim.steps}")
         self.show_status()
 
     def _redo_last(self) -> None:
@@ -288,7 +289,7 @@ class Stepper:
         self._undo.append((sim.checkpoint(), len(trace)))
         sim.restore(state)
         trace.extend(firings)
-        self._say(f"redone; forward to time {sim.now:g}, step {sim.steps}")
+        self._say(f"redone; forward to time {time_text(sim.now)}, step {sim.steps}")
         self.show_status()
 
     # -- breakpoints ---------------------------------------------------------
@@ -326,7 +327,7 @@ class Stepper:
     def show_status(self) -> None:
         """The clock, the token count of each place, the enabled bindings."""
         sim = self.simulator
-        self._say(f"time {sim.now:g}   step {sim.steps}   net {sim.net.name}", "heading")
+        self._say(f"time {time_text(sim.now)}   step {sim.steps}   net {sim.net.name}", "heading")
         self.show(places_table(sim))
         try:
             self._show_bindings(limit=STATUS_BINDINGS)
@@ -350,7 +351,7 @@ class Stepper:
         the place ``name``."""
         marking = self.simulator.marking
         paths = [resolve(self.simulator, name, "place")] if name else list(marking)
-        self._say(f"marking at time {marking.time:g} (count`value@timestamp)", "heading")
+        self._say(f"marking at time {time_text(marking.time)} (count`value@timestamp)", "heading")
         self.show(marking_table(marking, paths, full=bool(name)))
 
     # -- the trace -----------------------------------------------------------

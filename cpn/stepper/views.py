@@ -8,6 +8,7 @@ from collections import Counter
 
 from ..marking import Marking
 from ..simulator import Binding, Simulator
+from ..times import time_text
 from .messages import Table
 
 
@@ -15,10 +16,10 @@ def why_nothing_enabled(sim: Simulator) -> str:
     """Nothing is enabled now: whether the clock can advance, and to when."""
     following = sim.next_event_time()
     if following is None:
-        return (f"nothing is enabled at time {sim.now:g}, nor ever will be "
+        return (f"nothing is enabled at time {time_text(sim.now)}, nor ever will be "
                 "(a dead marking): u to undo, q to quit")
-    return (f"nothing is enabled at time {sim.now:g}; the next event is at time "
-            f"{following:g}: type a to advance the clock")
+    return (f"nothing is enabled at time {time_text(sim.now)}; the next event is at time "
+            f"{time_text(following)}: type a to advance the clock")
 
 
 def places_table(sim: Simulator) -> Table:
@@ -57,9 +58,9 @@ def marking_changes(before: Marking, after: Marking) -> str:
         removed, added = old - new, new - old
         if not removed and not added:
             continue
-        parts = [f"-{n}`{v}" + ("" if s is None else f"@{s:g}")
+        parts = [f"-{n}`{v}" + ("" if s is None else f"@{time_text(s)}")
                  for (v, s), n in removed.items()]
-        parts += [f"+{n}`{v}" + ("" if s is None else f"@{s:g}")
+        parts += [f"+{n}`{v}" + ("" if s is None else f"@{time_text(s)}")
                   for (v, s), n in added.items()]
         lines.append(f"  {path}: {' '.join(parts)}")
     return "changes:\n" + "\n".join(lines) if lines else "changes: none"

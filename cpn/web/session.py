@@ -26,6 +26,7 @@ from ..flatten import FlatNet
 from ..net import Net
 from ..stepper import Message, Stepper, Table
 from ..stepper.breakpoints import SessionBreakpoint
+from ..times import time_text
 from ..trace import load_trace, replay_on, save_trace
 from .errors import SessionError
 from .predicates import check_named, named_breakpoint, place_breakpoint, transition_breakpoint
@@ -229,7 +230,7 @@ class WebSession:
             self.version += 1
         self._log.append({"text": f"replayed {len(records)} firing"
                                   f"{'' if len(records) == 1 else 's'} of {name}: time "
-                                  f"{self.simulator.now:g}, step {self.simulator.steps}",
+                                  f"{time_text(self.simulator.now)}, step {self.simulator.steps}",
                           "kind": "info"})
 
     # -- what the page shows -------------------------------------------------

@@ -13,6 +13,7 @@ from ..errors import NetError
 from ..flatten import FlatNet
 from ..net import Net
 from ..simulator import Simulator
+from ..times import time_text
 from .errors import SessionError
 
 #: The most rows a place's token table sends (the count says how many there are).
@@ -39,9 +40,9 @@ def waiting_text(sim: Simulator) -> str:
     """Why nothing is enabled now, and when something will be."""
     following = sim.next_event_time()
     if following is None:
-        return f"nothing is enabled at time {sim.now:g}, nor ever will be (a dead marking)"
-    return (f"nothing is enabled at time {sim.now:g}; the next event is at time "
-            f"{following:g}")
+        return f"nothing is enabled at time {time_text(sim.now)}, nor ever will be (a dead marking)"
+    return (f"nothing is enabled at time {time_text(sim.now)}; the next event is at time "
+            f"{time_text(following)}")
 
 
 def token_table(sim: Simulator, path: str) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def _table(timed: list[tuple[Any, float | None]]) -> dict[str, Any]:
         + (["available at"] if is_timed else [])
     rows = [([str(count)] if repeats else [])
             + ([repr(getattr(value, name)) for name in fields] or [text])
-            + ([f"{stamp:g}" if stamp is not None else ""] if is_timed else [])
+            + ([f"{time_text(stamp)}" if stamp is not None else ""] if is_timed else [])
             for (text, stamp), (value, count) in list(groups.items())[:TOKEN_ROWS]]
     return {"columns": columns, "rows": rows, "distinct": len(groups)}
 
