@@ -159,7 +159,7 @@ def command_run(args) -> int:
     the uncapped peak), write the results and print the metrics."""
     from rich.console import Console
 
-    from nets.puppet import ctrl_c_requests
+    from cpn.interrupts import ctrl_c_requests
 
     from .mira import is_cobalt, refuse_mira_options_without_cobalt
     from .workload import load_workload, refuse_nothing_to_run

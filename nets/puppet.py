@@ -22,17 +22,15 @@ state space.
 from __future__ import annotations
 
 import math
-import signal
-import threading
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from cpn import Net, Simulator, StopReason, timed
 from cpn.collector import cyclic_gc_paused
+from cpn.interrupts import ctrl_c_requests
 from cpn.colours import FrozenDict
 from cpn.monitors import PlaceIntegral
 from modules.allocation import power_allocation
@@ -279,30 +277,6 @@ def unfinished_records(sim: Simulator, jobs: Sequence[Job],
             state, start = ("queued" if job.st <= sim.now else "unsubmitted"), math.nan
         rows.append((job.id, state, job.st + time_offset, start, job.js))
     return Columns.from_rows(rows, UNFINISHED_COLUMNS)
-
-
-@contextmanager
-def ctrl_c_requests() -> Iterator[Callable[[], bool]]:
-    """Ctrl-C as a request to stop, read by the function this yields.
-
-    A ``KeyboardInterrupt`` raised wherever Python happens to be may cut a
-    firing in half (its tokens taken, none put back), and the marking no
-    longer says which jobs run.  Meanwhile SIGINT only records the request,
-    which a run reads between firings.  It takes SIGINT over only in the
-    main thread and from Python's default handler: a process that ignores
-    Ctrl-C (a sweep's worker) keeps ignoring it, and a caller that already
-    turned it into a request (``cpn run``) passes its own to
-    :func:`run_model`."""
-    pressed: list[int] = []
-    previous = None
-    if (threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
-    try:
-        yield lambda: bool(pressed)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
 def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,

@@ -26,7 +26,8 @@ from modules.run_files import CSV_ROWS_AT_ONCE, UNFINISHED_COLUMNS, write_csv
 from modules.tables import Columns
 from modules.resilience import FaultTolerance
 from nets.energy_saving import SleepingNodes, simulate_puppet
-from nets.puppet import PuppetConfig, build_net, ctrl_c_requests, run_model, simulate
+from cpn.interrupts import ctrl_c_requests
+from nets.puppet import PuppetConfig, build_net, run_model, simulate
 from nets.topper import TopperConfig, simulate as simulate_topper
 
 ROOT = Path(__file__).resolve().parents[1]

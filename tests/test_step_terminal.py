@@ -152,6 +152,32 @@ def test_a_stepping_session_in_a_terminal(tmp_path, terminals):
     assert "Traceback" not in again.screen
 
 
+def test_ctrl_c_stops_a_long_run_and_keeps_what_it_fired(tmp_path, terminals):
+    """It threw the whole run away ("interrupted: the command was undone")."""
+    net = tmp_path / "ticks.py"
+    net.write_text(textwrap.dedent("""\
+        from cpn import Net
+        net = Net("ticks")
+        net.place("P", int, initial=[0])
+        net.transition("Tick")
+        net.arc("P", "Tick", "x")
+        net.arc("Tick", "P", "x + 1")
+    """))
+    term = terminals(["step", str(net)], tmp_path)
+    term.wait_for("[t=0 step 0]>")
+    term.child.send("n 1000000000\r")
+    time.sleep(1.5)  # some firings
+    term.child.sendcontrol("c")
+    said = term.wait_for("stopped on request (Ctrl-C or Stop); time 0")
+    fired = int(re.search(r"fired (\d+) steps", said).group(1))
+    assert fired > 0
+    term.wait_for(f"[t=0 step {fired}]>")
+    term.type("u", "undone; back at time 0, step 0", "[t=0 step 0]>")
+    term.child.send("q\r")
+    assert term.exit_status() == 0
+    assert "Traceback" not in term.screen
+
+
 def test_values_are_shown_as_they_are_not_as_markup(tmp_path, capsys):
     """Tokens and colour names with square brackets (rich's markup) are
     shown whole."""

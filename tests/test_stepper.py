@@ -409,7 +409,7 @@ def test_stop_ends_a_run_after_the_firing_in_progress():
     stepper.recorder.fired = lambda sim, t, values, fired=stepper.recorder.fired: (
         fired(sim, t, values) or (stepper.stop() if sim.steps == 2 else False))
     shown = shown_by(stepper, "n 100")
-    assert shown[0] == Message("fired 2 steps; stopped on request; time 0")
+    assert shown[0] == Message("fired 2 steps; stopped on request (Ctrl-C or Stop); time 0")
     assert stepper.simulator.steps == 2
     stepper.execute("n 100")  # the request was for that run only
     assert stepper.simulator.steps == 6

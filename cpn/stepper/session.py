@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 
 from ..errors import BindingError, ColourError, NetError
 from ..flatten import FlatNet
+from ..interrupts import ctrl_c_requests
 from ..net import Net
 from ..simulator import Binding, Simulator, StopReason
 from ..times import time_text
@@ -234,9 +235,10 @@ class Stepper:
         sim = self.simulator
         start = sim.steps
         self._stop.clear()  # a stop asked for before this run was for none
-        try:
-            result = sim.run(until_time=until_time, max_steps=max_steps,
-                             stop_when=lambda _: self._stop.is_set())
+        try:  # Ctrl-C stops the run between firings, keeping them; a second abandons it
+            with ctrl_c_requests(second_interrupts=True) as ctrl_c:
+                result = sim.run(until_time=until_time, max_steps=max_steps,
+                                 stop_when=lambda _: self._stop.is_set() or ctrl_c())
         finally:
             self._stop.clear()
         fired = result.steps - start
@@ -244,7 +246,7 @@ class Stepper:
             StopReason.STEPS: (f"; stopped at the limit of {max_steps} steps before "
                                f"time {time_text(until_time)}" if until_time is not None else ""),
             StopReason.BREAKPOINT: "; stopped at a breakpoint",
-            StopReason.PREDICATE: "; stopped on request",
+            StopReason.PREDICATE: "; stopped on request (Ctrl-C or Stop)",
             StopReason.DEAD: "; the marking is dead: nothing enabled now or later",
         }.get(result.reason, "")
         return (f"fired {fired} step{'s' if fired != 1 else ''}{reason}; "
