@@ -132,6 +132,15 @@ def test_out_of_range_number_is_the_steppers_hint(client):
         {"text": "? no binding 7: choose 1..1 (l lists them all)", "kind": "hint"}]
 
 
+def test_a_refused_request_for_the_state_keeps_the_log_for_the_next(client):
+    # A state asked for an unknown module took the log and answered 400:
+    # the hint was never shown.
+    client.post("/api/fire", json={"number": 7})
+    assert client.get("/api/state", params={"module": "Kitchen"}).status_code == 400
+    assert client.get("/api/state").json()["log"] == [
+        {"text": "? no binding 7: choose 1..1 (l lists them all)", "kind": "hint"}]
+
+
 def test_only_json_from_this_machine_is_taken(session):
     app = create_app(session)
     with TestClient(app, base_url="http://127.0.0.1") as local:
@@ -333,6 +342,25 @@ def test_cpn_step_web_on_a_port_in_use(capsys):
     out = capsys.readouterr().out.replace("\n", " ")
     assert out.startswith(f"cpn step --port: cannot listen on 127.0.0.1:{port}: ")
     assert "choose another --port, or leave it out for a free one" in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SO_REUSEADDR means more there")
+def test_a_port_is_free_again_as_soon_as_its_server_stops():
+    # Run again with the same --port after Ctrl-C, it was "in use" for a
+    # minute: the server's closed connections waited in TIME_WAIT.
+    from cpn.web.server import PortInUse, listen
+
+    first = listen()
+    port = first.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = first.accept()
+    accepted.close()  # the server's end closes first: it waits in TIME_WAIT
+    first.close()
+    client.close()
+    second = listen(port)
+    with pytest.raises(PortInUse):  # a live server's port is still its own
+        listen(port)
+    second.close()
 
 
 @pytest.mark.parametrize("steps", [0, 2])

@@ -20,6 +20,7 @@ import pytest
 
 from cli.net_loading import load_net
 from cpn.stepper import Stepper
+from cpn.times import time_text
 from cpn.trace import replay
 from cpn.web import WebSession
 from tests.web_nets import BREAKPOINTS, build_net
@@ -198,9 +199,20 @@ def test_a_long_run_shows_progress_and_stops_in_the_browser(browser, tmp_path):
         assert "stopped on request" in page.log()[-1]
         assert page.page.is_disabled(".stop") and page.page.is_hidden(".progress-row")
         sim = session.simulator
-        assert page.text(".clock") == f"time {sim.now:g}   step {sim.steps}"
+        assert page.text(".clock") == f"time {time_text(sim.now)}   step {sim.steps}"
         page.shot("stopped")
         assert page.errors == []
+
+
+def test_a_page_whose_server_stopped_says_so(browser, tmp_path):
+    # A click after Ctrl-C showed nothing at all.
+    with running(build_net()) as url:
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
+    page.page.click(".step")
+    page.page.wait_for_function("[...document.querySelectorAll('.log li')]"
+                                ".some(item => item.textContent.includes('does not answer'))")
+    assert page.log()[-1].startswith("the server does not answer (stopped?): ")
+    assert len(page.log()) == 1 and page.errors == []
 
 
 def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):

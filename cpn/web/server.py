@@ -11,6 +11,7 @@ port of a free one is known.
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -31,8 +32,14 @@ class PortInUse(OSError):
 
 
 def listen(port: int | None = None) -> socket.socket:
-    """A socket listening on ``HOST``: on ``port``, or a free one."""
+    """A socket listening on ``HOST``: on ``port``, or a free one.  A port
+    whose last server stopped is free again at once: its closed connections
+    wait a minute in TIME_WAIT, which SO_REUSEADDR lets a new server ignore
+    (it still cannot share the port with a live one; not on Windows, where
+    it would let it)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if os.name != "nt":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((HOST, port or 0))
     except OSError as error:

@@ -241,7 +241,8 @@ class WebSession:
         with self._locked():
             sim, stepper = self.simulator, self.stepper
             bindings, total = bindings_view(sim, BINDINGS_SHOWN)
-            log, self._log = self._log, []
+            svg_text = drawing(self.net, sim, module) if svg else None  # may refuse module
+            log, self._log = self._log, []  # taken once nothing can fail: else lost
             return {
                 "net": sim.net.name, "time": sim.now, "step": sim.steps,
                 "version": self.version, "module": module or "",
@@ -254,7 +255,7 @@ class WebSession:
                 "named": list(self.named),
                 "can_undo": stepper.can_undo, "can_redo": stepper.can_redo,
                 "log": log,
-                "svg": drawing(self.net, sim, module) if svg else None,
+                "svg": svg_text,
             }
 
     def tokens(self, place: Any) -> dict[str, Any]:

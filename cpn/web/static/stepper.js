@@ -92,13 +92,20 @@ const MARKUP = `
   </aside>
 </main>`;
 
-// Requests over HTTP to the server that served the page.
+// Requests over HTTP to the server that served the page.  A server that no
+// longer answers (stopped with Ctrl-C) is an error the log shows.
 export function httpTransport() {
-  const answered = async (response) => ({ status: response.status, data: await response.json() });
+  const answered = async (request) => {
+    try {
+      const response = await request;
+      return { status: response.status, data: await response.json() };
+    } catch (error) {
+      return { status: 0, data: { error: `the server does not answer (stopped?): ${error}` } };
+    }
+  };
   return {
-    read: async (name, query) =>
-      answered(await fetch(`/api/${name}?` + new URLSearchParams(query || {}))),
-    command: async (name, body) => answered(await fetch(`/api/${name}`, {
+    read: (name, query) => answered(fetch(`/api/${name}?` + new URLSearchParams(query || {}))),
+    command: (name, body) => answered(fetch(`/api/${name}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body || {}),
@@ -106,8 +113,9 @@ export function httpTransport() {
   };
 }
 
+// A time in full: 1234566 and 1234570.5 are not both 1.23457e+6.
 function format(time) {
-  return Number.isInteger(time) ? String(time) : String(+time.toPrecision(6));
+  return String(time);
 }
 
 function element(tag, text, className) {
@@ -133,6 +141,7 @@ export function mount(root, transport) {
   async function command(name, body) {
     const { status, data } = await transport.command(name, body);
     if (status !== 200) log(data.error, "error");
+    if (status === 0) return;  // no server: nothing to refresh
     if (data.running) await follow();
     else await refresh();
   }
@@ -142,7 +151,7 @@ export function mount(root, transport) {
     if (status === 409 && data.running) return follow();
     if (status !== 200) {
       log(data.error, "error");
-      if (view.module) { view.module = ""; return refresh(); }
+      if (status && view.module) { view.module = ""; return refresh(); }
       return;
     }
     render(data);
