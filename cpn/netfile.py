@@ -64,7 +64,6 @@ writes, ``netfile_values.py`` holds the keys, colours and tokens.
 
 from __future__ import annotations
 
-import re
 import tomllib
 import types
 from pathlib import Path
@@ -75,6 +74,7 @@ import tomli_w
 from .editing import validate
 from .errors import ColourError, NetError, NetFileError
 from .net import Net
+from .netfile_lines import line_of_error
 from .netfile_reader import Reader
 from .netfile_writer import Writer
 
@@ -122,8 +122,9 @@ def loads(text: str, functions: Mapping[str, Any] | None = None,
         raise NetFileError(f"{source}: not TOML: {error}") from None
     except RecursionError:
         raise NetFileError(f"{source}: not TOML: values nested too deeply") from None
+    reader = Reader(source, text, registry)
     try:
-        net = Reader(source, text, registry).document(document, Path(source).stem)
+        net = reader.document(document, Path(source).stem)
     except RecursionError:
         raise NetFileError(f"{source}: values nested too deeply") from None
     try:
@@ -131,41 +132,9 @@ def loads(text: str, functions: Mapping[str, Any] | None = None,
     except (NetError, ColourError) as error:
         # names come from the file: a newline in one must not break the line
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))
-        line = _line_named(message, text.splitlines())
+        line = line_of_error(message, reader.lines, net, reader.modules)
         raise NetFileError(f"{source}{f', line {line}' if line else ''}: {message}") from None
     return net
-
-
-def _line_named(message: str, lines: list[str]) -> int | None:
-    """The line of the node a compile error names (``transition 'M/T'``:
-    the table of ``T``), then of the first text it quotes after it (the
-    guard, the arc): where a person looks."""
-    node = re.match(r"(place|transition|substitution) '([^']*)'", message)
-    arc = re.match(r"arc (\S+) -> (\S+)", message)
-    if node is not None:
-        kind, name, rest = node.group(1), node.group(2), message[node.end():]
-        needles = re.findall(r"'([^']+)'", rest)
-    elif arc is not None:  # the arc is in its transition's table, keyed by its place
-        kind, name, needles = "transition", arc.group(1), [f"{arc.group(2)} ="]
-        if _header(lines, kind, name) is None:
-            name, needles = arc.group(2), [f"{arc.group(1)} ="]
-    else:
-        return None
-    header = _header(lines, kind, name.rsplit("/", 1)[-1])
-    if header is None:
-        return None
-    for needle in needles:
-        for number in range(header, len(lines)):
-            if needle in lines[number]:
-                return number + 1
-    return header + 1
-
-
-def _header(lines: list[str], kind: str, name: str) -> int | None:
-    """The index of the line of the table ``[<kind>s.<name>]``, if any."""
-    tables = (f"{kind}s.{name}]", f'{kind}s."{name}"]')
-    return next((number for number, line in enumerate(lines)
-                 if line.strip().startswith("[") and line.strip().endswith(tables)), None)
 
 
 def _registry(functions: Mapping[str, Any] | None) -> dict[str, Any]:

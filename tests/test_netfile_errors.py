@@ -1,0 +1,81 @@
+"""Errors in saved data files, edited by hand: each names the file, the
+line a person looks at (the key of an arc when it has one) and the field,
+whatever tables the writer chose for the node."""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from cpn.netfile import NetFileError, dumps, loads
+from nets.puppet import FUNCTIONS, PuppetConfig, build_net
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+import producer_consumer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def producer_consumer_file() -> str:
+    """The example as ``net.save`` writes it: ``Consume`` has no guard, so
+    it has only ``[transitions.Consume.inputs]`` and ``.outputs`` tables."""
+    text = dumps(producer_consumer.build_net())
+    assert "[transitions.Consume]" not in text and "[transitions.Consume.outputs]" in text
+    return text
+
+
+@pytest.fixture(scope="module")
+def puppet_file() -> str:
+    return dumps(build_net(PuppetConfig(4)), FUNCTIONS)
+
+
+def refusal(text: str, source: str, functions=None) -> str:
+    with pytest.raises(NetFileError) as caught:
+        loads(text, functions, source=source)
+    return str(caught.value)
+
+
+def line_of(text: str, source_line: str, after: str = "") -> int:
+    """The number of the first line equal to ``source_line`` after the
+    line ``after``."""
+    lines = text.splitlines()
+    start = lines.index(after) if after else 0
+    return lines.index(source_line, start) + 1
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('Consumed = "x"', 'Consumed = "xx"', r"arc Consume -> Consumed: variable 'xx'"),
+    ('Consumed = "x"', 'Consumed = "x@+3"', r"arc Consume -> Consumed 'x@\+3': place "
+                                           r"'Consumed' is untimed"),
+])
+def test_an_output_arc_of_a_transition_without_a_table_of_its_own_names_its_line(
+        producer_consumer_file, old, new, message):
+    text = producer_consumer_file.replace(old, new)
+    line = line_of(text, new, "[transitions.Consume.outputs]")
+    assert re.match(rf"pc\.toml, line {line}: transition 'Consume', {message}",
+                    refusal(text, "pc.toml"))
+
+
+def test_an_arc_from_a_missing_place_names_the_line_of_its_key(producer_consumer_file):
+    text = producer_consumer_file.replace('Buffer = "x"', 'Bufer = "x"')
+    line = line_of(text, 'Bufer = "x"')
+    assert refusal(text, "pc.toml").startswith(
+        f"pc.toml, line {line}: arc Bufer -> Consume in 'producer_consumer': no place")
+
+
+def test_a_typo_in_a_module_names_the_line_of_the_arc_in_the_module(puppet_file):
+    old = 'Queuing = "queue + (job,)"'
+    assert old in puppet_file
+    text = puppet_file.replace(old, 'Queuing = "queue + (jobb,)"')
+    line = line_of(text, 'Queuing = "queue + (jobb,)"',
+                   "[modules.BatchScheduling.transitions.Submit.outputs]")
+    assert refusal(text, "puppet.toml", FUNCTIONS).startswith(
+        f"puppet.toml, line {line}: transition 'Scheduler/Submit', arc Scheduler/Submit "
+        "-> Queuing: variable 'jobb'")
+
+
+def test_an_inline_arc_is_found_on_its_line_not_on_an_earlier_key_of_its_place():
+    text = ('[places.P]\ncolour = "int"\n[transitions.T]\ninputs = { P = "x" }\n'
+            'outputs = { P = "y" }\n[transitions.U]\nguard = "z"')
+    assert refusal(text, "bad.toml").startswith("bad.toml, line 5: transition 'T', arc T -> P")
