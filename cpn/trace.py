@@ -21,6 +21,7 @@ tuples do).  The stepper writes traces (``save FILE``); ``cpn replay`` and
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -79,7 +80,8 @@ def save_trace(trace: Iterable[FiringRecord], path: str | Path, net: str = "",
 
 
 def load_trace(path: str | Path) -> tuple[dict, list[dict]]:
-    """The header and the firing records of a saved trace."""
+    """The header and the firing records of a saved trace, each field
+    checked (a :class:`TraceFileError` names the line and the field)."""
     header: dict = {}
     records: list[dict] = []
     with open(path, encoding="utf-8") as file:
@@ -98,13 +100,46 @@ def load_trace(path: str | Path) -> tuple[dict, list[dict]]:
                     raise TraceFileError(f"{path}: unknown trace format {entry['format']!r}")
                 header = entry
                 continue
-            missing = {"time", "transition", "values"} - set(entry)
-            if missing:
-                raise TraceFileError(f"{path}, line {number}: missing "
-                                     f"{', '.join(sorted(missing))}")
+            _check_record(entry, f"{path}, line {number}")
             records.append(entry)
     _check_header(header, path)
     return header, records
+
+
+#: What each field of a firing record holds, as a check and its words.
+_RECORD_FIELDS = {
+    "step": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "time": (lambda v: _is_number(v) and math.isfinite(v), "a finite number"),
+    "transition": (lambda v: isinstance(v, str) and v != "", "a transition's name"),
+    "values": (lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+               'an object of variable -> the repr of its value ({"x": "1"})'),
+    "draws": (lambda v: isinstance(v, list) and all(_is_int(x) and x >= 0 for x in v),
+              "an array of outcome indices (whole numbers >= 0)"),
+}
+
+
+def _check_record(entry: dict, where: str) -> None:
+    """A hand-edited record is refused here, naming its line and field,
+    not by a traceback in the middle of a replay."""
+    missing = {"time", "transition", "values"} - set(entry)
+    if missing:
+        raise TraceFileError(f"{where}: missing {', '.join(sorted(missing))}")
+    for field, value in entry.items():
+        if field not in _RECORD_FIELDS:
+            raise TraceFileError(f"{where}: unknown field {field!r} (a firing has "
+                                 f"{', '.join(_RECORD_FIELDS)})")
+        accepts, expected = _RECORD_FIELDS[field]
+        if not accepts(value):
+            raise TraceFileError(f"{where}: {field!r} must be {expected}, not "
+                                 f"{json.dumps(value)}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _check_header(header: dict, path) -> None:
@@ -116,6 +151,13 @@ def _check_header(header: dict, path) -> None:
     seed = header.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise TraceFileError(f"{path}: the header's seed {seed!r} is not a whole number >= 0")
+    end_time = header.get("end_time")
+    if end_time is not None and not (_is_number(end_time) and math.isfinite(end_time)):
+        raise TraceFileError(f"{path}: the header's end_time {json.dumps(end_time)} is not "
+                             "a finite number")
+    if not isinstance(header.get("net", ""), str):
+        raise TraceFileError(f"{path}: the header's net {json.dumps(header['net'])} is not "
+                             "a net's name")
 
 
 def replay(net: Net | FlatNet, trace_file: str | Path, seed: int | None = None,
