@@ -69,9 +69,10 @@ def _load_data_file(path: Path, functions: str | None) -> Net:
     try:
         return load(path, functions=registry)
     except NetFileError as error:
-        hint = ("" if functions else " (a net naming functions needs --functions "
-                                     "MODULE, e.g. --functions nets.puppet)")
-        raise LoadError(f"{error}{hint if 'registry' in str(error) else ''}") from None
+        hint = ("" if functions or error.registry_lacks is None else
+                " (a net naming functions needs --functions MODULE, e.g. --functions "
+                "nets.puppet)")
+        raise LoadError(f"{error}{hint}") from None
 
 
 def _load_module(spec: str, path: Path):

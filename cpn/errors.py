@@ -30,3 +30,7 @@ class BindingError(RuntimeError):
 class NetFileError(NetError):
     """A data file that cannot be read or a net that cannot be written; the
     message names the file, the line when known, the node and the text."""
+
+    #: The name the file uses that the registry it was read with lacks (a
+    #: function of ``[functions]``), for a hint on how to give a registry.
+    registry_lacks: str | None = None

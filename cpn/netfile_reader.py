@@ -200,8 +200,10 @@ class Reader:
         except ExpressionError as error:
             raise self.fail(where, str(error), text) from None
         except NameError as error:
-            raise self.fail(where, f"{error} (the registry names: "
-                                   f"{', '.join(self.registry) or 'nothing'})", text) from None
+            refused = self.fail(where, f"{error} (the registry names: "
+                                       f"{', '.join(self.registry) or 'nothing'})", text)
+            refused.registry_lacks = error.name
+            raise refused from None
         except Exception as error:  # noqa: BLE001 - the registry's code refused it
             raise self.fail(where, f"evaluating {text!r} failed: {type(error).__name__}: "
                                    f"{error}", text) from None

@@ -1,0 +1,36 @@
+"""How the command line loads a net's data file: the hint to give a
+registry (--functions) only where the file names what the registry lacks,
+and data files known by their suffix in any case."""
+
+import pytest
+
+from cli.net_loading import LoadError, load_net
+
+HINT = "(a net naming functions needs --functions MODULE"
+PLACE = '[places.P]\ncolour = "int"\ninitial = [1]\n'
+
+
+@pytest.mark.parametrize("text", [
+    '[places.P]\ncolour = "integer"\n',
+    '[places.P]\ncolour = "int |"\n',
+    PLACE + '[transitions.T]\nguard = "(lambda: True)()"\ninputs = { P = "x" }\n',
+    PLACE + '[transitions.T]\ncode = "import os"\ninputs = { P = "x" }\n',
+])
+def test_an_error_that_mentions_the_registry_gets_no_hint_to_give_one(tmp_path, text):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(LoadError) as caught:
+        load_net(str(path))
+    assert HINT not in str(caught.value)
+
+
+def test_a_function_the_file_names_gets_the_hint_without_a_registry_only(tmp_path):
+    path = tmp_path / "net.toml"
+    path.write_text('[functions]\nschedule = "easy_pass_on_nodes"\n')
+    with pytest.raises(LoadError, match=r"name 'easy_pass_on_nodes' is not defined .*"
+                                        + HINT.replace("(", r"\(")):
+        load_net(str(path))
+    path.write_text('[functions]\nschedule = "easy_pass_on_nodez"\n')
+    with pytest.raises(LoadError) as caught:
+        load_net(str(path), "nets.puppet")
+    assert "the registry names: " in str(caught.value) and HINT not in str(caught.value)
