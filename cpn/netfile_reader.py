@@ -236,14 +236,28 @@ class Reader:
         if timed and isinstance(value, dict) and set(value) == {"token", "at"}:
             at = value["at"]
             if type(at) not in (int, float) or not math.isfinite(at):
-                raise self.fail(where, f"a token's time 'at' is a number, not {at!r}",
-                                "initial")
+                raise self.fail(where, "a token's time 'at' must be a finite number, "
+                                       f"not {at!r}", "initial")
             value = value["token"]
         try:
             token = decode(value, spec)
         except ValueError as error:
-            raise self.fail(where, f"initial token: {error}", "initial") from None
+            raise self.fail(where, self.timing_error(value, timed)
+                            or f"initial token: {error}", "initial") from None
         return token if at is None else TimedToken(token, float(at))
+
+    @staticmethod
+    def timing_error(value: Any, timed: bool) -> str | None:
+        """What is wrong with a token written as ``{ token = ..., at = ... }``
+        that its colour refuses as a table: the place's timing, not the
+        colour (a colour of tables may take it as it stands)."""
+        if not isinstance(value, dict) or "token" not in value:
+            return None
+        if not timed and "at" in value:
+            return "the place is untimed: a token has no 'at' (make it timed = true)"
+        if timed and "at" not in value:
+            return "a timed token needs 'at' ({ token = ..., at = 0.0 })"
+        return None
 
     def transition(self, net: Net, name: str, entry: Any, where: tuple[str, ...],
                    names: set[str]) -> None:

@@ -79,3 +79,25 @@ def test_an_inline_arc_is_found_on_its_line_not_on_an_earlier_key_of_its_place()
     text = ('[places.P]\ncolour = "int"\n[transitions.T]\ninputs = { P = "x" }\n'
             'outputs = { P = "y" }\n[transitions.U]\nguard = "z"')
     assert refusal(text, "bad.toml").startswith("bad.toml, line 5: transition 'T', arc T -> P")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('    "slot",\n    "slot",', '    { token = "slot", at = 3.0 },',
+     "place 'Free': the place is untimed: a token has no 'at'"),
+    ('{ token = "idle", at = 0.0 }', '{ token = "idle" }',
+     r"place 'Consumer': a timed token needs 'at'"),
+    ('at = 0.0', 'at = 1e400', "place 'Consumer': a token's time 'at' must be a finite "
+                               "number, not inf"),
+])
+def test_a_timed_token_in_the_wrong_place_says_what_its_time_lacks(
+        producer_consumer_file, old, new, message):
+    assert old in producer_consumer_file
+    said = refusal(producer_consumer_file.replace(old, new), "pc.toml")
+    assert re.match(r"pc\.toml, line \d+: ", said) and message in said, said
+
+
+def test_a_table_token_of_a_place_of_tables_is_still_a_token():
+    net = loads('[places.P]\ncolour = "FrozenDict"\ninitial = [{ token = "a", at = 1.0 }]\n'
+                '[places.Q]\ncolour = "FrozenDict"\ntimed = true\ninitial = [{ token = "b" }]')
+    assert net.places["P"].initial[0]["at"] == 1.0
+    assert net.places["Q"].initial[0]["token"] == "b"
