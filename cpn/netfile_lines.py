@@ -42,7 +42,7 @@ def locate(lines: list[str], path: tuple[str, ...], keys: Iterable[str] = (),
     (``("outputs", "P")``: the key ``P`` of its outputs), else of the first
     of ``texts`` in its lines, else of its header.  A table without a
     header of its own is looked for in its parent, its name becoming the
-    first key."""
+    first key; a key with a table of its own is looked for as that table."""
     keys, texts = list(keys), [text for text in texts if text]
     while True:
         numbers = _lines_of(lines, path)
@@ -51,6 +51,9 @@ def locate(lines: list[str], path: tuple[str, ...], keys: Iterable[str] = (),
         if not path:
             return None
         path, keys = path[:-1], [path[-1], *keys]
+    while keys and _lines_of(lines, path + (keys[0],)):  # ``[transitions.T.outputs]``
+        path, keys = path + (keys[0],), keys[1:]
+        numbers = _lines_of(lines, path)
     found = None
     for key in keys:
         pattern = re.compile(rf'(^|[{{,.]\s*)("{re.escape(key)}"|{re.escape(key)})\s*[.=]')

@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from .errors import NetError, NetFileError
 from .expressions import DEFINITION_NAMES, ExpressionError, check_text, evaluate
 from .net import P_NORMAL, PORT_KINDS, Net, TimedToken
+from .netfile_lines import locate
 from .netfile_values import (ANY, FORMAT, NET_KEYS, PLACE_KEYS, SCALARS, SUBSTITUTION_KEYS,
                              TOP_KEYS, TRANSITION_KEYS, ColourSpec, decode, is_record, plain)
 
@@ -31,8 +32,13 @@ class Reader:
         self.definitions: dict[str, Any] = {}
 
     # -- errors, with the line when it can be found
-    def fail(self, where: tuple[str, ...], message: str, *needles: str) -> NetFileError:
-        line = self.line_of(where, needles)
+    def fail(self, where: tuple[str, ...], message: str, *needles: str,
+             keys: tuple[str, ...] = ()) -> NetFileError:
+        """The error of ``where``, at the line of its ``keys`` (a chain:
+        ``("outputs", "P")``) if given, else of the first needle after its
+        table's header."""
+        line = (locate(self.lines, tuple(part for part in where if part), keys, needles)
+                if keys else self.line_of(where, needles))
         at = f", line {line}" if line else ""
         return NetFileError(f"{self.source}{at}: {self.name(where)}: {message}")
 
@@ -280,16 +286,29 @@ class Reader:
         for direction in ("inputs", "outputs"):
             arcs = self.table(entry.get(direction, {}), where + (direction, ""))
             for place, inscriptions in arcs.items():
-                for text in (inscriptions if isinstance(inscriptions, list)
-                             else [inscriptions]):
-                    if type(text) in (int, float):
-                        text = str(text)
-                    text = self.string(text, where, f"{direction}.{place}")
+                for text in self.inscriptions(inscriptions, where, direction, place):
                     self.text(text, "inscription", names, where)
                     if direction == "inputs":
                         net.arc(place, name, text)
                     else:
                         net.arc(name, place, text)
+
+    def inscriptions(self, value: Any, where: tuple[str, ...], direction: str,
+                     place: str) -> list[str]:
+        """The texts of the arcs to or from ``place``: a string, or an array
+        of them; a number is refused as a guard is (``5`` reads as the
+        text ``"5"``, as a TOML number it would be a constant by accident),
+        and an empty array, which would make no arc."""
+        texts = value if isinstance(value, list) else [value]
+        field, keys = f"{direction}.{place}", (direction, place)
+        if not texts:
+            raise self.fail(where, f"{field} is an empty array: give an inscription, or "
+                                   "an array of them for several arcs", keys=keys)
+        for text in texts:
+            if not isinstance(text, str):
+                raise self.fail(where, f"{field} must be an inscription (a string, or an "
+                                       f"array of strings), not {_kind(text)}", keys=keys)
+        return texts
 
     def text(self, text: str, kind: str, names: set[str], where: tuple[str, ...]) -> str:
         try:

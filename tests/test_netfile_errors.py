@@ -101,3 +101,35 @@ def test_a_table_token_of_a_place_of_tables_is_still_a_token():
                 '[places.Q]\ncolour = "FrozenDict"\ntimed = true\ninitial = [{ token = "b" }]')
     assert net.places["P"].initial[0]["at"] == 1.0
     assert net.places["Q"].initial[0]["token"] == "b"
+
+
+def test_an_arc_is_found_by_its_key_before_its_text(producer_consumer_file):
+    # 'c' is the text of the input arc from Consumer too, a line before
+    text = producer_consumer_file.replace('Consumer = "c@+3"', 'Consumer = "c"').replace(
+        'Free = "\'slot\'"\nConsumer', 'Free = "c@+1"\nConsumer')
+    line = line_of(text, 'Free = "c@+1"')
+    assert refusal(text, "pc.toml").startswith(
+        f"pc.toml, line {line}: transition 'Consume', arc Consume -> Free 'c@+1': place "
+        "'Free' is untimed")
+
+
+@pytest.mark.parametrize("new, message", [
+    ("5", "outputs.Consumed must be an inscription (a string, or an array of strings), "
+          "not an integer (5)"),
+    ('["x", 5.0]', "outputs.Consumed must be an inscription (a string, or an array of "
+                   "strings), not a number (5.0)"),
+    ("[]", "outputs.Consumed is an empty array: give an inscription"),
+])
+def test_an_arc_that_is_no_text_is_refused_as_a_guard_is(producer_consumer_file, new,
+                                                           message):
+    text = producer_consumer_file.replace('Consumed = "x"', f"Consumed = {new}")
+    line = line_of(text, f"Consumed = {new}")
+    assert refusal(text, "pc.toml").startswith(
+        f"pc.toml, line {line}: transition 'Consume': {message}")
+
+
+def test_an_inline_arc_that_is_no_text_names_its_line():
+    text = ('[places.P]\ncolour = "int"\n[transitions.T]\ninputs = { P = "x" }\n'
+            'outputs = { P = 5 }')
+    assert refusal(text, "bad.toml").startswith(
+        "bad.toml, line 5: transition 'T': outputs.P must be an inscription")
