@@ -14,6 +14,11 @@ simulator; the source is cached per flat net.
 found, else it appends every binding to ``out``.  A binding is ``(picks,
 values)``: the indices of the taken tokens in search order, and the values
 of the transition's variables.
+
+The builtins the generated code calls are its own globals, imported from
+``builtins`` (``_cpn_len``, see :data:`GENERATED_BUILTINS`): a net's
+constant named ``len`` or ``type`` then means that constant in its
+inscriptions, as in Python, and nothing in the code around them.
 """
 
 from __future__ import annotations
@@ -25,6 +30,13 @@ from .flatten import FlatPlace
 from .inscription import binds
 
 LOOKUP, BIND, TEST = "lookup", "bind", "test"
+
+#: The builtins that generated code (here and in ``firing_code.py``) uses,
+#: imported as its own globals beside the net's constants.
+GENERATED_BUILTINS = ("enumerate", "float", "int", "isinstance", "len", "list", "range",
+                      "repr", "sorted", "tuple", "type", "ValueError")
+_IMPORT_BUILTINS = ("from builtins import "
+                    + ", ".join(f"{name} as _cpn_{name}" for name in GENERATED_BUILTINS))
 
 
 class InputToken(NamedTuple):
@@ -57,7 +69,7 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
     fires (see ``compiler.py``); their token is read, not looped over.
     ``key``: see :func:`_bound_test`."""
     tokens = [step.token for step in steps if step.kind != TEST]
-    lines = ["def _cpn_search(now, _cpn_out):"]
+    lines = [_IMPORT_BUILTINS, "", "def _cpn_search(now, _cpn_out):"]
     lines += indented(_shortage_test(tokens, held))
     picked: dict[int, list[str]] = {}  # place -> pick variables so far
     picks: list[str] = []
@@ -121,9 +133,9 @@ def _bound_test(key: tuple[int, int, str, bool], steps: list[SearchStep],
     it, makes the bound exact again."""
     position, slot, name, strict = key
     place = steps[position].token.place
-    return (f"if (type({name}) is int or type({name}) is float) and "
+    return (f"if (_cpn_type({name}) is _cpn_int or _cpn_type({name}) is _cpn_float) and "
             f"{name} {'<=' if strict else '<'} _cpn_lo[{slot}]: {give_up}",
-            f"if len(_cpn_R{place}) < _cpn_exact[{slot}]: _cpn_lowest({slot})")
+            f"if _cpn_len(_cpn_R{place}) < _cpn_exact[{slot}]: _cpn_lowest({slot})")
 
 
 def _lookup(node, place: int, index: str, others: list[str], held: bool,
@@ -138,7 +150,7 @@ def _lookup(node, place: int, index: str, others: list[str], held: bool,
         return lines + [f"if _cpn_v not in _cpn_R{place}: {give_up}",
                         f"{index} = _cpn_R{place}.index(_cpn_v)"], index
     skip = " and ".join(f"{index} != {o}" for o in others)
-    return lines + [f"for {index}, _cpn_t in enumerate(_cpn_R{place}):",
+    return lines + [f"for {index}, _cpn_t in _cpn_enumerate(_cpn_R{place}):",
                     f"    if _cpn_t == _cpn_v and {skip}: break", "else:",
                     f"    {give_up}"], index
 
@@ -155,7 +167,7 @@ def _token_source(node, place: int, index: str, others: list[str], held: bool,
     token = node.id if fresh else "_cpn_t"
     if fresh:
         bound.add(token)
-    return token, f"for {index}, {token} in enumerate(_cpn_R{place}):"
+    return token, f"for {index}, {token} in _cpn_enumerate(_cpn_R{place}):"
 
 
 def _shortage_test(tokens: list[InputToken], held: frozenset) -> list[str]:
@@ -169,7 +181,7 @@ def _shortage_test(tokens: list[InputToken], held: frozenset) -> list[str]:
               if count > 1 or place not in held}
     if len(needed) <= 1 and all(count == 1 for count in needed.values()):
         return []
-    short = " or ".join(f"len(_cpn_R{place}) < {count}" if count > 1
+    short = " or ".join(f"_cpn_len(_cpn_R{place}) < {count}" if count > 1
                         else f"not _cpn_R{place}" for place, count in needed.items())
     return [f"if {short}: return None"]
 
@@ -188,8 +200,8 @@ def _pattern_checks(node, source: str, bound: set[str], env_names: set[str],
                  and not (set(names) & (bound | env_names)))
         if fresh and tuples:  # a tuple of another length fails to unpack
             bound.update(names)
-            return [f"try: {', '.join(names)}, = {source}", f"except ValueError: {give_up}"]
-        checks = [f"if not isinstance({source}, tuple) or len({source}) != "
+            return [f"try: {', '.join(names)}, = {source}", f"except _cpn_ValueError: {give_up}"]
+        checks = [f"if not _cpn_isinstance({source}, _cpn_tuple) or _cpn_len({source}) != "
                   f"{len(node.elts)}: {give_up}"]
         if fresh:  # one unpacking
             bound.update(names)

@@ -101,7 +101,7 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
     time before the clock or NaN (``_cpn_late``; a literal delay was checked)."""
     term = output.term
     expression = _pasted(term.expr)
-    lines = [f"{value} = list{expression}" if term.splat else f"{value} = {expression}"]
+    lines = [f"{value} = _cpn_list{expression}" if term.splat else f"{value} = {expression}"]
     if place.timed:
         lines.append(f"{stamp} = {base} + {_pasted(term.delay)}" if term.delay
                      else f"{stamp} = {base}")
@@ -117,7 +117,7 @@ def _evaluate(transition: int, output: Output, value: str, stamp: str,
         return lines + ([] if is_literal(term.expr) else [refuse(value)])
     lines.append(f"for _cpn_t in {value}:")
     if place.timed:  # a Delayed element carries its own delay
-        lines += ["    if type(_cpn_t) is _cpn_Delayed:",
+        lines += ["    if _cpn_type(_cpn_t) is _cpn_Delayed:",
                   "        if not _cpn_t.delay >= 0: "
                   f"_cpn_late({output.place}, _cpn_t.value, {stamp} + _cpn_t.delay, now)",
                   "        _cpn_t = _cpn_t.value"]
@@ -135,14 +135,14 @@ def _counts(outputs: list[Output], places: list[FlatPlace]) -> tuple[list[str], 
     for k, output in enumerate(outputs):
         multiplicity = output.term.multiplicity
         if isinstance(multiplicity, int) or is_literal(multiplicity):
-            counts.append(f"range{_pasted(multiplicity)}")
+            counts.append(f"_cpn_range{_pasted(multiplicity)}")
             continue
         count = f"_cpn_m{k}"
         counts.append(count)
         refused = (f"arc to '{places[output.place].path}' {output.text!r}: multiplicity "
                    f"{multiplicity!r} is ")
-        lines += [f"{count} = range{_pasted(multiplicity)}",
-                  f"if {count}.stop < 0: raise ValueError({refused!r} + repr({count}.stop) "
+        lines += [f"{count} = _cpn_range{_pasted(multiplicity)}",
+                  f"if {count}.stop < 0: raise _cpn_ValueError({refused!r} + _cpn_repr({count}.stop) "
                   "+ ', not an integer >= 0')"]
     return lines, counts
 
@@ -154,14 +154,14 @@ def _refusals(place: FlatPlace, token: str) -> list[str]:
     token's type (a dict, a list, a set, a mutable dataclass), so that a
     firing costs the same whatever the size of its tokens."""
     colour = place.place.colour
-    tests = [] if _hashable_colour(colour) else [f"type({token}).__hash__ is None"]
+    tests = [] if _hashable_colour(colour) else [f"_cpn_type({token}).__hash__ is None"]
     if isinstance(colour, (type, tuple)):
-        tests.append(f"not isinstance({token}, _cpn_C{place.index})")
+        tests.append(f"not _cpn_isinstance({token}, _cpn_C{place.index})")
     elif colour is not None:
         tests.append(f"not _cpn_C{place.index}({token})")
     if not place.timed and (colour is None or not isinstance(colour, (type, tuple))
                             or issubclass(Delayed, colour)):
-        tests.insert(0, f"type({token}) is _cpn_Delayed")  # else the colour refuses it
+        tests.insert(0, f"_cpn_type({token}) is _cpn_Delayed")  # else the colour refuses it
     return tests
 
 
@@ -194,7 +194,7 @@ def _consume(steps: list[SearchStep], places: list[FlatPlace],
                 lines.append(f"del _cpn_S{place}[_cpn_i]")
         else:
             picked = ", ".join(f"_cpn_picks[{p}]" for p in positions)
-            lines.append(f"for _cpn_i in sorted(({picked}), reverse=True):")
+            lines.append(f"for _cpn_i in _cpn_sorted(({picked}), reverse=True):")
             lines.append(f"    del _cpn_R{place}[_cpn_i]")
             if timed:
                 lines.append(f"    del _cpn_S{place}[_cpn_i]")
@@ -215,7 +215,7 @@ def _produce(output: Output, value: str, stamp: str, count: str, timed: bool,
         if not timed:
             return [f"for _cpn_t in {value}:", f"    {put}"]
         return [f"for _cpn_t in {value}:",
-                f"    if type(_cpn_t) is _cpn_Delayed: _cpn_put({place}, "
+                f"    if _cpn_type(_cpn_t) is _cpn_Delayed: _cpn_put({place}, "
                 f"_cpn_t.value, {stamp} + _cpn_t.delay, now)",
                 f"    else: {put}"]
     if term.multiplicity != 1:
