@@ -76,9 +76,26 @@ REFUSED_ATTRIBUTES = frozenset({
     "ctypes", "cffi", "tofile", "dump",
 })
 
+def checked_partial(function: Any, /, *args: Any, **keywords: Any) -> functools.partial:
+    """``functools.partial`` whose arguments are checked against the
+    function's signature at once: a misspelt keyword in a data file is
+    refused when the file loads, not by the net's first firing."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to check
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind_partial(*args, **keywords)
+        except TypeError as error:
+            name = getattr(function, "__name__", type(function).__name__)
+            raise TypeError(f"{name}() {error}") from None
+    return functools.partial(function, *args, **keywords)
+
+
 #: Names the functions of a data file may use besides the registry: fixing
 #: arguments, and the engine's own immutable colours.
-DEFINITION_NAMES = {"partial": functools.partial, "FrozenDict": FrozenDict,
+DEFINITION_NAMES = {"partial": checked_partial, "FrozenDict": FrozenDict,
                     "Delayed": Delayed}
 
 _EXPRESSION_NODES = (

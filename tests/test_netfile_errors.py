@@ -133,3 +133,22 @@ def test_an_inline_arc_that_is_no_text_names_its_line():
             'outputs = { P = 5 }')
     assert refusal(text, "bad.toml").startswith(
         "bad.toml, line 5: transition 'T': outputs.P must be an inscription")
+
+
+def test_a_misspelt_keyword_of_a_partial_is_refused_when_the_file_loads(puppet_file):
+    old = "backfill=True)"
+    assert old in puppet_file
+    text = puppet_file.replace(old, "backfil=True)")
+    line = next(number for number, each in enumerate(text.splitlines(), 1)
+                if "backfil=True" in each)
+    said = refusal(text, "puppet.toml", FUNCTIONS)
+    assert said.startswith(f"puppet.toml, line {line}: function 'schedule' of module "
+                           "'BatchScheduling': evaluating "), said
+    assert said.endswith("failed: TypeError: easy_pass_on_nodes() got an unexpected keyword "
+                         "argument 'backfil'")
+
+
+def test_a_partial_of_a_function_without_a_signature_still_loads():
+    net = loads('[functions]\nlargest = "partial(max, 3)"\n'
+                '[places.P]\ncolour = "int"\ninitial = [1]\n')
+    assert net.env["largest"](5) == 5
