@@ -44,7 +44,7 @@ def load_net_and_module(spec: str, functions: str | None = None) -> tuple[Net | 
     for commands that read more of the module (``cpn check``: its QUERIES)."""
     given, spec = spec, BUILT_IN.get(spec, spec)
     path = Path(spec)
-    if path.suffix in DATA_SUFFIXES:
+    if path.suffix.lower() in DATA_SUFFIXES:  # PC.TOML too
         return _load_data_file(path, functions), None
     if functions:
         what = "built in" if given in BUILT_IN else "Python and imports what it needs"

@@ -34,3 +34,9 @@ def test_a_function_the_file_names_gets_the_hint_without_a_registry_only(tmp_pat
     with pytest.raises(LoadError) as caught:
         load_net(str(path), "nets.puppet")
     assert "the registry names: " in str(caught.value) and HINT not in str(caught.value)
+
+
+def test_a_data_file_s_suffix_is_known_in_any_case(tmp_path):
+    path = tmp_path / "PC.TOML"
+    path.write_text('[places.P]\ncolour = "int"\ninitial = [1]\n')
+    assert list(load_net(str(path)).places) == ["P"]
