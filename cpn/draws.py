@@ -8,12 +8,14 @@ took.  :class:`Choices` stands in for the model's ``rng`` (through
 (the first one past the script) and records how many outcomes it had, so
 that an explorer can try the others.  A draw with infinitely many outcomes
 (``rng.exponential``, ``rng.random``...) cannot be explored and raises
-:class:`DrawRefused`.
+:class:`DrawRefused`, and so does a draw of more outcomes than a state
+space may hold (``most``): ``rng.integers(0, 10**9)`` is as good as
+infinite to an explorer, which would try its outcomes one by one.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 
 class DrawRefused(RuntimeError):
@@ -23,9 +25,11 @@ class DrawRefused(RuntimeError):
 class Choices:
     """The model's ``rng`` as a sequence of choices: ``taken`` are the
     outcome indices the draws took so far, ``counts`` how many outcomes
-    each had."""
+    each had.  A draw of more than ``most`` outcomes (None: no limit) is
+    refused."""
 
-    def __init__(self, script: Sequence[int] = ()):
+    def __init__(self, script: Sequence[int] = (), most: int | None = None):
+        self.most = most
         self.restart(script)
 
     def restart(self, script: Sequence[int] = ()) -> None:
@@ -34,8 +38,13 @@ class Choices:
         self.taken: list[int] = []
         self.counts: list[int] = []
 
-    def _pick(self, count: int) -> int:
+    def _pick(self, count: int, what: str) -> int:
         position = len(self.taken)
+        if self.most is not None and count > self.most:
+            raise DrawRefused(f"it draws {what} of {count:,} outcomes, more than the "
+                              f"{self.most:,} states the state space may hold (max_states): a state "
+                              "space explores every outcome of a draw (draw from fewer "
+                              "outcomes, or allow more states)")
         index = self.script[position] if position < len(self.script) else 0
         if not 0 <= index < count:
             raise DrawRefused(f"draw {position + 1} has {count} outcomes: outcome "
@@ -52,7 +61,7 @@ class Choices:
         options = range(options) if isinstance(options, int) else list(options)
         if not options:
             raise ValueError("rng.choice: no options to choose from")
-        return options[self._pick(len(options))]
+        return options[self._pick(len(options), "rng.choice()")]
 
     def integers(self, low, high=None, size=None, endpoint=False):
         """An integer of ``[low, high)`` (``[0, low)`` without ``high``)."""
@@ -63,7 +72,7 @@ class Choices:
         high += 1 if endpoint else 0
         if high <= low:
             raise ValueError(f"rng.integers: empty range [{low}, {high})")
-        return low + self._pick(high - low)
+        return low + self._pick(high - low, "rng.integers()")
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -74,10 +83,12 @@ class Choices:
                           "e.g. a trace of the random events)")
 
 
-def alternatives(choices: Choices) -> list[tuple[int, ...]]:
+def alternatives(choices: Choices) -> Iterator[tuple[int, ...]]:
     """The scripts of the runs not tried yet whose draws agree with this
-    one's up to some draw past its script, and differ there."""
-    taken, start = choices.taken, len(choices.script)
-    return [tuple(taken[:position]) + (other,)
-            for position in range(start, len(taken))
-            for other in range(1, choices.counts[position])]
+    one's up to some draw past its script, and differ there: the last
+    draw's last outcome first.  Generated one at a time, so that a draw of
+    many outcomes costs no memory until its outcomes are tried."""
+    taken, counts, start = tuple(choices.taken), tuple(choices.counts), len(choices.script)
+    return (taken[:position] + (other,)
+            for position in range(len(taken) - 1, start - 1, -1)
+            for other in range(counts[position] - 1, 0, -1))

@@ -214,6 +214,37 @@ def test_a_draw_of_infinitely_many_outcomes_is_refused_not_sampled():
         state_space(net)
 
 
+def drawing(outcomes: int, draws: int = 1) -> Net:
+    """One firing that draws ``draws`` integers of ``outcomes`` each."""
+    net = Net("draws")
+    net.place("P", int, initial=[0])
+    net.place("Q", tuple)
+    net.transition("Draw")
+    net.arc("P", "Draw", "x")
+    net.arc("Draw", "Q", "(" + "".join(f"int(rng.integers(0, {outcomes}))," for _ in
+                                       range(draws)) + ")")
+    return net
+
+
+def test_a_draw_of_more_outcomes_than_states_allowed_is_refused():
+    # it was explored outcome by outcome (10**9 of them took 23 GB, then were killed)
+    with pytest.raises(StateSpaceError, match=r"firing Draw<x=0> at time 0: it draws "
+                                              r"rng.integers\(\) of 100,000 outcomes, "
+                                              r"more than the 1,000 states the state space "
+                                              r"may hold \(max_states\)"):
+        state_space(drawing(10**5), max_states=1000)
+    assert state_space(drawing(1000), max_states=1001).states == 1001
+
+
+def test_the_bounds_stop_a_firing_of_many_outcomes():
+    # 1,000 x 1,000 outcomes of one binding: all were tried before the bounds
+    space = state_space(drawing(1000, draws=2), max_states=5000, time_limit=30)
+    assert space.states == 1 and space.seconds < 5  # it left the state unexpanded
+    assert space.stopped == "stopped at the maximum of 5,000 states (max_states)"
+    space = state_space(drawing(1000, draws=2), max_states=10**7, time_limit=0.2)
+    assert space.seconds < 2 and space.stopped.startswith("stopped at the time limit of 0.2 s")
+
+
 def test_ties_at_one_instant_are_all_explored():
     net = Net("race")
     net.place("Jobs", int, initial=[timed(1, 2), timed(2, 2), timed(3, 2)], timed=True)

@@ -16,11 +16,14 @@ instant are explored, not drawn).  When none is enabled, the clock moves to
 the next instant at which one is (one arc, ``transition`` None).  A
 firing that draws from the model's ``rng`` is an arc per outcome of its
 draws (``rng.choice``, ``rng.integers``: ``cpn.draws``), recorded in the
-arc's ``draws``; a draw with infinitely many outcomes (``rng.exponential``)
+arc's ``draws``; a draw with infinitely many outcomes (``rng.exponential``),
+or with more than ``max_states`` (which the graph could never hold),
 stops the exploration, naming the firing.
 
 Exploration stops at ``max_states`` states or after ``time_limit``
-seconds; the graph then says it is incomplete, and why.
+seconds, looked at after every firing (the outcomes of one binding's draws
+may be many); the graph then says it is incomplete, and why.  The state
+being expanded when it stopped is left unexpanded.
 """
 
 from __future__ import annotations
@@ -43,6 +46,14 @@ from .space import StateSpace
 
 class StateSpaceError(ValueError):
     """The state space cannot be built as asked; the message says why."""
+
+
+class _Stopped(Exception):
+    """A bound was reached: exploration ends, incomplete, for ``reason``."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 def clock_readers(net: FlatNet) -> list[str]:
@@ -92,7 +103,8 @@ class _Explorer:
         self.index: dict[tuple, int] = {}
         self.parents: dict[int, tuple[int, int]] = {}
         self.frontier: deque = deque()
-        self.choices = Choices()
+        self.choices = Choices(most=max_states)
+        self.deadline: float | None = None
 
     def key(self) -> tuple:
         frozen = self.sim.freeze(with_time=self.timed)
@@ -104,23 +116,33 @@ class _Explorer:
 
     def explore(self) -> StateSpace:
         started = time.perf_counter()
-        deadline = None if self.time_limit is None else started + self.time_limit
+        if self.time_limit is not None:
+            self.deadline = started + self.time_limit
         self.add_state(self.key(), self.sim.marking, self.sim.checkpoint(random_streams=False))
         stopped = None
         while self.frontier:
-            if deadline is not None and time.perf_counter() > deadline:
-                stopped = (f"stopped at the time limit of {self.time_limit:g} s with "
-                           f"{len(self.index):,} states")
-                break
             node, state = self.frontier.popleft()
-            if not self.expand(node, state):
-                stopped = (f"stopped at the maximum of {self.max_states:,} states "
-                           "(max_states)")
+            try:
+                self.check_bounds(0)
+                self.expand(node, state)
+            except _Stopped as stop:
+                self.frontier.appendleft((node, state))  # left unexpanded
+                stopped = stop.reason
                 break
         return StateSpace(self.graph, stopped is None, stopped, self.parents,
                           time.perf_counter() - started, self.timed, self.merge_shifts,
                           [t.path for t in self.sim.net.transitions],
                           [p.path for p in self.sim.net.places])
+
+    def check_bounds(self, new_states: int) -> None:
+        """Raise :class:`_Stopped` when ``new_states`` more states would
+        pass max_states, or the time limit has passed."""
+        if len(self.index) + new_states > self.max_states:
+            raise _Stopped(f"stopped at the maximum of {self.max_states:,} states "
+                           "(max_states)")
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _Stopped(f"stopped at the time limit of {self.time_limit:g} s with "
+                           f"{len(self.index):,} states")
 
     def add_state(self, key: tuple, marking, state: tuple) -> int:
         node = self.index[key] = len(self.index)
@@ -128,9 +150,9 @@ class _Explorer:
         self.frontier.append((node, state))
         return node
 
-    def expand(self, node: int, state: tuple) -> bool:
-        """Add the successors of ``node``; False when max_states stopped it
-        (the node is then left unexpanded, first in the frontier)."""
+    def expand(self, node: int, state: tuple) -> None:
+        """Add the successors of ``node``; a bound reached on the way
+        raises :class:`_Stopped` before any is added."""
         sim = self.sim
         sim.restore(state)
         bindings, before = sim.enabled(), sim.now
@@ -139,11 +161,9 @@ class _Explorer:
             while sim.advance() and not sim.enabled():
                 pass  # to the next instant at which something is enabled
             arcs = [(Firing(None, (), sim.now), self.successor(new))]
+            self.check_bounds(len(new))
         else:
             arcs = [arc for binding in bindings for arc in self.fire(state, binding, new)]
-        if len(self.index) + len(new) > self.max_states:
-            self.frontier.appendleft((node, state))
-            return False
         for firing, key in arcs:
             target = self.index.get(key)
             if target is None:
@@ -152,7 +172,6 @@ class _Explorer:
             if target:  # the initial state has no parent
                 self.parents.setdefault(target, (node, edge))
         self.graph.nodes[node].update(dead=not arcs, expanded=True)
-        return True
 
     def successor(self, new: dict) -> tuple:
         """The key of the simulator's state, kept in ``new`` when unseen."""
@@ -162,12 +181,18 @@ class _Explorer:
         return key
 
     def fire(self, state: tuple, binding: Binding, new: dict) -> list[tuple[Firing, tuple]]:
-        """An arc per outcome of the binding's draws (one if it draws none)."""
-        sim, arcs, scripts = self.sim, [], [()]
+        """An arc per outcome of the binding's draws (one if it draws none),
+        the bounds looked at after each."""
+        sim, arcs = self.sim, []
         values = tuple(binding.values.items())
-        while scripts:
+        pending = [iter([()])]  # scripts of the draws' outcomes still to try
+        while pending:
+            script = next(pending[-1], None)
+            if script is None:
+                pending.pop()
+                continue
             sim.restore(state)
-            self.choices.restart(scripts.pop())
+            self.choices.restart(script)
             try:
                 sim.fire(binding, undoable=False)
             except BindingError as error:
@@ -175,7 +200,8 @@ class _Explorer:
                     raise StateSpaceError(f"firing {binding} at time {sim.now:g}: "
                                           f"{error.__cause__}") from None
                 raise
-            scripts.extend(alternatives(self.choices))
+            pending.append(alternatives(self.choices))
             firing = Firing(binding.transition, values, sim.now, tuple(self.choices.taken))
             arcs.append((firing, self.successor(new)))
+            self.check_bounds(len(new))
         return arcs
