@@ -6,9 +6,11 @@ Queries are typed (``--query "always Power <= 350"``, the language of
 dict of name -> :class:`cpn.query.Query`, and ``--query NAME`` picks one
 (all of them without ``--query``).  A failing query's counterexample is
 printed as a timeline and, with ``--save DIR``, written as a trace that
-``cpn replay NET DIR/NAME.jsonl`` fires again.  Exit status: 0 when every
-query holds, 1 when one fails or is unknown (the graph is incomplete), 2
-on bad input.
+``cpn replay NET DIR/NAME.jsonl`` fires again.  On a terminal a line
+shows how many states were found so far; Ctrl-C stops the exploration,
+and what was explored is reported as an incomplete graph.  Exit status: 0
+when every query holds, 1 when one fails or is unknown (the graph is
+incomplete), 2 on bad input, 130 when Ctrl-C stopped it.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def add_check_parser(subparsers) -> None:
 
 def run_check(args: argparse.Namespace) -> int:
     from cpn.errors import BindingError, ColourError, NetError
-    from cpn.statespace import StateSpaceError, state_space
+    from cpn.statespace import StateSpaceError
     from cpn.statespace.report import report
 
     from .net_loading import LoadError, load_net_and_module
@@ -65,24 +67,49 @@ def run_check(args: argparse.Namespace) -> int:
             writable_directory(args.save, "--save")
         net, module = load_net_and_module(args.net, args.functions)
         queries = chosen_queries(args.query, getattr(module, "QUERIES", None) or {})
-        space = state_space(net, max_states=args.max_states, time_limit=args.time_limit,
-                            merge_shifts=args.merge_shifts)
+        space = explored(net, args)
         verdicts = [(name, checked(name, query, space)) for name, query in queries.items()]
     except (LoadError, StateSpaceError, NetError, ColourError, BindingError,
             ValueError) as error:
         print(f"cpn check: {error}")
         return 2
+    except KeyboardInterrupt:  # while checking the queries: the exploration is reported
+        print("cpn check: interrupted")
+        return 130
     summary = report(space)
     print(f"state space of {args.net}")
     for name, value in summary.summary_rows():
         print(f"  {name:<14} {value}")
     if args.report:
         print("\n".join(str(summary).splitlines()[len(summary.summary_rows()) + 1:]))
+    interrupted = 130 if space.stopped and space.stopped.startswith("interrupted") else 0
     if not verdicts:
         print("no queries: give --query, or define QUERIES in NET")
-        return 0
+        return interrupted
     show_verdicts(verdicts, args)
-    return 0 if all(verdict.holds for _, verdict in verdicts) else 1
+    return interrupted or (0 if all(verdict.holds for _, verdict in verdicts) else 1)
+
+
+def explored(net, args: argparse.Namespace):
+    """The state space of ``net`` within the bounds asked; on a terminal,
+    a line counts the states found, and Ctrl-C stops the exploration
+    between two firings (the graph so far is kept, incomplete)."""
+    from rich.console import Console
+
+    from cpn.statespace import state_space
+    from nets.puppet import ctrl_c_requests
+
+    console = Console(stderr=True)
+    with ctrl_c_requests() as ctrl_c:
+        if not console.is_terminal:
+            return state_space(net, max_states=args.max_states, time_limit=args.time_limit,
+                               merge_shifts=args.merge_shifts, stop=ctrl_c)
+        with console.status("exploring") as status:
+            def progress(states: int) -> None:
+                found = f"{states:,} state{'' if states == 1 else 's'}"
+                status.update(f"exploring: {found} (at most {args.max_states:,}; Ctrl-C stops)")
+            return state_space(net, max_states=args.max_states, time_limit=args.time_limit,
+                               merge_shifts=args.merge_shifts, progress=progress, stop=ctrl_c)
 
 
 def chosen_queries(asked: list[str], named: dict) -> dict:

@@ -83,6 +83,24 @@ def test_an_incomplete_graph_leaves_queries_unknown(capsys):
     assert "  unknown  eventually dead\n" in out
 
 
+def test_ctrl_c_reports_the_states_explored(capsys, tmp_path):
+    # Ctrl-C printed a KeyboardInterrupt traceback and lost the exploration
+    net = tmp_path / "interrupted.py"
+    net.write_text(COUNTER.replace('guard="x < 3"', 'guard="ctrl_c(x)"').replace(
+        'net = Net("counter")', 'import os, signal\n\n'
+        'def ctrl_c(x):\n'
+        '    if x == 50:\n'
+        '        os.kill(os.getpid(), signal.SIGINT)\n'
+        '    return True\n\n'
+        'net = Net("counter", env={"ctrl_c": ctrl_c})'))
+    assert main(["check", str(net), "--query", "never P == 5", "--query",
+                 "always count(P) <= 1"]) == 130
+    out = capsys.readouterr().out
+    assert "  complete       no: interrupted with " in out
+    assert "  FAILS    never P == 5\n" in out
+    assert "  unknown  always count(P) <= 1\n" in out
+
+
 @pytest.mark.parametrize("query, message", [
     ("always Power <=", "cpn check: query 'always Power <=': expected a value (a number, "
                         "a place, count(PLACE), now) at the end"),

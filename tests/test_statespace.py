@@ -214,6 +214,21 @@ def test_a_draw_of_infinitely_many_outcomes_is_refused_not_sampled():
         state_space(net)
 
 
+def test_a_stop_or_ctrl_c_ends_the_exploration_with_the_graph_so_far():
+    # a long exploration could neither be watched nor stopped: Ctrl-C lost it
+    told = []
+    space = state_space(periodic(), max_states=10**9, stop=lambda: len(told) > 2,
+                        progress=told.append)
+    assert space.stopped == f"interrupted with {space.states:,} states"
+    assert not space.complete and told[0] == 1 and told == sorted(told)
+
+    def ctrl_c(states: int) -> None:
+        if states > 1:
+            raise KeyboardInterrupt
+    space = state_space(periodic(), max_states=10**9, progress=ctrl_c)
+    assert space.stopped == f"interrupted with {space.states:,} states" and space.states > 1
+
+
 def drawing(outcomes: int, draws: int = 1) -> Net:
     """One firing that draws ``draws`` integers of ``outcomes`` each."""
     net = Net("draws")

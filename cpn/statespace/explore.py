@@ -22,8 +22,11 @@ stops the exploration, naming the firing.
 
 Exploration stops at ``max_states`` states or after ``time_limit``
 seconds, looked at after every firing (the outcomes of one binding's draws
-may be many); the graph then says it is incomplete, and why.  The state
-being expanded when it stopped is left unexpanded.
+may be many), or when ``stop()`` turns true or a ``KeyboardInterrupt``
+arrives (Ctrl-C: "interrupted"); the graph then says it is incomplete, and
+why.  The state being expanded when it stopped is left unexpanded.
+``progress(states)`` is told how many states were found, a few times a
+second.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 import networkx as nx
 
@@ -46,6 +49,10 @@ from .space import StateSpace
 
 class StateSpaceError(ValueError):
     """The state space cannot be built as asked; the message says why."""
+
+
+#: Seconds between two calls of ``progress``.
+PROGRESS_EVERY = 0.1
 
 
 class _Stopped(Exception):
@@ -67,11 +74,14 @@ def clock_readers(net: FlatNet) -> list[str]:
 
 def state_space(net: Net | FlatNet, max_states: int = 10_000,
                 time_limit: float | None = None, timed: bool | None = None,
-                merge_shifts: bool = False, **simulator_options: Any) -> StateSpace:
+                merge_shifts: bool = False, progress: Callable[[int], None] | None = None,
+                stop: Callable[[], bool] | None = None,
+                **simulator_options: Any) -> StateSpace:
     """The reachability graph of ``net`` from its initial marking (or the
     ``marking`` given, as for :class:`Simulator`).  ``timed`` defaults to
     whether the net has a timed place; ``merge_shifts`` merges timed states
-    equal up to a shift of the clock (see the module's docstring)."""
+    equal up to a shift of the clock; ``progress`` and ``stop`` watch and
+    end a long exploration (see the module's docstring)."""
     flat = net.flatten() if isinstance(net, Net) else net
     has_time = any(place.timed for place in flat.places)
     if timed is None:
@@ -89,7 +99,9 @@ def state_space(net: Net | FlatNet, max_states: int = 10_000,
                 "states a clock shift apart may behave differently; explore without "
                 "merge_shifts")
     sim = Simulator(flat, **simulator_options)
-    return _Explorer(sim, timed, merge_shifts, max_states, time_limit).run()
+    explorer = _Explorer(sim, timed, merge_shifts, max_states, time_limit)
+    explorer.progress, explorer.stop = progress, stop
+    return explorer.run()
 
 
 class _Explorer:
@@ -105,6 +117,9 @@ class _Explorer:
         self.frontier: deque = deque()
         self.choices = Choices(most=max_states)
         self.deadline: float | None = None
+        self.progress: Callable[[int], None] | None = None
+        self.stop: Callable[[], bool] | None = None
+        self.next_progress = 0.0
 
     def key(self) -> tuple:
         frozen = self.sim.freeze(with_time=self.timed)
@@ -129,6 +144,9 @@ class _Explorer:
                 self.frontier.appendleft((node, state))  # left unexpanded
                 stopped = stop.reason
                 break
+            except KeyboardInterrupt:  # between two steps of one expansion: still a graph
+                stopped = self.interrupted()
+                break
         return StateSpace(self.graph, stopped is None, stopped, self.parents,
                           time.perf_counter() - started, self.timed, self.merge_shifts,
                           [t.path for t in self.sim.net.transitions],
@@ -136,7 +154,13 @@ class _Explorer:
 
     def check_bounds(self, new_states: int) -> None:
         """Raise :class:`_Stopped` when ``new_states`` more states would
-        pass max_states, or the time limit has passed."""
+        pass max_states, the time limit has passed or a stop was asked;
+        tell ``progress`` how many states were found, when it is due."""
+        if self.stop is not None and self.stop():
+            raise _Stopped(self.interrupted())
+        if self.progress is not None and time.perf_counter() >= self.next_progress:
+            self.next_progress = time.perf_counter() + PROGRESS_EVERY
+            self.progress(len(self.index))
         if len(self.index) + new_states > self.max_states:
             raise _Stopped(f"stopped at the maximum of {self.max_states:,} states "
                            "(max_states)")
@@ -149,6 +173,9 @@ class _Explorer:
         self.graph.add_node(node, marking=marking, dead=False, expanded=False)
         self.frontier.append((node, state))
         return node
+
+    def interrupted(self) -> str:
+        return f"interrupted with {len(self.index):,} states"
 
     def expand(self, node: int, state: tuple) -> None:
         """Add the successors of ``node``; a bound reached on the way
