@@ -6,11 +6,14 @@ Queries are typed (``--query "always Power <= 350"``, the language of
 dict of name -> :class:`cpn.query.Query`, and ``--query NAME`` picks one
 (all of them without ``--query``).  A failing query's counterexample is
 printed as a timeline and, with ``--save DIR``, written as a trace that
-``cpn replay NET DIR/NAME.jsonl`` fires again.  On a terminal a line
+``cpn replay NET DIR/NAME.jsonl`` fires again.  A query that cannot be
+evaluated in some state is reported on its own line, the others checked
+all the same.  On a terminal a line
 shows how many states were found so far; Ctrl-C stops the exploration,
 and what was explored is reported as an incomplete graph.  Exit status: 0
 when every query holds, 1 when one fails or is unknown (the graph is
-incomplete), 2 on bad input, 130 when Ctrl-C stopped it.
+incomplete), 2 on bad input (a query that cannot be evaluated too), 130
+when Ctrl-C stopped it.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ def add_check_parser(subparsers) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from cpn import Net
     from cpn.errors import BindingError, ColourError, NetError
     from cpn.statespace import StateSpaceError
     from cpn.statespace.report import report
@@ -66,9 +70,11 @@ def run_check(args: argparse.Namespace) -> int:
         if args.save is not None:
             writable_directory(args.save, "--save")
         net, module = load_net_and_module(args.net, args.functions)
-        queries = chosen_queries(args.query, getattr(module, "QUERIES", None) or {})
+        net = net.flatten() if isinstance(net, Net) else net
+        queries = chosen_queries(args.query, getattr(module, "QUERIES", None) or {},
+                                 [place.path for place in net.places])
         space = explored(net, args)
-        verdicts = [(name, checked(name, query, space)) for name, query in queries.items()]
+        verdicts = [(name, query, checked(query, space)) for name, query in queries.items()]
     except (LoadError, StateSpaceError, NetError, ColourError, BindingError,
             ValueError) as error:
         print(f"cpn check: {error}")
@@ -87,7 +93,9 @@ def run_check(args: argparse.Namespace) -> int:
         print("no queries: give --query, or define QUERIES in NET")
         return interrupted
     show_verdicts(verdicts, args)
-    return interrupted or (0 if all(verdict.holds for _, verdict in verdicts) else 1)
+    if interrupted or any(isinstance(verdict, str) for _, _, verdict in verdicts):
+        return interrupted or 2
+    return 0 if all(verdict.holds for _, _, verdict in verdicts) else 1
 
 
 def explored(net, args: argparse.Namespace):
@@ -112,37 +120,43 @@ def explored(net, args: argparse.Namespace):
                                merge_shifts=args.merge_shifts, progress=progress, stop=ctrl_c)
 
 
-def chosen_queries(asked: list[str], named: dict) -> dict:
+def chosen_queries(asked: list[str], named: dict, places: list[str]) -> dict:
     """The queries to check, by the name to show: ``asked`` (names of
-    ``named`` or query text), or all of ``named``."""
+    ``named`` or query text on the net's ``places``), or all of ``named``."""
     from cpn.query.text import parse_query
 
     if not asked:
         return dict(named)
     chosen = {}
     for text in asked:
-        chosen[text] = named[text] if text in named else parse_query(text)
+        chosen[text] = named[text] if text in named else parse_query(text, places)
     return chosen
 
 
-def checked(name: str, query, space):
-    """The query's verdict; a query that cannot be evaluated (a place the
-    net lacks...) is reported as the one the user asked for."""
+def checked(query, space):
+    """The query's verdict, or why it could not be evaluated (a line)."""
+    from cpn.query import QueryError
+
     try:
         return query.check(space)
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"--query {name}: {error}") from None
+    except QueryError as error:
+        return error.detail
+    except Exception as error:  # a query of NET's is any Python: one line, not a traceback
+        return f"{type(error).__name__}: {error}"
 
 
 def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:
     print("queries")
-    for name, verdict in verdicts:
+    for name, query, verdict in verdicts:
+        label = name if name == str(query) else f"{name}: {query}"
+        if isinstance(verdict, str):  # it could not be evaluated
+            print(f"  {'ERROR':<8} {label}\n  {'':<8} {verdict}")
+            continue
         word = {True: "holds", False: "FAILS", None: "unknown"}[verdict.holds]
-        label = name if name == str(verdict.query) else f"{name}: {verdict.query}"
         print(f"  {word:<8} {label}")
         print(f"  {'':<8} {verdict.reason}")
-    for name, verdict in verdicts:
-        path = verdict.counterexample
+    for name, _, verdict in verdicts:
+        path = None if isinstance(verdict, str) else verdict.counterexample
         if path is None:
             continue
         print(f"\ncounterexample of {name} ({len(path.records())} firings):")

@@ -102,16 +102,49 @@ def test_ctrl_c_reports_the_states_explored(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("query, message", [
-    ("always Power <=", "cpn check: query 'always Power <=': expected a value (a number, "
-                        "a place, count(PLACE), now) at the end"),
+    ("always P <=", "cpn check: query 'always P <=': expected a value (a number, "
+                    "a place, count(PLACE), now) at the end"),
     ("sometimes P < 3", "cpn check: query 'sometimes P < 3': unknown operator 'sometimes': "
                         "use always, never, reachable, eventually, or 'P leads to Q'"),
-    ("always Q < 3", "cpn check: --query always Q < 3: the net has no place 'Q' (its "
+    ("always Q < 3", "cpn check: query 'always Q < 3': the net has no place 'Q' (its "
                      "places: P, Spare)"),
 ])
 def test_bad_queries_are_one_line_errors(counter, capsys, query, message):
     assert main(["check", counter, "--query", query]) == 2
     assert capsys.readouterr().out.strip() == message
+
+
+def test_an_unknown_place_is_refused_before_exploring(capsys, tmp_path):
+    # it was found after the whole exploration (4 s on an endless net)
+    net = tmp_path / "endless.py"
+    net.write_text(COUNTER.replace('guard="x < 3"', 'guard="True"'))
+    assert main(["check", str(net), "--time-limit", "20", "--query",
+                 "always count(Nope) < 3"]) == 2
+    assert capsys.readouterr().out == ("cpn check: query 'always count(Nope) < 3': the net "
+                                       "has no place 'Nope' (its places: P, Spare)\n")
+
+
+def test_a_query_that_cannot_be_evaluated_is_an_error_of_its_own(capsys, tmp_path):
+    # one such query threw away every verdict and the statistics
+    net = tmp_path / "queue.py"
+    net.write_text(COUNTER.replace('net.place("Spare", int)', 'net.place("Spare", int)\n'
+                                   'net.place("Queuing", tuple, initial=[(1, 2)])').replace(
+        'QUERIES = {', 'QUERIES = {"ratio": always(where(lambda m: 1 / (3 - m["P"][0]), '
+                       '"ratio")), ').replace("import always,", "import always, where,"))
+    assert main(["check", str(net), "--query", "always Queuing <= 3", "--query",
+                 "always Spare >= 0", "--query", "never P == 2"]) == 2
+    out = capsys.readouterr().out
+    assert "  states         4\n" in out
+    assert ("  ERROR    always Queuing <= 3\n           in state 0, at time 0: TypeError: "
+            "'<=' not supported between instances of 'tuple' and 'int'\n") in out
+    assert ("  ERROR    always Spare >= 0\n           in state 0, at time 0: Spare: the place "
+            "holds 0 tokens at time 0; a place's name reads its one token (count(Spare) "
+            "counts them)\n") in out  # no tokens(): the command line has none
+    assert "  FAILS    never P == 2\n" in out and "counterexample of never P == 2" in out
+    assert main(["check", str(net)]) == 2  # a QUERIES predicate that raises: no traceback
+    out = capsys.readouterr().out
+    assert ("  ERROR    ratio: always ratio\n           in state 3, at time 0: "
+            "ZeroDivisionError: division by zero\n  holds    small: always P <= 3\n") in out
 
 
 @pytest.mark.parametrize("option, value, message", [

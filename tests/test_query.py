@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from cpn import Net, timed
-from cpn.query import (after, always, changes, clock, count, dead, eventually, fires,
-                       leads_to, never, reachable, token, tokens, where)
+from cpn.query import (QueryError, after, always, changes, clock, count, dead, eventually,
+                       fires, leads_to, never, reachable, step, token, tokens, where)
 from cpn.statespace import state_space
 from cpn.trace import replay
 
@@ -122,6 +122,18 @@ def test_token_refuses_a_place_of_several_tokens():
     with pytest.raises(ValueError, match=r"token\('Left'\): the place holds 0 tokens at "
                                          r"time 0; token\(\) reads a place of exactly one"):
         always(token("Left") == 1).check(space)
+
+
+def test_a_predicate_that_fails_names_the_query_and_the_state():
+    space = state_space(fork())
+    with pytest.raises(QueryError, match=r"^reachable Start > 'x': in state 0, at time 0: "
+                                         r"TypeError: '>' not supported") as error:
+        reachable(token("Start") > "x").check(space)
+    assert error.value.detail.startswith("in state 0, at time 0: TypeError")
+    oops = step(lambda before, firing, after: after["Done"][0], "oops")
+    with pytest.raises(QueryError, match=r"^always oops: in the step GoLeft<x=1> from state 0 "
+                                         r"to 1: IndexError"):
+        always(oops).check(space)
 
 
 def test_an_incomplete_graph_leaves_a_holding_query_unknown():

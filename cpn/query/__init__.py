@@ -15,10 +15,10 @@ satisfies, ``temporal.py`` how the operators read the graph.
 
 from .predicates import (Predicate, State, Step, Value, after, before, changes, clock,
                          count, dead, fires, stable, step, token, tokens, where)
-from .temporal import (Query, Verdict, always, check, eventually, inevitable, leads_to,
-                       never, reachable)
+from .temporal import (Query, QueryError, Verdict, always, check, eventually, inevitable,
+                       leads_to, never, reachable)
 
-__all__ = ["Predicate", "Query", "State", "Step", "Value", "Verdict", "after", "always",
+__all__ = ["Predicate", "Query", "QueryError", "State", "Step", "Value", "Verdict", "after", "always",
            "before", "changes", "check", "clock", "count", "dead", "eventually", "fires",
            "inevitable", "leads_to", "never", "reachable", "stable", "step", "token", "tokens",
            "where"]

@@ -151,14 +151,21 @@ def _held(marking: Marking, place: str) -> list:
 def token(place: str) -> Value:
     """The one token of ``place`` (a place that always holds exactly one,
     as a counter, a queue kept in one tuple, the system's power)."""
+    return one_token(place, f"token({place!r})", place,
+                     "token() reads a place of exactly one (use tokens() or count())")
+
+
+def one_token(place: str, name: str, text: str, advice: str) -> Value:
+    """:func:`token` as a query language writes it (``text``); when the
+    place holds none or several, the error names it as ``name`` and gives
+    ``advice`` in that language's terms."""
     def read(marking: Marking):
         held = _held(marking, place)
         if len(held) != 1:
-            raise ValueError(f"token({place!r}): the place holds {len(held)} tokens at "
-                             f"time {marking.time:g}; token() reads a place of exactly one "
-                             "(use tokens() or count())")
+            raise ValueError(f"{name}: the place holds {len(held)} tokens at time "
+                             f"{marking.time:g}; {advice}")
         return held[0]
-    return Value(read, place)
+    return Value(read, text)
 
 
 def tokens(place: str) -> Value:

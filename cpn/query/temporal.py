@@ -15,7 +15,9 @@
 :func:`check` returns a :class:`Verdict`: whether the query holds (None
 when the graph is incomplete and nothing found settles it), and a path:
 the counterexample of a failing query (shortest to a bad state or arc), or
-the witness of ``reachable``.
+the witness of ``reachable``.  A predicate that cannot be evaluated in a
+state (a place the net lacks, values that do not compare) raises
+:class:`QueryError`, naming the query and the state.
 """
 
 from __future__ import annotations
@@ -44,6 +46,15 @@ class Verdict:
         return f"{self.query}: {word}: {self.reason}"
 
 
+class QueryError(ValueError):
+    """A query's predicate failed to evaluate: ``detail`` says where and
+    why, the message also names the query."""
+
+    def __init__(self, detail: str, query: "Query | None" = None):
+        super().__init__(detail if query is None else f"{query}: {detail}")
+        self.detail, self.query = detail, query
+
+
 class Query:
     """A temporal property; :meth:`check` (or :func:`check`) decides it."""
 
@@ -53,6 +64,12 @@ class Query:
         return self.text
 
     def check(self, space: StateSpace) -> Verdict:
+        try:
+            return self.decide(space)
+        except QueryError as error:
+            raise QueryError(error.detail, self) from error.__cause__
+
+    def decide(self, space: StateSpace) -> Verdict:
         raise NotImplementedError
 
 
@@ -64,7 +81,17 @@ def _holds(space: StateSpace, predicate: Predicate, node: int) -> bool:
     data = space.graph.nodes[node]
     stable = data["expanded"] and all(
         firing.transition is None for _, _, firing in space.graph.out_edges(node, data="firing"))
-    return bool(predicate.test(State(data["marking"], data["dead"], stable)))
+    try:
+        return bool(predicate.test(State(data["marking"], data["dead"], stable)))
+    except Exception as error:  # a predicate is any Python: say where it failed
+        raise QueryError(f"in state {node}, at time {data['marking'].time:g}: "
+                         f"{_said(error)}") from error
+
+
+def _said(error: Exception) -> str:
+    """An error as a line: the messages of ours speak for themselves,
+    Python's own (TypeError...) need their kind."""
+    return str(error) if type(error) is ValueError else f"{type(error).__name__}: {error}"
 
 
 def _nothing_found(query: Query, space: StateSpace, found: str) -> Verdict:
@@ -83,7 +110,7 @@ class _Always(Query):
     def __init__(self, prop: Predicate | Step, text: str):
         self.prop, self.text = prop, text
 
-    def check(self, space: StateSpace) -> Verdict:
+    def decide(self, space: StateSpace) -> Verdict:
         if isinstance(self.prop, Step):
             return self._check_steps(space)
         for node in sorted(space.graph):
@@ -98,7 +125,12 @@ class _Always(Query):
             before = space.marking(source)
             for target, key in space.successors(source):
                 firing = space.graph.edges[source, target, key]["firing"]
-                if not self.prop.test(before, firing, space.marking(target)):
+                try:
+                    holds = self.prop.test(before, firing, space.marking(target))
+                except Exception as error:
+                    raise QueryError(f"in the step {firing} from state {source} to "
+                                     f"{target}: {_said(error)}") from error
+                if not holds:
                     path = space.path(space.path_to(source) + [(source, target, key)])
                     return Verdict(self, False, path, f"the step {firing} from state "
                                    f"{source} to {target}, at time {path.end_time:g}")
@@ -119,7 +151,7 @@ class _Reachable(Query):
     def __init__(self, predicate: Predicate):
         self.predicate, self.text = predicate, f"reachable {predicate}"
 
-    def check(self, space: StateSpace) -> Verdict:
+    def decide(self, space: StateSpace) -> Verdict:
         for node in sorted(space.graph):
             if _holds(space, self.predicate, node):
                 path = space.path(space.path_to(node))
@@ -206,7 +238,7 @@ class _Eventually(Query):
     def __init__(self, predicate: Predicate):
         self.predicate, self.text = predicate, f"eventually {predicate}"
 
-    def check(self, space: StateSpace) -> Verdict:
+    def decide(self, space: StateSpace) -> Verdict:
         good = inevitable(space, self.predicate)
         if 0 not in good:
             path = _run_without(space, 0, good)
@@ -225,7 +257,7 @@ class _LeadsTo(Query):
         self.cause, self.effect = cause, effect
         self.text = f"{_part(cause)} leads to {_part(effect)}"
 
-    def check(self, space: StateSpace) -> Verdict:
+    def decide(self, space: StateSpace) -> Verdict:
         good = inevitable(space, self.effect)
         for node in self._causes(space):
             if node not in good:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .predicates import Predicate, Value, clock, count, dead, stable, token
+from .predicates import Predicate, Value, clock, count, dead, one_token, stable
 from .temporal import Query, always, eventually, leads_to, never, reachable
 
 OPERATORS = {"always": always, "never": never, "reachable": reachable,
@@ -40,9 +40,11 @@ class QuerySyntaxError(ValueError):
     """A query's text cannot be read; the message shows where."""
 
 
-def parse_query(text: str) -> Query:
-    """The query ``text`` says (see the module's docstring)."""
-    parser = _Parser(text)
+def parse_query(text: str, places: list[str] | None = None) -> Query:
+    """The query ``text`` says (see the module's docstring).  Given the
+    net's ``places``, a place it lacks is refused here, before a state
+    space is built in vain."""
+    parser = _Parser(text, places)
     first = parser.peek()
     if len(parser.tokens) > 1 and parser.tokens[1][0] == "name" and first not in OPERATORS \
             and first not in _WORDS:
@@ -63,8 +65,8 @@ def parse_query(text: str) -> Query:
 
 
 class _Parser:
-    def __init__(self, text: str):
-        self.text, self.tokens, position = text, [], 0
+    def __init__(self, text: str, places: list[str] | None = None):
+        self.text, self.tokens, position, self.places = text, [], 0, places
         text = text.rstrip()
         while position < len(text):
             match = _TOKEN.match(text, position)
@@ -93,6 +95,14 @@ class _Parser:
         found = self.peek()
         where = "the end" if found is None else repr(found)
         return QuerySyntaxError(f"query {self.text!r}: expected {wanted} at {where}")
+
+    def place(self, name: str) -> str:
+        if self.places is not None and name not in self.places:
+            shown = ", ".join(sorted(self.places)[:12])
+            more = ", …" if len(self.places) > 12 else ""
+            raise QuerySyntaxError(f"query {self.text!r}: the net has no place {name!r} "
+                                   f"(its places: {shown}{more})")
+        return name
 
     def predicate(self) -> Predicate:
         result = self.disjunction()
@@ -146,10 +156,11 @@ class _Parser:
             return clock
         if text == "count":
             self.expect("(", "'(' after count")
-            place = self.take()[1]
+            place = self.place(self.take()[1])
             self.expect(")", "')' after the place")
             return count(place)
         if kind == "name" and text not in _WORDS:
-            return token(text)
+            return one_token(self.place(text), text, text,
+                             f"a place's name reads its one token (count({text}) counts them)")
         self.position -= 1
         raise self.error("a value (a number, a place, count(PLACE), now)")
