@@ -155,6 +155,7 @@ def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:
         word = {True: "holds", False: "FAILS", None: "unknown"}[verdict.holds]
         print(f"  {word:<8} {label}")
         print(f"  {'':<8} {verdict.reason}")
+    files: set[str] = set()
     for name, _, verdict in verdicts:
         path = None if isinstance(verdict, str) else verdict.counterexample
         if path is None:
@@ -167,11 +168,25 @@ def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:
         print("\n".join(shown))
         if args.save is not None:
             args.save.mkdir(parents=True, exist_ok=True)
-            file = args.save / f"{file_name(name)}.jsonl"
+            file = args.save / f"{file_name(name, files)}.jsonl"
             path.save(file, net=str(args.net))
             print(f"saved as {file}: replay it with cpn replay {args.net} {file}")
 
 
-def file_name(name: str) -> str:
-    """A file name for a query's counterexample (query text made safe)."""
-    return re.sub(r"[^\w.-]+", "_", name).strip("_")[:80] or "query"
+#: Comparisons spelled out in file names, so that queries that differ only
+#: there (Power <= 300, Power >= 300) have files of their own.
+SPELLED = {"<=": "le", ">=": "ge", "==": "eq", "!=": "ne", "<": "lt", ">": "gt"}
+
+
+def file_name(name: str, taken: set[str]) -> str:
+    """A file name for a query's counterexample (query text made safe),
+    not one of ``taken`` (numbered when it would be), added to it."""
+    for symbol, word in SPELLED.items():
+        name = name.replace(symbol, f" {word} ")
+    base = re.sub(r"[^\w.-]+", "_", name).strip("_")[:80] or "query"
+    chosen, number = base, 1
+    while chosen in taken:
+        number += 1
+        chosen = f"{base}_{number}"
+    taken.add(chosen)
+    return chosen

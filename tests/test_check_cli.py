@@ -61,10 +61,21 @@ def test_typed_queries_fail_with_their_counterexample(counter, capsys, tmp_path)
     assert "  holds    eventually dead\n" in out
     assert "counterexample of never P == 2 (2 firings):\n         0      1  Inc<x=0>\n" \
            "         0      2  Inc<x=1>\n" in out
-    saved = tmp_path / "out" / "never_P_2.jsonl"
+    saved = tmp_path / "out" / "never_P_eq_2.jsonl"
     assert f"saved as {saved}: replay it with cpn replay {counter} {saved}" in out
     assert main(["replay", counter, str(saved)]) == 0
     assert "replayed 2 firings" in capsys.readouterr().out
+
+
+def test_counterexamples_of_queries_alike_are_saved_apart(counter, capsys, tmp_path):
+    # both were saved as always_P_1.jsonl, the second over the first
+    assert main(["check", counter, "--query", "always P <= 1", "--query", "always P >= 1",
+                 "--query", "always P  >=  1", "--save", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    for name, firings in (("always_P_le_1", 2), ("always_P_ge_1", 0), ("always_P_ge_1_2", 0)):
+        assert f"saved as {tmp_path / name}.jsonl: replay it" in out
+        assert main(["replay", counter, str(tmp_path / f"{name}.jsonl")]) == 0
+        assert f"replayed {firings} firings" in capsys.readouterr().out
 
 
 def test_the_broken_backfill_is_caught_and_its_counterexample_replays(capsys, tmp_path):
@@ -190,7 +201,7 @@ def test_the_report_of_an_incomplete_graph_says_so():
 
 def test_cpn_step_starts_where_a_counterexample_leads(counter, capsys, tmp_path):
     assert main(["check", counter, "--query", "never P == 2", "--save", str(tmp_path)]) == 1
-    trace = tmp_path / "never_P_2.jsonl"
+    trace = tmp_path / "never_P_eq_2.jsonl"
     script = tmp_path / "commands.txt"
     script.write_text("m\nq\n")
     capsys.readouterr()
