@@ -91,7 +91,9 @@ def test_an_incomplete_graph_leaves_queries_unknown(capsys):
     assert main(["check", BROKEN, "--max-states", "10", "--query", "eventually dead"]) == 1
     out = capsys.readouterr().out
     assert "  complete       no: stopped at the maximum of 10 states (max_states)" in out
-    assert "  unknown  eventually dead\n" in out
+    assert "  dead markings  none (of the states explored)\n" in out  # it said 'none'
+    assert ("  unknown  eventually dead\n           none of the 10 states explored satisfies "
+            "it, and the states not explored are not known") in out
 
 
 def test_ctrl_c_reports_the_states_explored(capsys, tmp_path):

@@ -152,6 +152,30 @@ def test_an_incomplete_graph_leaves_a_holding_query_unknown():
     assert eventually(token("P") == 100).check(space).holds is None
 
 
+def test_an_unknown_verdict_says_what_was_found():
+    # eventually said 'every path reaches it among the 5 states explored' of
+    # states that no explored state satisfied
+    net = Net("upto")
+    net.place("P", int, initial=[0])
+    net.transition("Inc", guard="x < 1000")
+    net.arc("P", "Inc", "x")
+    net.arc("Inc", "P", "x + 1")
+    space = state_space(net, max_states=5)
+    incomplete = "the graph is incomplete (stopped at the maximum of 5 states (max_states))"
+    for query, reason in [
+            (eventually(token("P") == 100), "none of the 5 states explored satisfies it"),
+            (eventually(dead), "none of the 5 states explored satisfies it"),
+            (leads_to(token("P") >= 1, token("P") >= 9), "no path explored avoids it for ever"),
+            (leads_to(token("P") == 1, token("P") == 3),
+             "every such state among the 5 explored reaches it")]:
+        verdict = query.check(space)
+        assert (verdict.holds, verdict.reason) == (None, f"{reason}, and the states not "
+                                                         f"explored are not known: {incomplete}")
+    settled = eventually(token("P") == 3).check(space)  # every path reaches it, explored
+    assert settled.holds is True and settled.reason.startswith("every path reaches it within "
+                                                               "the 5 states explored")
+
+
 def ticker() -> Net:
     """A timed token ticks every 5 until 15, then Stop fires."""
     net = Net("ticker")

@@ -169,14 +169,16 @@ def reachable(predicate: Predicate) -> Query:
     return _Reachable(predicate)
 
 
-def inevitable(space: StateSpace, predicate: Predicate) -> set[int]:
+def inevitable(space: StateSpace, predicate: Predicate, optimistic: bool = True) -> set[int]:
     """The states from which every path reaches ``predicate`` (least fixed
-    point), counting states left unexpanded as such (optimistically: what
-    is outside the set surely fails)."""
+    point), counting states left unexpanded as such when ``optimistic``
+    (what is outside the set surely fails), as failing otherwise (what is
+    inside surely holds)."""
     graph = space.graph
-    good = {n for n in graph if not space.expanded(n) or _holds(space, predicate, n)}
+    good = {n for n in graph if (optimistic and not space.expanded(n))
+            or _holds(space, predicate, n)}
     waiting = {n: len(set(graph.successors(n))) for n in graph
-               if n not in good and not graph.nodes[n]["dead"]}
+               if n not in good and not graph.nodes[n]["dead"] and space.expanded(n)}
     queue = deque(good)
     while queue:
         node = queue.popleft()
@@ -243,7 +245,18 @@ class _Eventually(Query):
         if 0 not in good:
             path = _run_without(space, 0, good)
             return Verdict(self, False, path, f"{_describe(path)} without it")
-        return _nothing_found(self, space, "every path reaches it")
+        if space.complete:
+            return Verdict(self, True, None, "every path reaches it")
+        if 0 in inevitable(space, self.predicate, optimistic=False):
+            return Verdict(self, True, None, f"every path reaches it within the "
+                                             f"{space.states:,} states explored (the graph "
+                                             f"is incomplete, but that settles it)")
+        if any(_holds(space, self.predicate, node) for node in space.graph):
+            found = f"some paths reach it among the {space.states:,} states explored"
+        else:
+            found = f"none of the {space.states:,} states explored satisfies it"
+        return Verdict(self, None, None, f"{found}, and the states not explored are not "
+                                         f"known: the graph is incomplete ({space.stopped})")
 
 
 def eventually(predicate: Predicate) -> Query:
@@ -264,7 +277,15 @@ class _LeadsTo(Query):
                 path = _run_without(space, node, good)
                 return Verdict(self, False, path, f"from state {node}, {_describe(path)} "
                                                   f"without {self.effect}")
-        return _nothing_found(self, space, "every such state reaches it")
+        if space.complete:
+            return Verdict(self, True, None, "every such state reaches it")
+        sure = inevitable(space, self.effect, optimistic=False)
+        if all(node in sure for node in self._causes(space)):
+            found = f"every such state among the {space.states:,} explored reaches it"
+        else:
+            found = "no path explored avoids it for ever"
+        return Verdict(self, None, None, f"{found}, and the states not explored are not "
+                                         f"known: the graph is incomplete ({space.stopped})")
 
     def _causes(self, space: StateSpace) -> Iterator[int]:
         return (n for n in sorted(space.graph) if _holds(space, self.cause, n))

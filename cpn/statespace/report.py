@@ -32,7 +32,8 @@ class Report:
 
     def summary_rows(self) -> list[tuple[str, str]]:
         return [("states", f"{self.states:,}"), ("arcs", f"{self.arcs:,}"),
-                ("dead markings", _listed(self.dead_markings)),
+                ("dead markings", _listed(self.dead_markings) + (
+                    "" if self.complete else " (of the states explored)")),
                 ("complete", "yes" if self.complete else f"no: {self.stopped}"),
                 ("time", f"{self.seconds:.2f} s")]
 
