@@ -71,8 +71,8 @@ def run_check(args: argparse.Namespace) -> int:
             writable_directory(args.save, "--save")
         net, module = load_net_and_module(args.net, args.functions)
         net = net.flatten() if isinstance(net, Net) else net
-        queries = chosen_queries(args.query, getattr(module, "QUERIES", None) or {},
-                                 [place.path for place in net.places])
+        queries = chosen_queries(args.query, named_queries(module, args.net),
+                                 [place.path for place in net.places], args.net)
         space = explored(net, args)
         verdicts = [(name, query, checked(query, space)) for name, query in queries.items()]
     except (LoadError, StateSpaceError, NetError, ColourError, BindingError,
@@ -120,16 +120,50 @@ def explored(net, args: argparse.Namespace):
                                merge_shifts=args.merge_shifts, progress=progress, stop=ctrl_c)
 
 
-def chosen_queries(asked: list[str], named: dict, places: list[str]) -> dict:
+def named_queries(module, net: str) -> dict:
+    """The ``QUERIES`` of a NET file, checked to be a dict of name -> query
+    (a list, or a value that is no query, is told as such)."""
+    from cpn.query import Query
+
+    named = getattr(module, "QUERIES", None)
+    if named is None:
+        return {}
+    if not isinstance(named, dict):
+        raise ValueError(f"QUERIES in {net} is a {type(named).__name__}: make it a dict of "
+                         "names and queries, e.g. {'capped': always(token('Power') <= 350)}")
+    for name, query in named.items():
+        if not isinstance(name, str):
+            raise ValueError(f"QUERIES in {net}: the name {name!r} is no string")
+        if not isinstance(query, Query):
+            raise ValueError(f"QUERIES[{name!r}] in {net} is a {type(query).__name__}, not a "
+                             "query: make it one with cpn.query (always, never, reachable, "
+                             "eventually, leads_to)")
+    return named
+
+
+def chosen_queries(asked: list[str], named: dict, places: list[str], net: str = "NET") -> dict:
     """The queries to check, by the name to show: ``asked`` (names of
-    ``named`` or query text on the net's ``places``), or all of ``named``."""
-    from cpn.query.text import parse_query
+    ``named``, the QUERIES of ``net``, or query text on its ``places``),
+    or all of ``named``."""
+    from cpn.query.text import OPERATORS, QuerySyntaxError, parse_query
 
     if not asked:
         return dict(named)
     chosen = {}
     for text in asked:
-        chosen[text] = named[text] if text in named else parse_query(text, places)
+        if text in named:
+            chosen[text] = named[text]
+            continue
+        try:
+            chosen[text] = parse_query(text, places)
+        except QuerySyntaxError as error:
+            words = text.split()
+            if not named or words[:1] and words[0] in OPERATORS or "leads" in words:
+                raise  # it was meant as a query
+            listed = ", ".join(repr(name) for name in named)
+            why = str(error).removeprefix(f"query {text!r}: ")
+            raise QuerySyntaxError(f"--query {text!r} names none of the QUERIES of {net} "
+                                   f"({listed}), and does not read as a query: {why}") from None
     return chosen
 
 

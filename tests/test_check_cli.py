@@ -117,14 +117,16 @@ def test_ctrl_c_reports_the_states_explored(capsys, tmp_path):
 @pytest.mark.parametrize("query, message", [
     ("always P <=", "cpn check: query 'always P <=': expected a value (a number, "
                     "a place, count(PLACE), now) at the end"),
-    ("sometimes P < 3", "cpn check: query 'sometimes P < 3': unknown operator 'sometimes': "
-                        "use always, never, reachable, eventually, or 'P leads to Q'"),
+    ("sometimes P < 3", "cpn check: --query 'sometimes P < 3' names none of the QUERIES of "
+                        "{net} ('small'), and does not read as a query: unknown operator "
+                        "'sometimes': use always, never, reachable, eventually, or 'P leads "
+                        "to Q'"),
     ("always Q < 3", "cpn check: query 'always Q < 3': the net has no place 'Q' (its "
                      "places: P, Spare)"),
 ])
 def test_bad_queries_are_one_line_errors(counter, capsys, query, message):
     assert main(["check", counter, "--query", query]) == 2
-    assert capsys.readouterr().out.strip() == message
+    assert capsys.readouterr().out.strip() == message.format(net=counter)
 
 
 def test_an_unknown_place_is_refused_before_exploring(capsys, tmp_path):
@@ -158,6 +160,31 @@ def test_a_query_that_cannot_be_evaluated_is_an_error_of_its_own(capsys, tmp_pat
     out = capsys.readouterr().out
     assert ("  ERROR    ratio: always ratio\n           in state 3, at time 0: "
             "ZeroDivisionError: division by zero\n  holds    small: always P <= 3\n") in out
+
+
+def test_a_name_that_is_none_of_the_queries_lists_them(capsys):
+    # it said only: expected a comparison (< <= == != >= >) at '1'
+    assert main(["check", BROKEN, "--query", "job 1 run"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(f"cpn check: --query 'job 1 run' names none of the QUERIES of "
+                          f"{BROKEN} ('reservation', 'job 1 runs', 'job 2 runs', ")
+    assert "and does not read as a query: the net has no place 'job'" in out
+
+
+@pytest.mark.parametrize("queries, message", [
+    ('["always P <= 3"]', "QUERIES in {net} is a list: make it a dict of names and queries"),
+    ('{"notq": "always P <= 3"}', "QUERIES['notq'] in {net} is a str, not a query: make it "
+                                  "one with cpn.query"),
+    ('{3: always(token("P") <= 3)}', "QUERIES in {net}: the name 3 is no string"),
+])
+def test_bad_queries_of_a_file_are_told_as_such(capsys, tmp_path, queries, message):
+    # a list gave 'dictionary update sequence element #0 has length 8; 2 is required',
+    # a str '--query notq: ...' though no --query was given
+    net = tmp_path / "bad.py"
+    net.write_text(COUNTER.replace('QUERIES = {"small": always(token("P") <= 3)}',
+                                   f"QUERIES = {queries}"))
+    assert main(["check", str(net)]) == 2
+    assert capsys.readouterr().out.startswith(f"cpn check: {message.format(net=net)}")
 
 
 @pytest.mark.parametrize("option, value, message", [
