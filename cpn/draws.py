@@ -42,9 +42,9 @@ class Choices:
         position = len(self.taken)
         if self.most is not None and count > self.most:
             raise DrawRefused(f"it draws {what} of {count:,} outcomes, more than the "
-                              f"{self.most:,} states the state space may hold (max_states): a state "
-                              "space explores every outcome of a draw (draw from fewer "
-                              "outcomes, or allow more states)")
+                              f"{self.most:,} states the state space may hold (max_states): "
+                              "a state space explores every outcome of a draw (draw from "
+                              "fewer outcomes, or allow more states)")
         index = self.script[position] if position < len(self.script) else 0
         if not 0 <= index < count:
             raise DrawRefused(f"draw {position + 1} has {count} outcomes: outcome "

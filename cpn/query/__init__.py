@@ -18,7 +18,7 @@ from .predicates import (Predicate, State, Step, Value, after, before, changes, 
 from .temporal import (Query, QueryError, Verdict, always, check, eventually, inevitable,
                        leads_to, never, reachable)
 
-__all__ = ["Predicate", "Query", "QueryError", "State", "Step", "Value", "Verdict", "after", "always",
-           "before", "changes", "check", "clock", "count", "dead", "eventually", "fires",
-           "inevitable", "leads_to", "never", "reachable", "stable", "step", "token", "tokens",
-           "where"]
+__all__ = ["Predicate", "Query", "QueryError", "State", "Step", "Value", "Verdict", "after",
+           "always", "before", "changes", "check", "clock", "count", "dead", "eventually",
+           "fires", "inevitable", "leads_to", "never", "reachable", "stable", "step", "token",
+           "tokens", "where"]
