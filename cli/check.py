@@ -105,7 +105,7 @@ def explored(net, args: argparse.Namespace):
     from rich.console import Console
 
     from cpn.statespace import state_space
-    from nets.puppet import ctrl_c_requests
+    from cpn.interrupts import ctrl_c_requests
 
     console = Console(stderr=True)
     with ctrl_c_requests() as ctrl_c:
