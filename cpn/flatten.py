@@ -176,6 +176,11 @@ def _same_colour(port: Place, socket: Place) -> bool:
     return port.colour == socket.colour and port.timed == socket.timed
 
 
+def _kind(place: Place) -> str:
+    """What must agree between fused places, or a port and its socket."""
+    return f"colour {place.colour_name}, {'timed' if place.timed else 'untimed'}"
+
+
 class _Flattener:
     def __init__(self, name: str):
         self.name = name
@@ -199,8 +204,9 @@ class _Flattener:
             self.fusion[place.fusion] = fused
             self.first_member[place.fusion] = path
         elif not _same_colour(fused.place, place):
-            raise NetError(f"place '{path}': fusion set '{place.fusion}' joins it to "
-                           f"'{self.first_member[place.fusion]}', whose colour set differs")
+            raise NetError(f"place '{path}' ({_kind(place)}): fusion set '{place.fusion}' "
+                           f"joins it to '{self.first_member[place.fusion]}' "
+                           f"({_kind(fused.place)})")
         if place.initial:
             if place.fusion not in self.marked_by:
                 fused.initial = list(place.initial)
@@ -282,10 +288,8 @@ class _Flattener:
             port_place, socket_place = module.places[port], net.places[socket]
             if not _same_colour(port_place, socket_place):
                 raise NetError(
-                    f"substitution '{path}': socket '{socket}' (colour "
-                    f"{socket_place.colour_name}, {'timed' if socket_place.timed else 'untimed'})"
-                    f" does not match port '{port}' (colour {port_place.colour_name}, "
-                    f"{'timed' if port_place.timed else 'untimed'})")
+                    f"substitution '{path}': socket '{socket}' ({_kind(socket_place)}) does "
+                    f"not match port '{port}' ({_kind(port_place)})")
             assigned[port] = local[socket]
             used_sockets[socket] = port
         first = len(self.transitions)

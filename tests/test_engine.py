@@ -420,6 +420,13 @@ def test_a_fusion_set_has_one_initial_marking_whichever_member_gives_it():
     clash.place("f", int)
     with pytest.raises(NetError, match="fusion set 'f' has the name of a place"):
         Simulator(clash)
+    # both are int: "whose colour set differs" sent the reader to the colours
+    timing = Net("timing")
+    timing.place("F", int, fusion="g", timed=True)
+    timing.place("G", int, fusion="g")
+    with pytest.raises(NetError, match=r"place 'G' \(colour int, untimed\): fusion set 'g' "
+                                       r"joins it to 'F' \(colour int, timed\)"):
+        Simulator(timing)
 
 
 def test_a_port_place_cannot_join_a_fusion_set():
