@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
+from cli.values import non_negative_int, positive_int  # noqa: E402
 from modules.batch_scheduling import SchedulingConfig  # noqa: E402
 from modules.power_capping import PowerCap  # noqa: E402
 from modules.power_profile import assign_rack_power  # noqa: E402
@@ -57,7 +58,7 @@ def load(trace: str, month: int, count: int | None):
         from modules.synthetic import synthetic_month
         workload = synthetic_month(seed=month)
         jobs = workload.jobs
-        return jobs[:count] if count else jobs, workload.machine_nodes, "synthetic Mira month"
+        return jobs[:count], workload.machine_nodes, "synthetic Mira month"
     name, procs = TRACES[trace]
     path = DATA / name
     if not path.exists():
@@ -66,7 +67,7 @@ def load(trace: str, month: int, count: int | None):
     workload = read_swf(path, procs_per_node=procs)
     jobs = [j._replace(st=j.st - month * MONTH) for j in workload.jobs
             if month * MONTH <= j.st < (month + 1) * MONTH]
-    jobs = jobs[:count] if count else jobs
+    jobs = jobs[:count]  # None: all
     return assign_rack_power(jobs, seed=0), workload.machine_nodes, f"{name}, month {month}"
 
 
@@ -86,7 +87,8 @@ def puppet_capping(jobs, setup: DataDrivenConfig, cap_watts: float, uncapped: pd
         rows[kind] = {"capping_success_rate": csr, "utilization": utilization,
                       "utilization_makespan": m["utilization"], "wait_mean_s": m["wait_mean_s"],
                       "utilization_change": utilization / uncapped["utilization"] - 1,
-                      "wait_change": m["wait_mean_s"] / uncapped["wait_mean_s"] - 1}
+                      "wait_change": m["wait_mean_s"] / uncapped["wait_mean_s"] - 1,
+                      "rejected_jobs": m["rejected_jobs"]}  # no deadlock starts: no learning
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
@@ -101,10 +103,11 @@ def study(jobs, nodes, policy: str, plot_dir: Path | None):
     utilization = window_utilization(skip.jobs, nodes, 0.0, max(j.st for j in jobs))
     frame.loc["naive_skip", ["capping_success_rate", "utilization", "utilization_makespan",
                              "wait_mean_s", "utilization_change", "wait_change",
-                             "rejected_jobs"]] = [
+                             "deadlock_starts", "rejected_jobs"]] = [
         skip.metrics["capping_success_rate"], utilization, skip.metrics["utilization"],
         skip.metrics["wait_mean_s"], utilization / base["utilization"] - 1,
-        skip.metrics["wait_mean_s"] / base["wait_mean_s"] - 1, skip.metrics["rejected_jobs"]]
+        skip.metrics["wait_mean_s"] / base["wait_mean_s"] - 1, skip.metrics["deadlock_starts"],
+        skip.metrics["rejected_jobs"]]
     frame = pd.concat([frame, puppet_capping(jobs, setup, cap_watts, base)])
     seconds = time.process_time() - began
     columns = ["capping_success_rate", "utilization", "wait_mean_s", "utilization_change",
@@ -180,8 +183,9 @@ def plot(results, setup, path: Path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", choices=[*TRACES, "synthetic"], default="curie")
-    parser.add_argument("--month", type=int, default=3, help="30-day window of the trace")
-    parser.add_argument("--jobs", type=int, default=None, help="only the first N jobs")
+    parser.add_argument("--month", type=non_negative_int, default=3,
+                        help="30-day window of the trace")
+    parser.add_argument("--jobs", type=positive_int, default=None, help="only the first N jobs")
     parser.add_argument("--policy", choices=["fcfs", "wfp", "both"], default="both")
     parser.add_argument("--plot", type=Path, default=None, help="directory for plots")
     args = parser.parse_args(argv)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from cli.values import existing_file
 from modules.batch_scheduling import SchedulingConfig
 from modules.energy_saving.policy import EnergySavingPolicy
 from modules.energy_saving.scheduling import FifoQueues
@@ -77,7 +78,7 @@ def sensitivity(jobs, machine_nodes, always):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("trace", nargs="?", default=str(TRACE))
+    parser.add_argument("trace", nargs="?", type=existing_file, default=str(TRACE))
     parser.add_argument("--out", default=str(HERE / "out"))
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()

@@ -46,6 +46,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cli.values import positive_int  # noqa: E402
 from modules.batch_scheduling import SchedulingConfig  # noqa: E402
 from modules.power_steps import (daily_energy, daily_energy_errors, energy_exact,  # noqa: E402
                                  energy_fixed_step)
@@ -65,7 +66,11 @@ def load(args):
     trace = args.trace or (None if args.synthetic else DEFAULT_TRACE)
     if trace is not None and trace.exists():
         from modules.swf import read_swf
-        workload = read_swf(trace, procs_per_node=args.procs_per_node)
+        try:
+            workload = read_swf(trace, procs_per_node=args.procs_per_node,
+                                machine_nodes=args.machine_nodes)
+        except ValueError as error:  # a malformed trace: said in one line
+            raise SystemExit(f"energy_steps.py: error: {error}") from None
         name = trace.name
     else:
         if trace is not None and args.trace is not None:
@@ -109,11 +114,13 @@ def parse_args(argv: list[str] | None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", type=Path, help=f"SWF trace (default {DEFAULT_TRACE.name})")
     parser.add_argument("--synthetic", action="store_true", help="use the synthetic month")
-    parser.add_argument("--procs-per-node", type=int, default=None)
+    parser.add_argument("--procs-per-node", type=positive_int, default=None)
+    parser.add_argument("--machine-nodes", type=positive_int, default=None,
+                        help="the machine's size, for a trace whose header lacks it")
     parser.add_argument("--policy", choices=("fcfs", "wfp"), default="wfp",
                         help="the paper's Mira ran WFP (default)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeat", type=int, default=3,
+    parser.add_argument("--repeat", type=positive_int, default=3,
                         help="runs of each configuration; the best CPU time is shown")
     parser.add_argument("--out", type=Path, default=ROOT / "examples" / "out" / "energy_steps.csv")
     return parser.parse_args(argv)

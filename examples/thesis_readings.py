@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from cli.values import existing_file
 from modules.dvfs_thesis.max_job_perf import MaxJobPerf
 from modules.dvfs_thesis.plan import Planner, RunningJob
 from modules.dvfs_thesis.profiles import draw_profiles
@@ -157,7 +158,7 @@ def readings_table(trace: Path = ATLAS, profile_seed: int = 0,
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", type=Path, default=ATLAS)
+    parser.add_argument("--trace", type=existing_file, default=str(ATLAS))
     parser.add_argument("--profile-seed", type=int, default=0)
     args = parser.parse_args(argv)
     table = readings_table(args.trace, args.profile_seed)

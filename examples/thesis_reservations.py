@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cli.values import existing_file
 from modules.dvfs_thesis.max_job_perf import MaxJobPerf, MaxJobPerfConfig
 from modules.dvfs_thesis.plan import BSLD_THRESHOLD_S
 from modules.dvfs_thesis.profiles import draw_profiles
@@ -89,7 +90,7 @@ def reservations_table(trace: Path = ATLAS, profile_seed: int = 0) -> pd.DataFra
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", type=Path, default=ATLAS)
+    parser.add_argument("--trace", type=existing_file, default=str(ATLAS))
     parser.add_argument("--profile-seed", type=int, default=0)
     args = parser.parse_args(argv)
     with pd.option_context("display.width", 250, "display.max_columns", None,

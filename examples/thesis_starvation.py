@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from cli.values import existing_file
 from modules.dvfs_thesis.profiles import draw_profiles
 from nets.dvfs_thesis import MaxJobPerfConfig, ThesisConfig, simulate, thesis_portion
 
@@ -77,7 +78,7 @@ def starvation_table(trace: Path = ATLAS, profile_seed: int = 0, chunk_size: int
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", type=Path, default=ATLAS)
+    parser.add_argument("--trace", type=existing_file, default=str(ATLAS))
     parser.add_argument("--profile-seed", type=int, default=0)
     parser.add_argument("--chunk-size", type=int, default=7, help="WQChunkSize (thesis: 7)")
     args = parser.parse_args(argv)
