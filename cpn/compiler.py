@@ -26,7 +26,7 @@ from .keybounds import KeyBound, key_test
 from .inscription import (INTERNAL_PREFIX, RESERVED, CodeSegment, Term, binds,
                           check_expression, free_names, parse_terms, pattern_names,
                           split_conjuncts)
-from .names import unknown_attribute
+from .names import unbound_names, unknown_attribute
 from .net import Delayed
 from .syntax_trees import compile_expression, parse
 
@@ -79,7 +79,7 @@ class _TransitionCompiler:
         tokens = []
         for position, (place, text) in enumerate(self.t.inputs):
             consumed = position not in self.read_inputs
-            what = self.arc_name(place, output=False) + f" '{text}'"
+            what = self.arc_name(place, output=False) + f" {text!r}"
             for term in self.parse(text, what):
                 if term.delay is not None:
                     raise self.fail(what, "an input arc cannot carry a @+ delay")
@@ -189,13 +189,9 @@ class _TransitionCompiler:
                                   f"{flat.place.colour_name} of place '{flat.path}'")
 
     def check_names(self, text: str, tree, available: set[str], what: str) -> None:
-        unknown = sorted(free_names(tree) - available - RESERVED - self.env_names)
+        unknown = free_names(tree) - available - RESERVED - self.env_names
         if unknown:
-            raise self.fail(what, f"{'variables' if len(unknown) > 1 else 'variable'} "
-                                  f"{', '.join(map(repr, unknown))} in {text!r} "
-                                  f"{'are' if len(unknown) > 1 else 'is'} never bound "
-                                  "(not on an input arc, not set by the code segment, "
-                                  "not in the environment)")
+            raise self.fail(what, unbound_names(text, tree, unknown))
 
     def check_pure(self, steps: list[SearchStep]) -> None:
         """Guards and input arcs are evaluated any number of times while
@@ -213,10 +209,10 @@ class _TransitionCompiler:
         """Every piece of Python text of the transition, with what it is."""
         texts = [(f"guard '{self.t.guard}'", self.t.guard)] if self.t.guard else []
         for place, text in self.t.inputs:
-            what = self.arc_name(place, output=False) + f" '{text}'"
+            what = self.arc_name(place, output=False) + f" {text!r}"
             texts += [(what, term.expr) for term in self.parse(text, what)]
         for place, text in self.t.outputs:
-            what = self.arc_name(place, output=True) + f" '{text}'"
+            what = self.arc_name(place, output=True) + f" {text!r}"
             for term in self.parse(text, what):
                 texts += [(what, part) for part in (term.expr, term.delay, term.multiplicity)
                           if isinstance(part, str)]
@@ -300,25 +296,25 @@ class _TransitionCompiler:
         belong to their place's colour."""
         for place, text in self.t.outputs:
             what = self.arc_name(place, output=True)
-            for term in self.parse(text, what + f" '{text}'"):
+            for term in self.parse(text, what + f" {text!r}"):
                 for part in (term.expr, term.delay, term.multiplicity):
                     if isinstance(part, str):
                         self.check_names(part, check_expression(part), available, what)
                 if term.delay is not None:
                     self.check_constant_delay(term.delay, check_expression(term.delay),
-                                              f"{what} '{text}'")
+                                              f"{what} {text!r}")
                 if isinstance(term.multiplicity, str):
-                    self.check_constant_multiplicity(term.multiplicity, f"{what} '{text}'")
-                self.check_constant(place, term, f"{what} '{text}'")
+                    self.check_constant_multiplicity(term.multiplicity, f"{what} {text!r}")
+                self.check_constant(place, term, f"{what} {text!r}")
         for place, text in self.t.inputs:
             for term in self.parse(text, self.arc_name(place, output=False)):
-                self.check_constant(place, term, self.arc_name(place, False) + f" '{text}'")
+                self.check_constant(place, term, self.arc_name(place, False) + f" {text!r}")
 
     def outputs(self) -> list[Output]:
         """The terms of the output arcs that put tokens (read arcs put none)."""
         outputs = []
         for place, text in self.produced:
-            what = self.arc_name(place, output=True) + f" '{text}'"
+            what = self.arc_name(place, output=True) + f" {text!r}"
             for term in self.parse(text, what):
                 if term.delay is not None and not self.net.places[place].timed:
                     raise self.fail(what, f"place '{self.net.places[place].path}' is "

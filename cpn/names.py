@@ -1,4 +1,4 @@
-"""Checking, when a net is built, the attributes its inscriptions name.
+"""Checking, when a net is built, the names its inscriptions use.
 
 Inscriptions call helpers through the net's ``env`` (``rules.assign(job)``,
 ``config.cap``).  A misspelt attribute (``rules.asign``) would otherwise
@@ -69,3 +69,21 @@ def unknown_attribute(tree: ast.AST, env: Mapping[str, Any], names: set[str]) ->
             owner = ".".join([root, *attributes[:position]])
             return f"'{owner}' has no attribute '{attributes[position]}'"
     return None
+
+
+def unbound_names(text: str, tree: ast.AST, unknown: set[str]) -> str:
+    """What is wrong with the ``unknown`` names of an inscription: a name
+    it calls is a function the environment lacks, any other a variable
+    nothing binds."""
+    called = {node.func.id for node in ast.walk(tree)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    functions = sorted(unknown & called)
+    if functions:
+        return (f"{'functions' if len(functions) > 1 else 'function'} "
+                f"{', '.join(map(repr, functions))} in {text!r} "
+                f"{'are' if len(functions) > 1 else 'is'} not in the environment (give "
+                f"{'them' if len(functions) > 1 else 'it'} in the net's env)")
+    names = sorted(unknown)
+    return (f"{'variables' if len(names) > 1 else 'variable'} {', '.join(map(repr, names))} "
+            f"in {text!r} {'are' if len(names) > 1 else 'is'} never bound (not on an input "
+            "arc, not set by the code segment, not in the environment)")

@@ -146,11 +146,11 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
         if t.priority != P_NORMAL:
             dropped.add("priorities")
         for place, text in _joined(t.inputs):
-            what = f"arc {flat.places[place].path} -> {t.path} '{text}'"
+            what = f"arc {flat.places[place].path} -> {t.path} {text!r}"
             result.add_input(flat.places[place].path, t.path,
                              _arc_label(text, False, t.env, what))
         for place, text in _joined(t.outputs):
-            what = f"arc {t.path} -> {flat.places[place].path} '{text}'"
+            what = f"arc {t.path} -> {flat.places[place].path} {text!r}"
             if any(term.delay for term in parse_terms(text)):
                 dropped.add("time")
             result.add_output(flat.places[place].path, t.path,

@@ -231,7 +231,8 @@ def test_functions_come_from_env_never_from_the_file(tmp_path):
     # SNAKES leaves out a lambda: the net read back names what is missing.
     net.env["halve"] = lambda v: v // 2
     with pytest.raises(PnmlError, match=r"^<pnml>: transition 'Halve', arc Halve -> P: "
-                                        r"variable 'halve' in 'halve\(x\)' is never bound"):
+                                        r"function 'halve' in 'halve\(x\)' is not in the "
+                                        "environment"):
         from_pnml(to_pnml(net))
 
 
