@@ -31,6 +31,7 @@ from .errors import BindingError, ColourError
 from .flatten import FlatNet
 from .net import Net
 from .simulator import Simulator
+from .times import time_text
 
 TRACE_FORMAT = "cpn-trace/1"
 
@@ -189,14 +190,14 @@ def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
         when, path = float(record["time"]), record["transition"]
         wanted = {name: str(value) for name, value in record["values"].items()}
         described = (f"{path}<{', '.join(f'{k}={v}' for k, v in wanted.items())}> "
-                     f"at time {when:g}")
+                     f"at time {time_text(when)}")
         if when < sim.now:
             raise ReplayError(f"step {step}: {described} lies before the clock "
-                              f"({sim.now:g})")
+                              f"({time_text(sim.now)})")
         _advance_to(sim, when)
         if sim.now != when:
             raise ReplayError(f"step {step}: {described}: the clock cannot reach "
-                              f"time {when:g} (it stops at {sim.now:g})")
+                              f"time {time_text(when)} (it stops at {time_text(sim.now)})")
         enabled = sim.enabled()
         for binding in enabled:
             if binding.transition == path and _encoded(binding.values) == wanted:
@@ -209,8 +210,11 @@ def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
         else:
             others = ", ".join(str(b) for b in enabled[:5]) or "nothing"
             more = f" and {len(enabled) - 5} more" if len(enabled) > 5 else ""
+            saved_from = header.get("net")
+            other_net = (f"; the trace was saved from net {saved_from!r}, this is "
+                         f"{sim.net.name!r}" if saved_from not in (None, sim.net.name) else "")
             raise ReplayError(f"step {step}: {described} is not enabled "
-                              f"(enabled: {others}{more})")
+                              f"(enabled: {others}{more}){other_net}")
     if header.get("end_time") is not None:
         _advance_to(sim, float(header["end_time"]))
     return sim

@@ -223,6 +223,13 @@ def test_replay_mismatch_names_the_step(tmp_path):
     with pytest.raises(ReplayError, match=r"step 2: Produce<x=42> at time 0 is not "
                                           r"enabled \(enabled: .*\)"):
         replay(net, trace)
+    # A trace of another net says so where it fails (cpn step --trace and the
+    # browser said nothing of it)
+    lines[0] = json.dumps({**json.loads(lines[0]), "net": "shop"})
+    trace.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReplayError, match=r"is not enabled \(enabled: .*\); the trace was "
+                                          r"saved from net 'shop', this is 'buffer'$"):
+        replay(net, trace)
 
 
 @pytest.mark.parametrize("text, refused", [
@@ -455,3 +462,14 @@ def test_times_past_a_million_are_shown_in_full():
     stepper, text = session(net, ["t 1234566", "m P"])
     assert stepper.prompt() == "[t=1234566 step 123457]> "
     assert "1`123457@1234570.5" in text and "e+06" not in text
+
+
+def test_commands_without_arguments_refuse_them_and_save_reads_a_home_directory(
+        tmp_path, monkeypatch):
+    # "l 5" listed every binding, ignoring the 5; "save ~/run.jsonl" looked
+    # for a directory named ~
+    monkeypatch.setenv("HOME", str(tmp_path))
+    stepper, text = session(buffer_net(), ["l 5", "diff on", "1", "save ~/run.jsonl"])
+    assert "? 'l' takes no argument" in text and "? 'diff' takes no argument" in text
+    assert "saved 1 firing to ~/run.jsonl" in text
+    assert (tmp_path / "run.jsonl").exists()

@@ -9,6 +9,7 @@ it shows live beside it in this package.
 from __future__ import annotations
 
 import math
+import os
 import random
 import shlex
 import threading
@@ -138,10 +139,12 @@ class Stepper:
             self._no_argument(command, rest)
             self._redo_last()
         elif command == "l":
+            self._no_argument(command, rest)
             self._show_bindings(limit=None)
         elif command == "m":
             self.show_marking(rest or None)
         elif command == "diff":
+            self._no_argument(command, rest)
             self.show_diff = not self.show_diff
             self._say(f"marking diff after each command: "
                       f"{'on' if self.show_diff else 'off'}")
@@ -365,8 +368,9 @@ class Stepper:
         except ValueError:
             raise Hint("save takes one file name (quote it if it has spaces)") from None
         try:
-            count = save_trace(self.recorder.trace, name, net=self.simulator.net.name,
-                               seed=self.seed, end_time=self.simulator.now)
+            count = save_trace(self.recorder.trace, os.path.expanduser(name),  # ~ too
+                               net=self.simulator.net.name, seed=self.seed,
+                               end_time=self.simulator.now)
         except OSError as error:
             raise Hint(f"cannot write {name}: {error.strerror or error}") from None
         self._say(f"saved {count} firing{'' if count == 1 else 's'} to {name}")
