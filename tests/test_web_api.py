@@ -132,6 +132,28 @@ def test_out_of_range_number_is_the_steppers_hint(client):
         {"text": "? no binding 7: choose 1..1 (l lists them all)", "kind": "hint"}]
 
 
+def test_refusals_are_said_in_the_pages_words_not_the_terminals(session):
+    # "? n takes a positive number of steps, e.g. n 10", "? b del takes a
+    # breakpoint number from 1 to 0", "(a dead marking): u to undo, q to quit"
+    with pytest.raises(SessionError, match=r"^steps: run at least 1 step, not 0$"):
+        session.run(steps=0)
+    session.fire(1)
+    session.wait()
+    with pytest.raises(SessionError, match=r"^until: time -1 is in the past \(the clock is "):
+        session.run(until=-1)
+    with pytest.raises(SessionError, match=r"^number: there is no breakpoint 1 \(none is "
+                                           r"set\)$"):
+        session.remove_breakpoint(1)
+    session.run()  # to the end
+    assert session.wait(10)
+    with pytest.raises(SessionError, match=r"nor ever will be \(a dead marking\)$"):
+        session.step()
+    with pytest.raises(SessionError, match=r"nor ever will be \(a dead marking\)$"):
+        session.advance()
+    assert all("q to quit" not in entry["text"] and "e.g. n 10" not in entry["text"]
+               for entry in session.state(svg=False)["log"])
+
+
 def test_a_refused_request_for_the_state_keeps_the_log_for_the_next(client):
     # A state asked for an unknown module took the log and answered 400:
     # the hint was never shown.

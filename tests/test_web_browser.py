@@ -255,3 +255,15 @@ def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
     assert page.counts()["Done"] == 2
     page.shot("widget")
     assert page.errors == []
+
+
+def test_an_empty_number_field_is_asked_for_not_sent_as_0(browser, tmp_path):
+    # Number("") is 0: "? n takes a positive number of steps, e.g. n 10"
+    with running(build_net()) as url:
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
+        page.page.fill(".run-steps", "")
+        page.page.click(".run-steps-go")
+        page.page.fill(".run-until", "")
+        page.page.click(".run-until-go")
+        assert page.log() == ["give a number of steps to run", "give a time to run to"]
+        assert page.text(".clock") == "time 0   step 0" and page.errors == []

@@ -104,11 +104,24 @@ class WebSession:
     def step(self) -> None:
         """Fire the binding an automatic run would choose, advancing the
         clock first if nothing is enabled now."""
-        self._command("n 1")
+        with self._locked():
+            self._refuse_dead()
+            self._execute("n 1")
 
     def advance(self) -> None:
         """Move the clock to the next event (nothing is enabled now)."""
-        self._command("a")
+        with self._locked():
+            if self.simulator.enabled():
+                raise SessionError("bindings are enabled now: fire one, or run")
+            self._refuse_dead()
+            self._execute("a")
+
+    def _refuse_dead(self) -> None:
+        """A dead marking is said in the page's words (the stepper's hint
+        speaks of its keys: u to undo, q to quit)."""
+        sim = self.simulator
+        if sim.next_event_time() is None and not sim.enabled():
+            raise SessionError(waiting_text(sim))
 
     def undo(self) -> None:
         self._command("u")
@@ -124,9 +137,14 @@ class WebSession:
             raise SessionError("give steps or until, not both")
         if steps is not None:
             count = _whole(steps, "steps")
+            if count < 1:
+                raise SessionError(f"steps: run at least 1 step, not {count}")
             line, goal = f"n {count}", {"goal_steps": count}
         elif until is not None:
             time = _number(until, "until")
+            if time < self.simulator.now:
+                raise SessionError(f"until: time {time_text(time)} is in the past (the clock "
+                                   f"is at {time_text(self.simulator.now)})")
             line, goal = f"t {time!r}", {"goal_time": time}
         else:
             line, goal = f"n {self.run_limit}", {}
@@ -192,7 +210,11 @@ class WebSession:
 
     def remove_breakpoint(self, number: Any) -> None:
         """Remove breakpoint ``number`` (from 1)."""
-        self._command(f"b del {_whole(number, 'number')}")
+        number, count = _whole(number, "number"), len(self.stepper.recorder.breakpoints)
+        if not 1 <= number <= count:
+            raise SessionError(f"number: there is no breakpoint {number} "
+                               f"({'none is set' if not count else f'1 to {count} are set'})")
+        self._command(f"b del {number}")
 
     # -- traces --------------------------------------------------------------
     def trace_text(self) -> str:

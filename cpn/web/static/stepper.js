@@ -338,8 +338,20 @@ export function mount(root, transport) {
   $("advance").onclick = () => command("advance");
   $("undo").onclick = () => command("undo");
   $("redo").onclick = () => command("redo");
-  $("run-steps-go").onclick = () => command("run", { steps: Number($("run-steps").value) });
-  $("run-until-go").onclick = () => command("run", { until: Number($("run-until").value) });
+  // An empty field is no number (Number("") is 0): said, not sent.
+  const given = (name, what) => {
+    const text = $(name).value.trim();
+    if (text === "") log(`give ${what}`, "hint");
+    return text === "" ? null : Number(text);
+  };
+  $("run-steps-go").onclick = () => {
+    const steps = given("run-steps", "a number of steps to run");
+    if (steps !== null) command("run", { steps });
+  };
+  $("run-until-go").onclick = () => {
+    const until = given("run-until", "a time to run to");
+    if (until !== null) command("run", { until });
+  };
   $("run-breakpoint").onclick = () => command("run", {});
   $("stop").onclick = () => transport.command("stop");
   $("save-trace").onclick = saveTrace;
