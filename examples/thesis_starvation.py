@@ -83,9 +83,15 @@ def main(argv=None) -> None:
     parser.add_argument("--chunk-size", type=int, default=7, help="WQChunkSize (thesis: 7)")
     args = parser.parse_args(argv)
     ahead, table = starvation_table(args.trace, args.profile_seed, args.chunk_size)
+    longest = table.loc[(table["jobs"] == "all jobs") & (table["rule"] == "noRes"),
+                        "longest"].iloc[0]
     with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
+        print(f"overtakers of job {longest}, the longest-waiting without reservations "
+              f"(submitted after it, started before it, run over {OVERTAKER_S // 3600} h):")
         print(ahead.to_string())
         print()
+        print("MaxJobPerf at 70 %, without (noRes) and with (Res) size-based reservations; "
+              "waits in minutes (mean) and hours (max):")
         print(table.to_string(index=False))
 
 
