@@ -217,6 +217,28 @@ def test_query_text_reads_back_what_queries_print():
         parse_query("always P < 3 P")
 
 
+def test_values_combined_by_arithmetic_read_back_as_they_print():
+    # The Python API prints "(count(A) + count(B)) == 2"; typed back, it was
+    # "cannot read '+ count(B) == 2'"
+    from cpn.query import always, count, token
+
+    for query in [always(count("A") + count("B") == 2), always(token("P") - 100 <= 350),
+                  always(2 * count("A") < 5), always(10 / count("A") >= 1)]:
+        assert str(parse_query(str(query))) == str(query)
+    assert str(parse_query("always Power -100 <= 350")) == "always (Power - 100) <= 350"
+    assert str(parse_query("never (count(A) * 2) > 3 or dead")) == \
+        "never ((count(A) * 2) > 3 or dead)"
+    space = state_space(_counter_net())
+    assert parse_query("always count(P) + count(Spare) == 1").check(space).holds is True
+    assert parse_query("always P * 2 <= 4").check(space).holds is False
+
+
+def _counter_net() -> Net:
+    namespace: dict = {}
+    exec(COUNTER, namespace)
+    return namespace["net"]
+
+
 def test_the_report_of_an_incomplete_graph_says_so():
     net = Net("grow")
     net.place("P", int, initial=[0])

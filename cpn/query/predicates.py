@@ -122,6 +122,7 @@ class Value:
     def __radd__(self, other): return self._combine(other, operator.add, "+", True)
     def __rsub__(self, other): return self._combine(other, operator.sub, "-", True)
     def __rmul__(self, other): return self._combine(other, operator.mul, "*", True)
+    def __rtruediv__(self, other): return self._combine(other, operator.truediv, "/", True)
     __hash__ = None  # type: ignore[assignment]
 
     def contains(self, item) -> Predicate:

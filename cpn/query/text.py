@@ -10,7 +10,8 @@ can be typed back::
     count(Scheduler/User) == 0 leads to count(Finished) == 4
 
 A value is a number, a quoted string, ``now``, ``count(PLACE)`` (its
-number of tokens) or a place's path alone (its one token); values compare
+number of tokens), a place's path alone (its one token), or values
+combined with ``+ - * /`` and parentheses; values compare
 with ``< <= == != >= >``; predicates combine with ``and``, ``or``, ``not``,
 ``implies`` and parentheses; ``dead`` holds in dead markings, ``stable`` in states
 where nothing fires before the clock moves on.  Nothing is evaluated as
@@ -29,10 +30,12 @@ OPERATORS = {"always": always, "never": never, "reachable": reachable,
 _TOKEN = re.compile(r"""\s*(?:(?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
                        |(?P<string>'[^']*'|"[^"]*")
                        |(?P<compare><=|>=|==|!=|<|>)
+                       |(?P<arith>[-+*/])
                        |(?P<paren>[()])
                        |(?P<name>[A-Za-z_][\w/.]*))""", re.VERBOSE)
 _COMPARE = {"<": Value.__lt__, "<=": Value.__le__, "==": Value.__eq__,
             "!=": Value.__ne__, ">=": Value.__ge__, ">": Value.__gt__}
+_ARITH = {"+", "-", "*", "/"}
 _WORDS = {"and", "or", "not", "implies", "dead", "stable", "leads", "to", "count", "now"}
 
 
@@ -133,11 +136,17 @@ class _Parser:
         if word in ("dead", "stable"):
             self.take()
             return dead if word == "dead" else stable
-        if word == "(":
+        if word == "(":  # a predicate in parentheses, or a comparison of a value in them
+            start = self.position
             self.take()
-            inner = self.predicate()
-            self.expect(")", "')'")
-            return inner
+            try:
+                inner = self.predicate()
+                self.expect(")", "')'")
+                if self.peek() not in _COMPARE and self.peek() not in _ARITH:
+                    return inner
+            except QuerySyntaxError:
+                pass
+            self.position = start
         left = self.value()
         if self.peek() not in _COMPARE:
             raise self.error("a comparison (< <= == != >= >)")
@@ -145,11 +154,40 @@ class _Parser:
         return _COMPARE[symbol](left, self.value())
 
     def value(self) -> Value | float | str:
+        """Terms added and subtracted (a negative number after a value, as
+        in ``count(A) -1``, subtracts)."""
+        result = self.term()
+        while True:
+            kind, text = self.tokens[self.position] if self.peek() is not None else (None, None)
+            if text in ("+", "-"):
+                self.take()
+                right = self.term()
+                result = result + right if text == "+" else result - right
+            elif kind == "number" and text.startswith("-"):
+                self.take()
+                result = result - _number(text[1:])
+            else:
+                return result
+
+    def term(self) -> Value | float | str:
+        result = self.atom()
+        while self.peek() in ("*", "/"):
+            symbol = self.take()[1]
+            right = self.atom()
+            result = result * right if symbol == "*" else result / right
+        return result
+
+    def atom(self) -> Value | float | str:
+        if self.peek() == "(":
+            self.take()
+            inner = self.value()
+            self.expect(")", "')' after the value")
+            return inner
         if self.peek() is None:
             raise self.error("a value (a number, a place, count(PLACE), now)")
         kind, text = self.take()
         if kind == "number":
-            return float(text) if any(c in text for c in ".eE") else int(text)
+            return _number(text)
         if kind == "string":
             return text[1:-1]
         if text == "now":
@@ -164,3 +202,7 @@ class _Parser:
                              f"a place's name reads its one token (count({text}) counts them)")
         self.position -= 1
         raise self.error("a value (a number, a place, count(PLACE), now)")
+
+
+def _number(text: str) -> int | float:
+    return float(text) if any(c in text for c in ".eE") else int(text)
