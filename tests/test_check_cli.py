@@ -228,6 +228,8 @@ def test_values_combined_by_arithmetic_read_back_as_they_print():
     assert str(parse_query("always Power -100 <= 350")) == "always (Power - 100) <= 350"
     assert str(parse_query("never (count(A) * 2) > 3 or dead")) == \
         "never ((count(A) * 2) > 3 or dead)"
+    assert str(parse_query("always count('My Buffer') == 2", ["My Buffer"])) == \
+        "always count('My Buffer') == 2"  # a name with spaces, quoted both ways
     space = state_space(_counter_net())
     assert parse_query("always count(P) + count(Spare) == 1").check(space).holds is True
     assert parse_query("always P * 2 <= 4").check(space).holds is False

@@ -473,3 +473,18 @@ def test_commands_without_arguments_refuse_them_and_save_reads_a_home_directory(
     assert "? 'l' takes no argument" in text and "? 'diff' takes no argument" in text
     assert "saved 1 firing to ~/run.jsonl" in text
     assert (tmp_path / "run.jsonl").exists()
+
+
+def test_a_place_whose_name_has_spaces_takes_a_quoted_breakpoint():
+    # "b place My Buffer ..." read the place 'My'; quoting gave '"My'
+    net = Net("spaces")
+    net.place("My Buffer", int, initial=[1, 2])
+    net.place("Out", int)
+    net.transition("Move")
+    net.arc("My Buffer", "Move", "x")
+    net.arc("Move", "Out", "x")
+    stepper, text = session(net, ['b place "My Buffer" len(tokens) <= 1', "n 5"])
+    assert "breakpoint 1: place My Buffer when len(tokens) <= 1" in text
+    assert "fired 1 step; stopped at a breakpoint" in text
+    _, text = session(net, ['b place "My Buffer len(tokens) <= 1'])
+    assert "? the place name \"My has no closing quote" in text

@@ -19,9 +19,11 @@ not known there), or :func:`step` for any function.
 from __future__ import annotations
 
 import operator
+import re
 from typing import Any, Callable, NamedTuple
 
 from ..marking import Marking
+from ..times import time_text
 
 
 class State(NamedTuple):
@@ -164,7 +166,7 @@ def one_token(place: str, name: str, text: str, advice: str) -> Value:
         held = _held(marking, place)
         if len(held) != 1:
             raise ValueError(f"{name}: the place holds {len(held)} tokens at time "
-                             f"{marking.time:g}; {advice}")
+                             f"{time_text(marking.time)}; {advice}")
         return held[0]
     return Value(read, text)
 
@@ -175,8 +177,13 @@ def tokens(place: str) -> Value:
 
 
 def count(place: str) -> Value:
-    """How many tokens ``place`` holds."""
-    return Value(lambda m: len(_held(m, place)), f"count({place})")
+    """How many tokens ``place`` holds (a name with spaces printed quoted,
+    as the text language reads it)."""
+    shown = place if _PLAIN_NAME.fullmatch(place) else repr(place)
+    return Value(lambda m: len(_held(m, place)), f"count({shown})")
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][\w/.]*")
 
 
 #: The clock of the state.

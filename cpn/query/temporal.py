@@ -26,6 +26,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterator
 
+from ..times import time_text
 from ..statespace import Path, StateSpace
 from .predicates import Predicate, State, Step
 
@@ -84,7 +85,7 @@ def _holds(space: StateSpace, predicate: Predicate, node: int) -> bool:
     try:
         return bool(predicate.test(State(data["marking"], data["dead"], stable)))
     except Exception as error:  # a predicate is any Python: say where it failed
-        raise QueryError(f"in state {node}, at time {data['marking'].time:g}: "
+        raise QueryError(f"in state {node}, at time {time_text(data['marking'].time)}: "
                          f"{_said(error)}") from error
 
 
@@ -117,7 +118,7 @@ class _Always(Query):
             if not _holds(space, self.prop, node):
                 path = space.path(space.path_to(node))
                 return Verdict(self, False, path, f"state {node}, after "
-                               f"{_firings(len(path.records()))}, at time {path.end_time:g}")
+                               f"{_firings(len(path.records()))}, at time {time_text(path.end_time)}")
         return _nothing_found(self, space, "no state breaks it")
 
     def _check_steps(self, space: StateSpace) -> Verdict:
@@ -133,7 +134,7 @@ class _Always(Query):
                 if not holds:
                     path = space.path(space.path_to(source) + [(source, target, key)])
                     return Verdict(self, False, path, f"the step {firing} from state "
-                                   f"{source} to {target}, at time {path.end_time:g}")
+                                   f"{source} to {target}, at time {time_text(path.end_time)}")
         return _nothing_found(self, space, "no step breaks it")
 
 
@@ -156,7 +157,7 @@ class _Reachable(Query):
             if _holds(space, self.predicate, node):
                 path = space.path(space.path_to(node))
                 return Verdict(self, True, path, f"state {node}, after "
-                               f"{_firings(len(path.records()))}, at time {path.end_time:g}")
+                               f"{_firings(len(path.records()))}, at time {time_text(path.end_time)}")
         if space.complete:
             return Verdict(self, False, None, f"none of the {space.states:,} states")
         return Verdict(self, None, None, f"none of the {space.states:,} states explored, "
@@ -233,7 +234,7 @@ def _describe(path: Path) -> str:
     if path.loop_from is not None:
         return (f"a run that goes round a cycle for ever (back to the state after "
                 f"{_firings(path.cycle_start)})")
-    return f"a run that stops at time {path.end_time:g}"
+    return f"a run that stops at time {time_text(path.end_time)}"
 
 
 class _Eventually(Query):

@@ -194,7 +194,8 @@ class _Parser:
             return clock
         if text == "count":
             self.expect("(", "'(' after count")
-            place = self.place(self.take()[1])
+            kind, name = self.take()
+            place = self.place(name[1:-1] if kind == "string" else name)  # quoted: spaces
             self.expect(")", "')' after the place")
             return count(place)
         if kind == "name" and text not in _WORDS:

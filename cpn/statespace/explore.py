@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 import networkx as nx
 
+from ..times import time_text
 from ..draws import Choices, DrawRefused, alternatives
 from ..errors import BindingError
 from ..flatten import FlatNet
@@ -224,7 +225,7 @@ class _Explorer:
                 sim.fire(binding, undoable=False)
             except BindingError as error:
                 if isinstance(error.__cause__, DrawRefused):
-                    raise StateSpaceError(f"firing {binding} at time {sim.now:g}: "
+                    raise StateSpaceError(f"firing {binding} at time {time_text(sim.now)}: "
                                           f"{error.__cause__}") from None
                 raise
             pending.append(alternatives(self.choices))

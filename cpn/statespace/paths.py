@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any
 
+from ..times import time_text
 from ..marking import Marking
 from ..trace import FiringRecord, save_trace
 
@@ -34,7 +35,7 @@ class Firing:
 
     def __str__(self) -> str:
         if self.transition is None:
-            return f"{TIME_ADVANCE} to {self.time:g}"
+            return f"{TIME_ADVANCE} to {time_text(self.time)}"
         values = ", ".join(f"{name}={value!r}" for name, value in self.values)
         drawn = f" drawing outcomes {list(self.draws)}" if self.draws else ""
         return f"{self.transition}<{values}>{drawn}"

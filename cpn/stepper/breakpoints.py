@@ -73,7 +73,13 @@ def new_breakpoint(sim: Simulator, kind: str, rest: str) -> SessionBreakpoint:
     ``transition``, REST a node name and its condition)."""
     if kind not in ("place", "transition"):
         raise Hint(USAGE)
-    name, _, condition = rest.partition(" ")
+    if rest[:1] in ("'", '"'):  # a name with spaces, quoted
+        end = rest.find(rest[0], 1)
+        if end < 0:
+            raise Hint(f"the {kind} name {rest.split()[0]} has no closing quote")
+        name, condition = rest[1:end], rest[end + 1:]
+    else:
+        name, _, condition = rest.partition(" ")
     condition = condition.strip()
     if not name:
         raise Hint(f"b {kind} needs a {kind} name")
