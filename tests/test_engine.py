@@ -117,12 +117,7 @@ def test_a_token_delayed_for_ever_never_becomes_available():
 
 def test_an_unknown_function_is_called_one_and_a_quoted_constant_is_quoted_once():
     # "variable 'foo' in 'foo(x)' is never bound"; "arc T -> Q ''hello''"
-    net = Net("calls")
-    net.place("P", int, initial=[1])
-    net.place("Q", int)
-    net.transition("T")
-    net.arc("P", "T", "x")
-    net.arc("T", "Q", "foo(x)")
+    net = counted_once("foo(x)")
     with pytest.raises(NetError, match=re.escape(
             "arc T -> Q: function 'foo' in 'foo(x)' is not in the environment (give it in "
             "the net's env)")):
