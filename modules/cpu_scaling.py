@@ -188,7 +188,8 @@ class ScalingRules:
         for job_id, (job, work, since) in progress.items():
             if job_id not in running:
                 continue  # ended: forget it
-            left = max(work - (now - since) * old_rate, 0.0)
+            # a job still paused by the last change's latency (since > now) did none
+            left = max(work - max(now - since, 0.0) * old_rate, 0.0)
             moved = replaced_at(job, {_PF: new, _VERSION: job.version + 1})
             progress_now[job_id] = (moved, left, resumed)
             tokens.append(Delayed(moved, latency + left / new_rate))

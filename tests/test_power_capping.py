@@ -121,6 +121,16 @@ def test_dvfs_latency_and_admission():
     assert starts(run(jobs, CpuScaling(200.0))) == {1: 0, 2: 100}
 
 
+def test_a_second_level_change_within_the_latency_adds_no_work():
+    # At 50 the level falls to 0.9: job 1, 50 s of work left, resumes at 55.
+    # At 52 it falls to 0.7 before job 1 resumed: still 50 s left, resumed at
+    # 57.  The paused seconds counted as negative work done (120.16).
+    jobs = [Job(1, 0, 100, 2, 100, jp=200.0), Job(2, 50, 1000, 1, 1000, jp=100.0),
+            Job(3, 52, 1000, 1, 1000, jp=100.0)]
+    result = run(jobs, CpuScaling(300.0, latency=5.0), idle_fraction=0.3)
+    assert ends(result)[1] == pytest.approx(57 + 50 / 0.7 ** 0.5)
+
+
 def test_idle_nodes_count_against_the_cap_under_dvfs():
     """The paper's *Power* is the whole system's: two idle nodes at 25 W
     beside job 1 (200 W at full speed) leave it 150 W of a 200 W cap, so
