@@ -51,6 +51,8 @@ def plan_jobs(jobs: Sequence[Job], settings: FaultTolerance,
 def _layout(size: int, settings: FaultTolerance, machine_units: int | None) -> tuple:
     """A job of ``size`` nodes: its replica counts, walltime stretch,
     checkpoint overhead and nodes once replicated."""
+    if not size:  # a job cancelled before it started: no units, no failures
+        return (), 1.0, settings.checkpoint_cost(size), 0
     processes = settings.units_for(size)
     degree = settings.degree
     if machine_units is not None and processes <= machine_units:
@@ -68,7 +70,8 @@ def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Pl
     interval = daly_interval(overhead, rate) if settings.checkpoints else math.inf
     expected = job.wt * stretch
     expected = expected + checkpoint_overhead(expected, interval, overhead)
-    scheduled = replaced_at(job, {_JS: nodes, _JP: job.jp * nodes / job.js, _WT: expected})
+    power = job.jp * nodes / job.js if job.js else job.jp
+    scheduled = replaced_at(job, {_JS: nodes, _JP: power, _WT: expected})
     return scheduled, Plan(replicas, work, interval, overhead)
 
 

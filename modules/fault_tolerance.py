@@ -66,8 +66,8 @@ class Execution(NamedTuple):
     def failure(self) -> float:
         """When it fails: the first process all of whose replicas failed
         (without replication, each unit is a process: the first failure)."""
-        if len(self.plan.replicas) == len(self.units):  # one replica each
-            return min(map(_FAILURE_TIME, self.units))
+        if len(self.plan.replicas) == len(self.units):  # one replica each (or no unit)
+            return min(map(_FAILURE_TIME, self.units), default=math.inf)
         times, position = [], 0
         for count in self.plan.replicas:
             times.append(max(map(_FAILURE_TIME, self.units[position:position + count])))

@@ -10,6 +10,7 @@ which matters on the simulator's hot path.
 
 from __future__ import annotations
 
+from numbers import Real
 from operator import itemgetter
 from typing import Iterable, NamedTuple
 
@@ -105,21 +106,34 @@ def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
         seen: set = set()
         repeated = next(job_id for job_id in ids if job_id in seen or seen.add(job_id))
         raise ValueError(f"job ids must be unique: {repeated!r} is given twice")
+    numpy_typed = False  # numbers of numpy's types (a DataFrame's rows): made Python's
     for name, values, least in (("st", submits, -np.inf), ("rt", runtimes, 0),
                                 ("wt", walltimes, 0), ("jp", powers, 0)):
         if set(map(type, values)) <= {int, float}:
             numbers = np.asarray(values, dtype=float)
         else:  # a string ('200', which numpy would read), None, a bool: no number
-            numbers = np.array([v if isinstance(v, (int, float)) and type(v) is not bool
+            numbers = np.array([v if isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
                                 else np.nan for v in values], dtype=float)
+            numpy_typed = True
         bad = ~(np.isfinite(numbers) & (numbers >= least))
         if bad.any():
             at = int(np.argmax(bad))
             rule = "a finite number" if least < 0 else "a finite number >= 0"
             raise ValueError(f"job {ids[at]!r}: {name} must be {rule}, not {values[at]!r}")
-    if set(map(type, sizes)) - {int} or not 0 <= min(sizes) <= max(sizes) <= machine_nodes:
+    whole = ([True] * len(sizes) if set(map(type, sizes)) <= {int} else
+             [type(size) is int or isinstance(size, np.integer) for size in sizes])
+    if not all(whole) or not 0 <= min(sizes) <= max(sizes) <= machine_nodes:
         at = next(k for k, size in enumerate(sizes)  # 0: a job cancelled before it started
-                  if type(size) is not int or not 0 <= size <= machine_nodes)
+                  if not whole[k] or not 0 <= size <= machine_nodes)
         raise ValueError(f"job {ids[at]!r}: js must be a whole number of nodes within "
                          f"[0, {machine_nodes}], not {sizes[at]!r}")
+    unplanned = None if min(walltimes) > 0 else next(  # (one of no runtime leaves at once)
+        (k for k, (size, runtime, walltime) in enumerate(zip(sizes, runtimes, walltimes))
+         if size and runtime and not walltime), None)
+    if unplanned is not None:  # WFP divided by it; EASY planned it to end at once
+        raise ValueError(f"job {ids[unplanned]!r}: wt (the requested walltime) must be > 0 "
+                         f"for a job that runs, not {walltimes[unplanned]!r}")
+    if numpy_typed or set(map(type, sizes)) - {int}:
+        jobs = [Job(*(value.item() if isinstance(value, np.generic) else value
+                      for value in job)) for job in jobs]
     return jobs

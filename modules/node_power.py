@@ -145,7 +145,10 @@ def dhms(days: float = 0, hours: float = 0, minutes: float = 0, seconds: float =
 
 
 def format_dhms(seconds: float) -> str:
-    """The inverse of :func:`dhms`, for printing next to the paper."""
+    """The inverse of :func:`dhms`, for printing next to the paper (a run
+    of no job has no makespan: ``nan`` is written as it is)."""
+    if seconds != seconds:
+        return "nan"
     s = int(round(seconds))
     days, s = divmod(s, 86400)
     hours, s = divmod(s, 3600)

@@ -128,9 +128,15 @@ def simulate(jobs: Sequence[Job], config: ThesisConfig, profiles: Mapping[int, J
     net's *Power* place: the total or the computational energy, as the
     idle scenario says) and ``unfinished_jobs``.  ``sleeping``: see
     :func:`build_net`; ``monitors`` (``cpn.monitors``) watch the run."""
+    jobs = list(jobs)  # read more than once: a generator would be used up
     missing = [job.id for job in jobs if job.id not in profiles]
     if missing:
         raise ValueError(f"{len(missing)} jobs have no DVFS profile (first: {missing[:5]})")
+    for job in jobs:  # shares, as read_profiles checks a file's (NaN is no share)
+        profile = profiles[job.id]
+        if not (0 <= profile[0] <= 1 and 0 <= profile[1] <= 1):
+            raise ValueError(f"job {job.id}'s DVFS profile {profile}: p and beta_comp are "
+                             "shares within [0, 1]")
     run, sim = run_model(build_net(config, profiles, jobs, sleeping), jobs, config.puppet,
                          seed, monitors=monitors)
     frame = job_records(sim.tokens("Finished"), config.power, profiles)

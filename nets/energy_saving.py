@@ -299,7 +299,7 @@ def simulate_puppet(jobs: Sequence[Job], config: PuppetConfig,
     keep their own power.  ``scheduling`` replaces ``config.scheduling``
     (the paper's FIFO per queue); metrics as :func:`simulate`."""
     scheduling = scheduling or config.scheduling
-    monitor = sleeping.monitor(config, len(jobs))
+    monitor = sleeping.monitor(config, len(jobs := list(jobs)))  # a generator: listed
     result, _ = run_model(build_net(config, sleeping, jobs, scheduling), jobs, config, seed,
                           time_offset=time_offset,
                           monitors=[*options.pop("monitors", ()), monitor], **options)
@@ -316,7 +316,7 @@ def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
     the metrics are TOPPER's and those of :func:`simulate`."""
     from . import topper
 
-    monitor = sleeping.monitor(config.puppet, len(jobs))
+    monitor = sleeping.monitor(config.puppet, len(jobs := list(jobs)))  # a generator: listed
     result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
                              monitors=[*options.pop("monitors", ()), monitor], **options)
     monitor.ledger.close(result.end - time_offset)
@@ -336,7 +336,7 @@ def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
     included."""
     from . import dvfs_thesis  # here only: it needs pandas
 
-    monitor = sleeping.monitor(config.puppet, len(jobs))
+    monitor = sleeping.monitor(config.puppet, len(jobs := list(jobs)))  # a generator: listed
     result = dvfs_thesis.simulate(jobs, config, profiles, seed, sleeping=sleeping,
                                   monitors=[monitor])
     end = result.jobs["end"].max() if len(result.jobs) else 0.0

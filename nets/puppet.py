@@ -91,6 +91,11 @@ class PuppetConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, Real):
                 raise ValueError(f"{name} must be a number, not {value!r}")
+        if not isinstance(self.cap, (PowerCap, CpuScaling)):
+            raise ValueError(f"cap must be a PowerCap (BLOCK, WAIT) or a CpuScaling (DVFS), "
+                             f"not {self.cap!r}")
+        if not isinstance(self.scheduling, SchedulingConfig):
+            raise ValueError(f"scheduling must be a SchedulingConfig, not {self.scheduling!r}")
         if self.over_cap not in OVER_CAP:
             raise ValueError(f"over_cap must be one of {OVER_CAP}, not {self.over_cap!r}")
         if not math.isfinite(self.machine_nodes * self.node_watts):  # else found at the end
@@ -319,6 +324,11 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     jobs = checked_jobs(jobs, config.machine_nodes)
     rejected = config.rejected_jobs(jobs)
     if rejected:
+        if len(rejected) == len(jobs):  # a run of nothing would look like a result
+            raise ValueError(
+                f"every one of the {len(jobs):,} jobs draws more than the power cap of "
+                f"{config.cap_watts:,.0f} W alone (the idle machine draws "
+                f"{config.power.idle_system(config.machine_nodes):,.0f} W): nothing would run")
         refused = {job.id for job in rejected}
         jobs = [job for job in jobs if job.id not in refused]
     sim = Simulator(net, seed=seed, marking={

@@ -32,7 +32,7 @@ import math
 import warnings
 from dataclasses import asdict, dataclass, field
 from numbers import Real
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from cpn import Net
 from modules.batch_scheduling import P_FINISH
@@ -87,6 +87,9 @@ def _check_failure_trace(trace: Mapping[int, Sequence[float]], units: int) -> No
                          f"{unknown[:5]}")
     early = 0
     for unit, times in trace.items():
+        if isinstance(times, (str, bytes)) or not isinstance(times, Iterable):
+            raise ValueError(f"the failure trace's unit {unit} fails at {times!r}: give its "
+                             "failure times as a list, e.g. [5.0]")
         for time in times:
             if not isinstance(time, Real) or math.isnan(time):
                 raise ValueError(f"the failure trace's unit {unit} fails at {time!r}, "

@@ -171,3 +171,17 @@ def test_the_portion_keeps_cancelled_lines_as_jobs_of_nothing(tmp_path):
         thesis_portion(path, 1, 4, 4)
     with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: no job numbered 7..9$"):
         thesis_portion(path, 16, 7, 9)
+
+
+@pytest.mark.parametrize("profile", [JobProfile(2, 1), JobProfile(float("nan"), 1),
+                                     JobProfile(0.5, -0.1)])
+def test_a_profile_of_no_share_is_refused_and_jobs_may_come_from_a_generator(profile):
+    # p = 2 ran at 133 W a CPU, above the sequential maximum of 100 W; NaN
+    # failed deep in a firing; a generator was used up by the profile check
+    from nets.dvfs_thesis import ThesisConfig, simulate
+    with pytest.raises(ValueError, match=r"job 1's DVFS profile .*: p and beta_comp are "
+                                         r"shares within \[0, 1\]"):
+        simulate([Job(1, 0, 10, 1, 10)], ThesisConfig(4), {1: profile})
+    ran = simulate((job for job in [Job(1, 0, 10, 1, 10)]), ThesisConfig(4),
+                   {1: JobProfile(0.5, 0.5)})
+    assert len(ran.jobs) == 1

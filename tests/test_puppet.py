@@ -102,6 +102,49 @@ def test_jobs_larger_than_the_machine_are_refused_loudly():
         simulate([Job(1, 0, 10, 5, 10)], PuppetConfig(4))
 
 
+def test_a_cap_that_every_job_breaks_alone_is_refused_not_run_as_nothing():
+    # The run "succeeded" with rejected_jobs=2 and no other metric
+    from modules.power_capping import PowerCap
+    jobs = [Job(1, 0, 100, 2, 100, 200.0), Job(2, 1, 100, 4, 100, 400.0)]
+    with pytest.raises(ValueError, match=re.escape(
+            "every one of the 2 jobs draws more than the power cap of 50 W alone (the idle "
+            "machine draws 120 W): nothing would run")):
+        simulate(jobs, PuppetConfig(4, node_watts=100, cap=PowerCap.block(50)))
+
+
+@pytest.mark.parametrize("settings, refused", [
+    ({"cap": 300}, "cap must be a PowerCap (BLOCK, WAIT) or a CpuScaling (DVFS), not 300"),
+    ({"scheduling": "wfp"}, "scheduling must be a SchedulingConfig, not 'wfp'"),
+])
+def test_a_cap_or_scheduling_of_the_wrong_kind_is_refused_where_it_is_given(settings, refused):
+    # it failed at the run, with an AttributeError from deep inside
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        PuppetConfig(4, **settings)
+
+
+@pytest.mark.parametrize("settings, refused", [
+    ({"cap_watts": "300"}, "the power cap must be positive watts, not '300'"),
+    ({"cap_watts": 300, "wait_queue_length": 2.5},
+     "the wait queue length l must be a whole number >= 0, not 2.5"),
+    ({"cap_watts": 300, "wait_queue_length": True},
+     "the wait queue length l must be a whole number >= 0, not True"),
+])
+def test_a_power_cap_of_no_number_is_refused(settings, refused):
+    from modules.power_capping import PowerCap
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        PowerCap(**settings)
+
+
+def test_jobs_of_numpy_numbers_run_as_jobs_of_python_numbers():
+    # A DataFrame's rows give np.int64 sizes and np.float32 times: refused
+    # as "not a whole number of nodes, not np.int64(2)"
+    import numpy as np
+    plain = simulate([Job(1, 0, 100.5, 2, 200.0, 200.0)], PuppetConfig(4))
+    typed = simulate([Job(np.int64(1), np.float64(0), np.float32(100.5), np.int64(2),
+                          np.float32(200), np.float64(200))], PuppetConfig(4))
+    assert typed.jobs.equals(plain.jobs) and typed.metrics == plain.metrics
+
+
 @pytest.mark.parametrize("settings, refused", [
     ({"machine_nodes": "4"}, "machine size must be a positive whole number of nodes, not '4'"),
     ({"machine_nodes": 4.5}, "machine size must be a positive whole number of nodes, not 4.5"),
@@ -124,6 +167,9 @@ def test_a_machine_of_no_whole_size_or_no_number_of_watts_is_refused(settings, r
     ([Job(1, 0, 100, 2, 200), Job(1, 5, 100, 2, 200)], "job ids must be unique: 1 is given "
                                                        "twice"),  # two rows of job 1
     ([(1, 0, 100, 2, 200)], "jobs must be Job records (modules.job.Job), not tuple"),
+    # WFP divided by it during the run
+    ([Job(1, 0, 100, 2, 0)], "job 1: wt (the requested walltime) must be > 0 for a job "
+                             "that runs, not 0"),
 ])
 def test_jobs_the_python_api_is_given_are_checked(jobs, refused):
     with pytest.raises(ValueError, match=re.escape(refused)):

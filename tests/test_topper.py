@@ -224,6 +224,17 @@ def test_a_failure_trace_that_could_never_be_felt_is_refused_or_warned_of():
     assert simulate([job], config).metrics["failures"] == 1
 
 
+def test_a_job_of_no_nodes_takes_no_unit_and_never_fails():
+    # a bare ZeroDivisionError while planning (its power per node)
+    config = TopperConfig(PuppetConfig(4, node_watts=100),
+                          FaultTolerance(unit_nodes=1, unit_mttf=1000.0))
+    result = simulate([Job(1, 0, 0, 0, 0, 0.0), Job(2, 0, 100, 2, 150, 200.0)], config)
+    assert list(result.jobs["nodes"]) == [0, 2] and result.jobs["end"][0] == 0
+    with pytest.raises(ValueError, match=r"unit 0 fails at 5.0: give its failure times as a "
+                                         r"list, e.g. \[5.0\]"):
+        TopperConfig(config.puppet, config.resilience, failure_trace={0: 5.0})
+
+
 def test_real_trace_invariants_under_failures():
     path = DATA / "LLNL-Atlas-2006-2.1-cln.swf"
     if not path.exists():
