@@ -122,6 +122,7 @@ def _serve(net: Net | FlatNet, breakpoints: dict[str, tuple], args: argparse.Nam
     except PortInUse as error:
         console.print(Text(f"cpn step --port: {error}", style="red"))
         return 2
+    console.print("stopped")
     return 0
 
 

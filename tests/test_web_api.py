@@ -412,6 +412,23 @@ def test_cpn_step_web_serves_a_net_file_on_localhost(tmp_path, steps):
         server.wait(10)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Ctrl-C is SIGINT on POSIX")
+def test_ctrl_c_stops_cpn_step_web_without_a_traceback():
+    # uvicorn shut down, then raised KeyboardInterrupt again: 38 lines of it
+    import signal
+
+    server = subprocess.Popen([sys.executable, "-m", "cli.main", "step", str(NET_FILE),
+                               "--web"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, cwd=Path(__file__).parent.parent)
+    try:
+        assert server.stdout.readline().startswith("stepping shop in the browser at ")
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=20)
+    finally:
+        server.kill()
+    assert server.returncode == 0 and out.strip() == "stopped" and err == ""
+
+
 def test_the_notebook_widget_answers_each_request_by_its_id():
     widget_module = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed")
     widget = widget_module.StepperWidget(build_net())

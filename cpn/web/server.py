@@ -65,13 +65,16 @@ def _session(net: Net | FlatNet | WebSession, seed: int | None) -> WebSession:
 
 def serve(net: Net | FlatNet | WebSession, port: int | None = None, seed: int | None = 0,
           announce: Callable[[str], None] = print) -> None:
-    """Serve a session stepping ``net`` until interrupted (Ctrl-C);
-    ``announce`` is told the address to open."""
+    """Serve a session stepping ``net`` until interrupted (Ctrl-C), then
+    return; ``announce`` is told the address to open."""
     session = _session(net, seed)
     sock = listen(port)
     announce(url_of(sock))
     with sock:
-        _server(session).run(sockets=[sock])
+        try:
+            _server(session).run(sockets=[sock])
+        except KeyboardInterrupt:  # uvicorn shut down cleanly, then raised it again
+            session.stop()
 
 
 @contextlib.contextmanager
