@@ -47,7 +47,8 @@ def add_run_parser(subparsers) -> None:
     add_scheduling_arguments(run)
     run.add_argument("--power", choices=("drawn", "constant", "csv"), default="drawn",
                      help="job power: drawn per user/group from Mira's per-rack "
-                          "distribution, a constant per node, or a CSV (job_id,power)")
+                          "distribution (default), a constant per node, or a CSV "
+                          "(job_id,power)")
     run.add_argument("--power-csv", type=existing_file,
                      help="CSV of job_id,power (watts), read with --power csv")
     run.add_argument("--node-watts", type=positive_float, default=65_760 / 1024,
@@ -55,7 +56,8 @@ def add_run_parser(subparsers) -> None:
     run.add_argument("--idle-fraction", type=fraction, default=0.3,
                      help="an idle node's share of its full power (default 0.3)")
     run.add_argument("--energy-steps", default="60,300,900,1800,3600",
-                     help="fixed-step energy estimates to report, in seconds (comma list)")
+                     help="fixed-step energy estimates to report, in seconds (comma list; "
+                          "default 60,300,900,1800,3600; '' for none)")
     run.add_argument("--seed", type=non_negative_int, default=0,
                      help="seed of the drawn job powers, the synthetic month, the "
                           "simulator's choices and the failures (default 0)")

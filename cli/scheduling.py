@@ -40,8 +40,8 @@ def add_scheduling_arguments(parser: argparse.ArgumentParser) -> None:
                              "at its limit, as Slurm, Cobalt and CQSim do; default) or keep "
                              "(runs to the end its trace gives)")
     parser.add_argument("--trigger", choices=("event", "timestamp"), default="event",
-                        help="schedule after every submit/finish (PuPPET, CQSim) or once "
-                             "per instant")
+                        help="schedule after every submit/finish (PuPPET, CQSim; default) "
+                             "or once per instant")
     parser.add_argument("--no-backfill", action="store_true", help="strict queue order")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .claims import Claim
 
 UNDER_LOAD = ("the uncapped month 0 (`cpn run`, `out/power.csv`) draws more than 80 % of "
-              "its peak power 55 % of the time (70 %: 71 %; 60 %: 80 %): on Mira's 2018 "
+              "its peak power 55 % of the time (70 %: 70 %; 60 %: 80 %): on Mira's 2018 "
               "load any of these caps binds most of the month; the paper's 2013 months, "
               "Mira's acceptance period, were quieter")
 

@@ -92,7 +92,7 @@ CLAIMS = {
                        "higher failure rate\" (6)",
             "DVFS-double's efficiency is 1.24 and 1.20 times WAIT's (`cpn study "
             "topper_fig15`): at 70 % of the peak WAIT holds jobs most of the month on "
-            "Mira's load (the uncapped month 0 is above 70 % of its peak 71 % of the time, "
+            "Mira's load (the uncapped month 0 is above 70 % of its peak 70 % of the time, "
             "`cpn run`), utilization 0.59-0.61 against DVFS's 0.92-0.95, while twice the "
             "failures cost DVFS 1.8 % of the month's node-hours (623,315 lost node-hours "
             "against 202,107 in month 0)"),
