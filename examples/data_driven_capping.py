@@ -1,8 +1,8 @@
 """Data-driven power-aware scheduling against naive capping and PuPPET's
 own capping, on one month of a real trace (Wallace et al., section VIII).
 
-    python examples/data_driven_capping.py                    # CEA-Curie, 4th month (~8 min)
-    python examples/data_driven_capping.py --jobs 3000 --policy fcfs   # ~15 s
+    python examples/data_driven_capping.py                    # CEA-Curie, 4th month (~4 min)
+    python examples/data_driven_capping.py --jobs 3000 --policy fcfs   # ~6 s
     python examples/data_driven_capping.py --trace synthetic  # a Mira-like month
     python examples/data_driven_capping.py --plot out/        # power against the cap
 

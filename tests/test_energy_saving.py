@@ -343,7 +343,7 @@ def test_nasa_ipsc_always_on_reproduces_table_1(nasa):
 @pytest.fixture(scope="module")
 def nasa_prefix(nasa):
     """The jobs submitted in the trace's first 30 days (5,887 of 18,066) and
-    their always-on energy: a full energy-saving run takes 30-60 s."""
+    their always-on energy (a full energy-saving run takes about 2 s of CPU)."""
     jobs = [job for job in nasa.jobs if job.st < PREFIX_DAYS * 86400]
     config = EnergySavingConfig(nasa.machine_nodes, timeline=False)
     return jobs, config, simulate(jobs, config.always_on())
