@@ -171,11 +171,17 @@ def describe_failures(args, machine_nodes: int, unit: int,
 
 
 def describe_topper(args, model) -> str:
-    """:func:`describe_failures` of ``cpn run``'s TOPPER configuration (a
-    replayed failure trace has no MTTF to state)."""
+    """:func:`describe_failures` of ``cpn run``'s TOPPER configuration.  A
+    replayed failure trace gives the failures; the MTTF still plans the
+    checkpoints (Daly's interval), which is said, so that --mttf-days beside
+    a trace is not taken for ignored."""
     drawn = model.failure_trace is None
-    return describe_failures(args, model.puppet.machine_nodes, model.resilience.unit_nodes,
+    text = describe_failures(args, model.puppet.machine_nodes, model.resilience.unit_nodes,
                              model.resilience.unit_mttf if drawn else None)
+    if not drawn and model.resilience.checkpoints:
+        text += (f"; checkpoints at Daly's interval for a unit MTTF of "
+                 f"{model.resilience.unit_mttf / DAY:,.4g} days")
+    return text
 
 
 def topper_config(args, puppet, time_offset: float = 0.0, report=print):
