@@ -282,13 +282,10 @@ def _uncapped_peak(console, args, workload, config, model, stop) -> float | None
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
     """What the command line knows of the run beyond the model: the cap
     (and how long power was above it), the rejected jobs, the trace."""
-    from modules.power import cap_limit
-    from modules.power_steps import time_above
     from modules.tables import row_count, stored
 
-    if capping and row_count(stored(result, "jobs")):
-        capping["time_above_cap_s"] = time_above(result.power_times, result.power_watts,
-                                                 result.end, cap_limit(config.cap_watts))
+    if capping and row_count(stored(result, "jobs")):  # the model's, under cpn run's name
+        capping["time_above_cap_s"] = result.metrics.pop("cap_exceeded_s")
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = row_count(stored(workload, "rejected"))
     result.metrics["size_unit"] = workload.size_unit

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .power import cap_limit
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -144,17 +146,6 @@ def _energy(watts: np.ndarray, durations: np.ndarray) -> float:
     threads, vector width and fused multiply-adds change the last bits with
     the machine (one run gave other bits on one BLAS thread than on two)."""
     return math.fsum((watts * durations).tolist())
-
-
-def time_above(times, watts, end, threshold: float) -> float:
-    """Seconds during which power exceeds ``threshold`` (a cap): what an
-    operator checks first, and non-zero only when a job alone needs more.
-
-    >>> time_above([0, 10, 30], [100.0, 300.0, 200.0], end=60, threshold=250)
-    20.0
-    """
-    t, w, end = _step_series(times, watts, end)
-    return float(_durations(t, end)[w > threshold].sum())
 
 
 def sample_fixed_step(times, watts, end, step) -> tuple[np.ndarray, np.ndarray]:
@@ -355,3 +346,20 @@ def power_metrics(times, watts, end) -> dict[str, float]:
         "series_start_s": float(t[0]),
         "series_end_s": end,
     }
+
+
+def cap_excess(times, watts, end: float, cap_watts: float | None) -> tuple[float, float]:
+    """Seconds the power series spends above the cap (beyond the tolerance
+    of ``cap_limit``), and by how much at most (W); none without a cap:
+    what an operator checks first, non-zero only when a job alone needs
+    more (``over_cap="run_alone"``).
+
+    >>> cap_excess([0, 10, 30], [100.0, 300.0, 200.0], end=60, cap_watts=250)
+    (20.0, 50.0)
+    """
+    if cap_watts is None or not math.isfinite(cap_watts):
+        return 0.0, 0.0
+    t, w, end = _step_series(times, watts, end)
+    durations = _durations(t, end)
+    over = (w > cap_limit(cap_watts)) & (durations > 0)
+    return float(durations[over].sum()), float((w[over] - cap_watts).max(initial=0.0))

@@ -40,7 +40,7 @@ from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig
 from modules.easy import easy_pass_on_nodes
 from modules.job import Job, checked_jobs
 from modules.metrics import summary_metrics
-from modules.power_steps import collapse_step_series, energy_fixed_step
+from modules.power_steps import cap_excess, collapse_step_series, energy_fixed_step
 from modules.run_files import UNFINISHED_COLUMNS
 from modules.power import PowerModel
 from modules.power_capping import (OVER_CAP, OVER_CAP_REASON, AllocationRules, PowerCap,
@@ -347,6 +347,9 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     records = job_table(finished, time_offset)
     metrics = (summary_metrics(records, times, watts, end, config.machine_nodes)
                if finished else {})
+    if finished and math.isfinite(config.cap_watts):  # run_alone breaks the cap: by how much
+        metrics["cap_exceeded_s"], metrics["cap_excess_max_w"] = cap_excess(
+            times, watts, end, config.cap_watts)
     estimates = {step: energy_fixed_step(times, watts, end, step) for step in energy_steps}
     metrics.update({f"energy_step_{step:g}s_j": joules for step, joules in estimates.items()})
     unfinished = unfinished_records(sim, jobs, time_offset)

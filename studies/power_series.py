@@ -7,12 +7,11 @@ events, rather than sampling it.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from modules.power import cap_limit
+from modules.power_steps import cap_excess
 
 
 def hourly_profile(times, watts, end: float, day_offset: float = 0.0,
@@ -46,17 +45,6 @@ def hourly_profile(times, watts, end: float, day_offset: float = 0.0,
     hour_seconds = np.bincount(hours, seconds, minlength=24)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(hour_seconds > 0, hour_joules / hour_seconds, np.nan)
-
-
-def cap_excess(times, watts, end: float, cap_watts: float | None) -> tuple[float, float]:
-    """Seconds the power series spends above the cap, and by how much at most (W)."""
-    if cap_watts is None or not math.isfinite(cap_watts):
-        return 0.0, 0.0
-    t = np.asarray(times, dtype=float)
-    w = np.asarray(watts, dtype=float)
-    durations = np.diff(np.minimum(t, end), append=end)
-    over = (w > cap_limit(cap_watts)) & (durations > 0)
-    return float(durations[over].sum()), float((w[over] - cap_watts).max(initial=0.0))
 
 
 def power_measures(result, day_offset: float, cap_watts: float | None,

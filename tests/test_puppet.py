@@ -102,6 +102,20 @@ def test_jobs_larger_than_the_machine_are_refused_loudly():
         simulate([Job(1, 0, 10, 5, 10)], PuppetConfig(4))
 
 
+def test_a_capped_run_reports_how_long_and_how_far_it_broke_the_cap():
+    # the README and power_capping.py said the run's metrics report it under
+    # over_cap="run_alone"; only the studies' records did
+    from modules.power_capping import PowerCap
+    jobs = [Job(1, 0, 100, 2, 100, 200.0), Job(2, 1, 100, 4, 100, 400.0)]
+    alone = simulate(jobs, PuppetConfig(4, node_watts=100, cap=PowerCap.block(300),
+                                        over_cap="run_alone"))
+    # job 2 (400 W) runs alone from 100 to 200, 100 W over the 300 W cap
+    assert (alone.metrics["cap_exceeded_s"], alone.metrics["cap_excess_max_w"]) == (100, 100)
+    held = simulate(jobs[:1], PuppetConfig(4, node_watts=100, cap=PowerCap.block(300)))
+    assert (held.metrics["cap_exceeded_s"], held.metrics["cap_excess_max_w"]) == (0, 0)
+    assert "cap_exceeded_s" not in simulate(jobs, PuppetConfig(4)).metrics  # no cap
+
+
 def test_a_cap_that_every_job_breaks_alone_is_refused_not_run_as_nothing():
     # The run "succeeded" with rejected_jobs=2 and no other metric
     from modules.power_capping import PowerCap

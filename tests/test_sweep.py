@@ -20,7 +20,8 @@ from nets.puppet import PuppetConfig, simulate
 from studies import run_keys
 from studies.experiment import Experiment, cap_reference_of
 from studies.grids import grid, grid_from_json, plan
-from studies.power_series import cap_excess, hourly_profile
+from modules.power_steps import cap_excess
+from studies.power_series import hourly_profile
 from studies.results import collect
 from studies.running import run_experiment
 from studies.storage import read_result, result_path, write_json_atomically
