@@ -185,3 +185,16 @@ def test_a_profile_of_no_share_is_refused_and_jobs_may_come_from_a_generator(pro
     ran = simulate((job for job in [Job(1, 0, 10, 1, 10)]), ThesisConfig(4),
                    {1: JobProfile(0.5, 0.5)})
     assert len(ran.jobs) == 1
+
+
+def test_a_run_of_jobs_that_all_leave_at_once_has_no_rates_not_a_crash():
+    # runtime 0 (the thesis keeps such jobs): a ZeroDivisionError of the makespan
+    import warnings
+
+    from nets.dvfs_thesis import ThesisConfig, simulate
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no mean of nothing either
+        metrics = simulate([Job(1, 0, 0, 2, 50)], ThesisConfig(4), {1: JobProfile(1, 1)}).metrics
+    assert metrics["makespan_s"] == 0 and metrics["jobs"] == 1
+    assert all(math.isnan(metrics[key]) for key in ("utilization", "slowdown",
+                                                    "frequency_mean_ghz"))

@@ -28,6 +28,8 @@ watts; ``end - start`` is the runtime at the job's gear):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -53,16 +55,17 @@ def thesis_metrics(jobs: pd.DataFrame, machine_cpus: int, power: CpuPowerModel,
         "bsld": float(bsld.mean()),
         "bsld_eq_3_14": float(np.maximum((wait + runtime) / np.maximum(threshold, runtime),
                                          1.0).mean()),
-        "slowdown": float(((wait[ran] + runtime[ran]) / runtime[ran]).mean()),
-        "utilization": busy / (machine_cpus * makespan),
-        "load_requested": float((cpus * (end - submit)).sum() / (machine_cpus * makespan)),
+        "slowdown": (float(((wait[ran] + runtime[ran]) / runtime[ran]).mean()) if ran.any()
+                     else math.nan),
+        "utilization": _share(busy, machine_cpus * makespan),
+        "load_requested": _share(float((cpus * (end - submit)).sum()), machine_cpus * makespan),
         "wait_mean_s": float(wait.mean()),
         "wait_max_s": float(wait.max()),
         "wait_std_s": float(wait.std()),
         "wait_p95_s": float(np.percentile(wait, 95)),
         "runtime_mean_s": float(runtime.mean()),
-        "frequency_mean_ghz": float((jobs["frequency_ghz"].to_numpy(float) * cpus * runtime)
-                                    .sum() / busy),
+        "frequency_mean_ghz": _share(float((jobs["frequency_ghz"].to_numpy(float) * cpus
+                                            * runtime).sum()), busy),
         "frequency_job_mean_ghz": float(jobs["frequency_ghz"].to_numpy(float).mean()),
         "frequency_job_mean_cpus_ghz": float(jobs["frequency_ghz"].to_numpy(float)[cpus > 0]
                                              .mean()) if (cpus > 0).any() else float("nan"),
@@ -71,3 +74,10 @@ def thesis_metrics(jobs: pd.DataFrame, machine_cpus: int, power: CpuPowerModel,
         "energy_bsld": total * float(bsld.mean()),
         "makespan_s": makespan,
     }
+
+
+def _share(part: float, whole: float) -> float:
+    """``part / whole``, NaN when there is no whole: jobs that all arrive
+    and leave at once (runtime 0, as the thesis keeps them) make no
+    makespan and no busy time."""
+    return part / whole if whole else math.nan
