@@ -87,7 +87,8 @@ def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
     times and power finite and but for the submit time >= 0 (a window of a
     log starts with jobs queued before it), sizes whole and within the
     machine (0 for a job cancelled before it started, as the DVFS thesis
-    keeps them).
+    keeps them), a requested walltime > 0 for a job with work (WFP divides
+    by it).  Numbers of numpy's types (a DataFrame's rows) become Python's.
     The Python API's jobs come from no reader that checked them, and a
     generator, a negative size or power, or a repeated id gave an empty
     result, negative utilization or energy, or two rows of one job."""
