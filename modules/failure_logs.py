@@ -28,6 +28,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Iterator
 
+from .words import counted
+
 #: The formats :func:`read_failure_trace` reads.
 FAILURE_FORMATS = ("csv", "ras")
 #: Mira's compute racks, the units of its RAS log: rows 0..2, columns 0..F.
@@ -65,23 +67,18 @@ class FailureTrace:
     def summary(self) -> str:
         """One line saying what will be replayed and what will not."""
         name = self.path.name if self.path is not None else "failure trace"
-        replayed = (f"{name}: {_counted(self.events, 'failure')} of "
-                    f"{_counted(len(self.failures), 'unit')}")
+        replayed = (f"{name}: {counted(self.events, 'failure')} of "
+                    f"{counted(len(self.failures), 'unit')}")
         if self.origin is not None:
             replayed += f", the first ({self.origin:%Y-%m-%d %H:%M:%S} UTC) at time 0"
         parts = [replayed]
         early = sum(time < 0 for times in self.failures.values() for time in times)
         if early:
-            parts.append(f"{_counted(early, 'failure')} before time 0 (the first submit), "
+            parts.append(f"{counted(early, 'failure')} before time 0 (the first submit), "
                          "never felt")
-        parts += [f"skipped {_counted(count, 'event')}: {reason}"
+        parts += [f"skipped {counted(count, 'event')}: {reason}"
                   for reason, count in self.skipped.items()]
         return "; ".join(parts)
-
-
-def _counted(count: int, noun: str) -> str:
-    """``1 failure``, ``1,032 failures``."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def failure_format(path: str | Path) -> str:

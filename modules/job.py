@@ -10,9 +10,10 @@ which matters on the simulator's hot path.
 
 from __future__ import annotations
 
-from numbers import Real
 from operator import itemgetter
 from typing import Iterable, NamedTuple
+
+from .values import is_number, is_whole_number
 
 
 class Job(NamedTuple):
@@ -113,28 +114,27 @@ def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
         if set(map(type, values)) <= {int, float}:
             numbers = np.asarray(values, dtype=float)
         else:  # a string ('200', which numpy would read), None, a bool: no number
-            numbers = np.array([v if isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
-                                else np.nan for v in values], dtype=float)
+            numbers = np.array([v if is_number(v) else np.nan for v in values], dtype=float)
             numpy_typed = True
         bad = ~(np.isfinite(numbers) & (numbers >= least))
         if bad.any():
             at = int(np.argmax(bad))
             rule = "a finite number" if least < 0 else "a finite number >= 0"
             raise ValueError(f"job {ids[at]!r}: {name} must be {rule}, not {values[at]!r}")
-    whole = ([True] * len(sizes) if set(map(type, sizes)) <= {int} else
-             [type(size) is int or isinstance(size, np.integer) for size in sizes])
-    if not all(whole) or not 0 <= min(sizes) <= max(sizes) <= machine_nodes:
-        at = next(k for k, size in enumerate(sizes)  # 0: a job cancelled before it started
-                  if not whole[k] or not 0 <= size <= machine_nodes)
-        raise ValueError(f"job {ids[at]!r}: js must be a whole number of nodes within "
-                         f"[0, {machine_nodes}], not {sizes[at]!r}")
+    other_sizes = set(map(type, sizes)) - {int}  # numpy's integers pass, converted below
+    if other_sizes or not 0 <= min(sizes) <= max(sizes) <= machine_nodes:
+        at = next((k for k, size in enumerate(sizes)  # 0: a job cancelled before it started
+                   if not is_whole_number(size) or not 0 <= size <= machine_nodes), None)
+        if at is not None:
+            raise ValueError(f"job {ids[at]!r}: js must be a whole number of nodes within "
+                             f"[0, {machine_nodes}], not {sizes[at]!r}")
     unplanned = None if min(walltimes) > 0 else next(  # (one of no runtime leaves at once)
         (k for k, (size, runtime, walltime) in enumerate(zip(sizes, runtimes, walltimes))
          if size and runtime and not walltime), None)
     if unplanned is not None:  # WFP divided by it; EASY planned it to end at once
         raise ValueError(f"job {ids[unplanned]!r}: wt (the requested walltime) must be > 0 "
                          f"for a job that runs, not {walltimes[unplanned]!r}")
-    if numpy_typed or set(map(type, sizes)) - {int}:
+    if numpy_typed or other_sizes:
         jobs = [Job(*(value.item() if isinstance(value, np.generic) else value
                       for value in job)) for job in jobs]
     return jobs

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from numbers import Integral, Real
 from operator import attrgetter
 from typing import Mapping, Sequence
 
@@ -28,6 +27,7 @@ from . import easy
 from .job import Job
 from .last_answer import keeps_last_answer
 from .power import PowerModel, cap_limit
+from .values import is_number, is_whole_number
 
 #: What to do with a job whose power alone exceeds the cap: reject it (the
 #: cap holds), or run it when nothing else runs (the cap breaks meanwhile).
@@ -61,15 +61,12 @@ class PowerCap:
     max_wait: float = 500 * 60.0
 
     def __post_init__(self):
-        if isinstance(self.cap_watts, bool) or not isinstance(self.cap_watts, Real) \
-                or not self.cap_watts > 0:
+        if not (is_number(self.cap_watts) and self.cap_watts > 0):
             raise ValueError(f"the power cap must be positive watts, not {self.cap_watts!r}")
-        if isinstance(self.wait_queue_length, bool) \
-                or not isinstance(self.wait_queue_length, Integral) or self.wait_queue_length < 0:
+        if not (is_whole_number(self.wait_queue_length) and self.wait_queue_length >= 0):
             raise ValueError(f"the wait queue length l must be a whole number >= 0, "
                              f"not {self.wait_queue_length!r}")
-        if isinstance(self.max_wait, bool) or not isinstance(self.max_wait, Real) \
-                or self.max_wait < 0:
+        if not (is_number(self.max_wait) and self.max_wait >= 0):
             raise ValueError(f"the maximum wait w must be >= 0 s, not {self.max_wait}")
 
     @classmethod

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -46,6 +45,7 @@ from modules.power import PowerModel
 from modules.power_capping import (OVER_CAP, OVER_CAP_REASON, AllocationRules, PowerCap,
                                    over_cap_alone, requeue)
 from modules.tables import Columns, FrameField, row_count
+from modules.values import is_number, is_whole_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,13 +83,12 @@ class PuppetConfig:
     over_cap: str = "reject"
 
     def __post_init__(self):
-        if (isinstance(self.machine_nodes, bool) or not isinstance(self.machine_nodes, Integral)
-                or self.machine_nodes <= 0):
+        if not (is_whole_number(self.machine_nodes) and self.machine_nodes > 0):
             raise ValueError(f"machine size must be a positive whole number of nodes, "
                              f"not {self.machine_nodes!r}")
         for name in ("node_watts", "idle_fraction", "alpha", "core_share"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, Real):
+            if not is_number(value):
                 raise ValueError(f"{name} must be a number, not {value!r}")
         if not isinstance(self.cap, (PowerCap, CpuScaling)):
             raise ValueError(f"cap must be a PowerCap (BLOCK, WAIT) or a CpuScaling (DVFS), "

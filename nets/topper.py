@@ -43,6 +43,7 @@ from modules.job import Job, checked_jobs
 from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
 from modules.tables import columns_of, stored
+from modules.words import counted
 
 from .puppet import PuppetConfig, PuppetResult, compose, run_model
 
@@ -127,7 +128,7 @@ def warn_of_a_slow_run(planned: Sequence[tuple[Job, Plan]], config: TopperConfig
     checkpoints = ("no checkpoints" if math.isinf(plan.interval)
                    else f"a {_duration(plan.overhead)} checkpoint")
     warnings.warn(
-        f"job {job.id} ({_counted(job.js, 'node')}, {_duration(plan.work)} of work) is expected "
+        f"job {job.id} ({counted(job.js, 'node')}, {_duration(plan.work)} of work) is expected "
         f"to take {expected} under these failures (Daly's expected time): "
         f"{'its unit fails' if units == 1 else f'one of its {units:,} units fails'} every "
         f"{_duration(1 / (units * rate))} on average, against {checkpoints} and a "
@@ -138,10 +139,6 @@ def warn_of_a_slow_run(planned: Sequence[tuple[Job, Plan]], config: TopperConfig
 
 def _duration(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds < 3600 else f"{seconds / 3600:,.2f} h"
-
-
-def _counted(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def build_net(jobs: Sequence[Job], config: TopperConfig,

@@ -20,6 +20,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
+from modules.words import counted
+
 from .grids import EXPERIMENT_FIELDS, Run, plan, unique
 from .storage import write_atomically
 from .thesis_run import ThesisRun
@@ -146,11 +148,7 @@ def left_out_note(results: pd.DataFrame) -> str | None:
         counts = results[column].fillna(0) if column in results else pd.Series(dtype=float)
         if (counts > 0).any():
             parts.append(f"{int((counts > 0).sum())} of the {len(results)} runs left out "
-                         f"{what} (up to {_jobs(int(counts.max()))}: {column} in the results)")
+                         f"{what} (up to {counted(int(counts.max()), 'job')}: {column} in the results)")
     if not parts:
         return None
     return "note: " + "; ".join(parts) + "; their metrics are over the jobs that ran"
-
-
-def _jobs(count: int) -> str:
-    return f"{count:,} job" if count == 1 else f"{count:,} jobs"
