@@ -50,22 +50,21 @@ class LedgerMonitor(Monitor):
         return follows
 
     def _synced(self, transition, values):
-        """Jobs that started or ended, from *Runtime Info*."""
+        """Jobs that started or ended, from *Runtime Info*.  Most often one
+        job started, the last entry, which a containment test confirms
+        without building the sets of what changed."""
         now, ledger = self.sim.now, self.ledger
         running, held = self._running[0], ledger.running
-        ended = held.keys() - running.keys()  # several at once: in the order of sets
-        starts = len(running) - len(held) + len(ended)
-        if len(ended) > 1 or starts > 1:
-            started = running.keys() - held.keys()
-        elif starts:  # the one job started, usually the last entry
-            job_id = next(reversed(running))
-            started = (job_id,) if job_id not in held else running.keys() - held.keys()
-        else:
-            started = ()
-        for job_id in ended:
-            ledger.job_ended(job_id, now)
-        for job_id in started:
+        grown = len(running) - len(held)
+        if (grown == 1 and (job_id := next(reversed(running))) not in held
+                and held.keys() <= running.keys()):
             ledger.job_started(job_id, running[job_id][1], now)
+        else:
+            ended = held.keys() - running.keys()  # several at once: in the order of sets
+            for job_id in ended:
+                ledger.job_ended(job_id, now)
+            for job_id in (running.keys() - held.keys() if grown + len(ended) else ()):
+                ledger.job_started(job_id, running[job_id][1], now)
         if self.jobs is not None and len(self._finished) >= self.jobs:
             ledger.close(now)
 
