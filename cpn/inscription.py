@@ -115,11 +115,12 @@ def check_expression(text: str) -> ast.expr:
     return parse(text.strip(), mode="eval").body
 
 
-def free_names(tree: ast.AST) -> set[str]:
+def free_names(tree: ast.AST, with_builtins: bool = False) -> set[str]:
     """Names an expression or code block reads from outside itself.
 
     Names bound inside it (comprehension targets, lambda arguments, walrus
-    targets) are not free.  Builtins are not reported.
+    targets) are not free.  Builtins are not reported, unless
+    ``with_builtins`` (for code that sees only a few of them).
     """
     loaded, local = set(), set()
     for node in ast.walk(tree):
@@ -127,7 +128,7 @@ def free_names(tree: ast.AST) -> set[str]:
             (loaded if isinstance(node.ctx, ast.Load) else local).add(node.id)
         elif isinstance(node, ast.arg):
             local.add(node.arg)
-    return {name for name in loaded - local if not hasattr(builtins, name)}
+    return {name for name in loaded - local if with_builtins or not hasattr(builtins, name)}
 
 
 def pattern_names(node: ast.expr) -> list[str]:

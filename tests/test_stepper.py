@@ -142,6 +142,9 @@ def test_failing_breakpoint_condition_stops_and_reports():
     ("b transition Consume x == 2",
      "the condition reads x, which it cannot see: a condition of Consume sees its "
      "variables: "),
+    ("b place Buffer __import__('os')",
+     "the condition calls __import__, which it cannot: it may use len, sum, "),
+    ("b place Buffer open('x') or len(tokens) > 1", "the condition calls open, which it "),
     ("b transition Nothing", "no transition 'Nothing'"),
     ("b del 4", "b del takes a breakpoint number"),
     ("b sometimes", "usage: b place"),

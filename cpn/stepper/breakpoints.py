@@ -107,16 +107,20 @@ def new_breakpoint(sim: Simulator, kind: str, rest: str) -> SessionBreakpoint:
 
 def _condition(text: str, where: str, names: list[str], sees: str) -> Callable[[dict], bool]:
     """Compile a breakpoint condition once, refusing one that reads a name
-    it cannot see (a typo would fail at every firing it watches); a failure
+    it cannot see or a builtin it may not use (either would fail at every
+    firing it watches, and stop the run at the first); a failure
     while evaluating it stops the run (and is reported) rather than
     crashing the session."""
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
         raise Hint(f"cannot parse the condition {text!r}: {error.msg}") from None
-    unknown = sorted(free_names(tree) - set(names))
-    if unknown:
+    read = free_names(tree, with_builtins=True) - set(names)
+    if unknown := sorted(name for name in read if not hasattr(builtins, name)):
         raise Hint(f"the condition reads {', '.join(unknown)}, which it cannot see: {sees}")
+    if barred := sorted(read - _CONDITION_BUILTINS.keys()):
+        raise Hint(f"the condition calls {', '.join(barred)}, which it cannot: it may use "
+                   f"{', '.join(_CONDITION_BUILTINS)}")
     code = compile(tree, f"<breakpoint {where}>", "eval")
 
     def holds(names: dict) -> bool:
