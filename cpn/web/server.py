@@ -69,9 +69,9 @@ def serve(net: Net | FlatNet | WebSession, port: int | None = None, seed: int | 
     return; ``announce`` is told the address to open."""
     session = _session(net, seed)
     sock = listen(port)
-    announce(url_of(sock))
     with sock:
-        try:
+        try:  # a Ctrl-C while the address is printed, before uvicorn takes it, stops too
+            announce(url_of(sock))
             _server(session).run(sockets=[sock])
         except KeyboardInterrupt:  # uvicorn shut down cleanly, then raised it again
             session.stop()
