@@ -61,8 +61,12 @@ def wfp_score(job: Job, now: float, estimate: str, exponent: float = 3) -> float
 def backfill_runtime(estimate: str) -> Callable[[Job], float]:
     """How long a backfill candidate is expected to run, as a getter: its
     plan (``Job.estimate``), except under CQSim's ``"mixed"`` rule, which
-    judges it by its actual runtime."""
-    return attrgetter("rt" if estimate in ("actual", "mixed") else "wt")
+    judges it by its actual runtime.  Made once per mode, not per pass."""
+    return _BACKFILL_RUNTIMES[estimate]
+
+
+_BACKFILL_RUNTIMES = {"requested": attrgetter("wt"), "actual": attrgetter("rt"),
+                      "mixed": attrgetter("rt")}
 
 
 def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
@@ -151,17 +155,16 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
         ends += [(now + job.estimate(estimate), job.js) for job in started]
         backfilled = _backfilled(ordered, position, ends, free, smallest, now, estimate)
     # Where the jobs that start were in the queue: in FCFS the head's run is
-    # its head; in WFP the order says it, and a search finds the few backfilled.
+    # its head and the backfilled are where the scan found them; in WFP the
+    # order says where each was.
     if where is None:
         taken_at = None
-        waiting = (_without_at(queue, [queue.index(job, position) for job in backfilled],
-                               position) if backfilled else queue[position:])
+        waiting = _without_at(queue, backfilled, position)
     else:
         taken_at = where[:position]
-        if backfilled:
-            taken_at += map(queue.index, backfilled)
+        taken_at += map(where.__getitem__, backfilled)
         waiting = _without_at(queue, sorted(taken_at))
-    started += backfilled
+    started += map(ordered.__getitem__, backfilled)
     if started:
         _left(queue, waiting, started, taken_at)
     return started, waiting
@@ -304,21 +307,22 @@ def _without_at(queue: tuple[Job, ...], positions: Sequence[int],
     return tuple(chain.from_iterable(slices))
 
 
-def _backfilled(ordered: list[Job], head: int, ends: list[tuple[float, int]], free: int,
-                smallest: int, now: float, estimate: str) -> list[Job]:
-    """The jobs behind the blocked head ``ordered[head]`` that start now:
-    they fit in the ``free`` nodes and end by the head's shadow time or use
-    only the nodes it leaves over then.  The scan stops once fewer nodes
-    are free than the ``smallest`` job of the queue needs."""
+def _backfilled(ordered: Sequence[Job], head: int, ends: list[tuple[float, int]], free: int,
+                smallest: int, now: float, estimate: str) -> list[int]:
+    """Where in ``ordered`` the jobs behind the blocked head ``ordered[head]``
+    are that start now: they fit in the ``free`` nodes and end by the head's
+    shadow time or use only the nodes it leaves over then.  Positions, not
+    jobs: the queue left is cut at them without a search.  The scan stops
+    once fewer nodes are free than the ``smallest`` job of the queue needs."""
     shadow_time, extra = shadow(ordered[head].js, free, ends, now)
-    runtime = backfill_runtime(estimate)
+    runtime = _BACKFILL_RUNTIMES[estimate]
     started = []
-    for job in ordered[head + 1:]:
+    for at, job in enumerate(ordered[head + 1:], head + 1):
         if job.js > free:
             continue
         ends_in_time = now + runtime(job) <= shadow_time
         if ends_in_time or job.js <= extra:
-            started.append(job)
+            started.append(at)
             free -= job.js
             if not ends_in_time:
                 extra -= job.js
