@@ -48,9 +48,11 @@ class Job(NamedTuple):
 
     def entered(self, et: float) -> "Job":
         """The job as it enters a place at ``et``: ``_replace(et=et)``
-        without its dict of keywords, under half the cost (every start
-        does this)."""
-        return replaced_at(self, {_ET: et})
+        without its dict of keywords, at a third of the cost (every start
+        does this; :func:`replaced_at` written out for its one field)."""
+        fields = list(self)
+        fields[_ET] = et
+        return tuple.__new__(type(self), fields)
 
     def killed_at_limit(self) -> "Job":
         """The job as a scheduler that enforces walltimes runs it (Slurm,

@@ -73,8 +73,11 @@ class PowerModel:
         return job.jp if job.pf == 1.0 else job.jp * self.scale(job.pf)
 
     def busy_delta(self, job: Job) -> float:
-        """Change in system power when ``job`` starts on idle nodes."""
-        return float(self.job_watts(job) - job.js * self.idle_node_watts)
+        """Change in system power when ``job`` starts on idle nodes (every
+        start and end asks: :meth:`job_watts` and :attr:`idle_node_watts`
+        written out, the same operations in the same order)."""
+        watts = job.jp if job.pf == 1.0 else job.jp * self.scale(job.pf)
+        return float(watts - job.js * (self.node_watts * self.idle_fraction))
 
     def busy_delta_at(self, job: Job, frequency: float) -> float:
         """:meth:`busy_delta` of ``job`` run at ``frequency`` (without making
