@@ -26,7 +26,7 @@ import threading
 from collections import Counter
 from itertools import chain
 from operator import attrgetter, le
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .job import Job
 
@@ -58,15 +58,11 @@ def wfp_score(job: Job, now: float, estimate: str, exponent: float = 3) -> float
     return wfp_scores((job,), now, estimate, exponent)[0]
 
 
-def backfill_runtime(estimate: str) -> Callable[[Job], float]:
-    """How long a backfill candidate is expected to run, as a getter: its
-    plan (``Job.estimate``), except under CQSim's ``"mixed"`` rule, which
-    judges it by its actual runtime.  Made once per mode, not per pass."""
-    return _BACKFILL_RUNTIMES[estimate]
-
-
-_BACKFILL_RUNTIMES = {"requested": attrgetter("wt"), "actual": attrgetter("rt"),
-                      "mixed": attrgetter("rt")}
+#: How long a backfill candidate is expected to run, as a getter per
+#: estimate mode: its plan (``Job.estimate``), except under CQSim's
+#: ``"mixed"`` rule, which judges it by its actual runtime.
+BACKFILL_RUNTIMES = {"requested": attrgetter("wt"), "actual": attrgetter("rt"),
+                     "mixed": attrgetter("rt")}
 
 
 def order_queue(queue: Sequence[Job], policy: str, now: float, estimate: str,
@@ -315,7 +311,7 @@ def _backfilled(ordered: Sequence[Job], head: int, ends: list[tuple[float, int]]
     jobs: the queue left is cut at them without a search.  The scan stops
     once fewer nodes are free than the ``smallest`` job of the queue needs."""
     shadow_time, extra = shadow(ordered[head].js, free, ends, now)
-    runtime = _BACKFILL_RUNTIMES[estimate]
+    runtime = BACKFILL_RUNTIMES[estimate]
     started = []
     for at, job in enumerate(ordered[head + 1:], head + 1):
         if job.js > free:
