@@ -41,6 +41,7 @@ from .marking_views import MarkingViews
 from .monitoring import Monitoring
 from .net import NEVER, P_LOW, Delayed, Net
 from .results import Binding, RunResult, StopReason
+from .staleness import staleness
 from .undo import Undoable
 
 __all__ = ["Binding", "RunResult", "Simulator", "StopReason"]
@@ -87,16 +88,15 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         self._load_marking(marking or {})
         self._held, self.transitions = compiled_for(self.net, self._R, self._S)
         self._bounds()
-        self._consumers, self._woken, self._refreshed = self._dependencies()
-        self._timed_transitions = [t.index for t in self.transitions if t.uses_time]
-        self._priority = [t.priority for t in self.transitions]
-        self._search, self._fire = self._bind_code()
-        self._found: dict[int, tuple] = {}
-        self._dirty: set[int] = set(range(len(self.transitions)))
         # Transitions of priority below P_LOW, searched only once nothing of
         # higher priority is enabled (:meth:`_search_later`); those waiting for it.
         self._deferred = frozenset(t.index for t in self.transitions if t.priority > P_LOW)
-        self._later: set[int] = set()
+        self._later: set[int] = set(self._deferred)
+        self._stale = staleness(self.transitions, len(places), self._deferred)
+        self._priority = [t.priority for t in self.transitions]
+        self._search, self._fire = self._bind_code()
+        self._found: dict[int, tuple] = {}
+        self._dirty: set[int] = set(range(len(self.transitions))) - self._deferred
         self._monitors: list = []
         self._advancing: list = []  # their ``advanced`` methods, called as the clock moves
         # Per transition, the monitors told of its firings, the functions
@@ -107,34 +107,13 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         self._told: list[tuple | bool] = [() for _ in self.transitions]
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
+        stale = self._stale
         self._hot = (self._found, self._dirty, self._search, self._fire, self._heap, self._R,
-                     self._S, self._consumers, self._refreshed, self._keys,
-                     self._timed_transitions, self._advancing, self._deferred,
-                     bool(self._deferred), self._later)  # a bool is tested fastest
+                     self._S, stale.consumers, stale.waiting, stale.stale_later, stale.refreshed,
+                     stale.clocked, stale.clocked_later, self._keys, self._advancing,
+                     self._deferred, self._later)
 
     # -- set-up --------------------------------------------------------------
-    def _dependencies(self) -> tuple[list, list, list]:
-        """The transitions taking from each place; after each firing, the
-        transitions to search again, the firing one included (it may change
-        its own enabling even with no input places) and not (for a firing that
-        emptied a place it takes from: no search of it can succeed), and
-        those to search again only if enabled, to refresh their binding (a
-        change they are blind to cannot enable them)."""
-        consumers: list[list[int]] = [[] for _ in self.net.places]
-        for t in self.transitions:
-            for p in dict.fromkeys(t.input_places):
-                consumers[p].append(t.index)
-        wakes, refreshes = [], []
-        for t in self.transitions:
-            woken, refreshed = {t.index}, set()
-            for p in t.changed_places:
-                for c in consumers[p]:
-                    blind = p in self.transitions[c].value_blind
-                    (refreshed if blind else woken).add(c)
-            wakes.append((tuple(sorted(woken)), tuple(sorted(woken - {t.index}))))
-            refreshes.append(tuple(sorted(refreshed - woken)))
-        return consumers, wakes, refreshes
-
     def _bind_code(self):
         searches, fires = [], []
         for t in self.transitions:
@@ -143,7 +122,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 scope[f"_cpn_R{p}"] = self._R[p]
                 scope[f"_cpn_S{p}"] = self._S[p]
                 scope[f"_cpn_C{p}"] = place.place.colour
-            scope["_cpn_woken"], scope["_cpn_others"] = self._woken[t.index]
+            scope["_cpn_woken"], scope["_cpn_others"] = self._stale.woken[t.index]
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put, _cpn_late=self._late,
                          _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
@@ -233,12 +212,6 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
             raise self._search_failed(t, error) from error
         self._later.clear()
 
-    def _defer(self, waiting: set[int]) -> None:
-        """Deferred transitions that need a search wait for it in ``later``
-        (a binding ``found`` still holds for one of them is stale)."""
-        self._dirty -= waiting
-        self._later |= waiting
-
     def _search_failed(self, t: int, error: Exception) -> BindingError:
         return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
                             f"or input arcs failed: {error!r}")
@@ -285,7 +258,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
             self._set_clock(max(until_time, self.now))
             return StopReason.TIME
         self._set_clock(stamp)
-        R, S, consumers, dirty = self._R, self._S, self._consumers, self._dirty
+        R, S, (consumers, waiting, *_), dirty = self._R, self._S, self._stale, self._dirty
         while heap and heap[0][0] <= stamp:
             when, _, place, token = entry = heapq.heappop(heap)
             if entry is self._feeding:
@@ -293,6 +266,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
             R[place].append(token)
             S[place].append(when)
             dirty.update(consumers[place])
+            self._later.update(waiting[place])
             if self._keys[place]:
                 self._lower(place, token)
         return None
@@ -303,7 +277,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         old, self.now = self.now, new
         if new != old:
             self._version = self._new_version()
-            self._dirty.update(self._timed_transitions)
+            self._dirty.update(self._stale.clocked)
+            self._later.update(self._stale.clocked_later)
             for monitor in self._monitors:
                 monitor.advanced(self, old, new)
 
@@ -341,25 +316,22 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
     def _loop(self, limit: int, until_time: float = NEVER,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
         """The hot loop of run, fire, enabled (deferred transitions: :meth:`_search_later`)."""
-        (found, dirty, search, fire, heap, R, S, consumers, refreshed, keys, clocked,
-         advancing, deferred, defers, later) = self._hot
+        (found, dirty, search, fire, heap, R, S, consumers, waiting, stale_later, refreshed,
+         clocked, clocked_later, keys, advancing, deferred, later) = self._hot
         steps, last, now, began, feeding = self.steps, self._last, self.now, self.now, self._fed()
         observed = self._told if stop_when is None else [True] * len(self._told)
         try:
             while True:
-                if dirty:
-                    if defers and (waiting := dirty & deferred): self._defer(waiting)  # noqa
-                    try:
-                        for t in dirty:
-                            if (binding := search[t](now, None)) is None: found.pop(t, None)  # noqa
-                            else: found[t] = binding  # noqa: E701
-                    except Exception as error:  # noqa: BLE001 - reported with context
-                        raise self._search_failed(t, error) from error
-                    dirty.clear()
-                if defers and later and found.keys() <= deferred: self._search_later()  # noqa
+                try:
+                    for t in dirty:
+                        if (binding := search[t](now, None)) is None: found.pop(t, None)  # noqa
+                        else: found[t] = binding  # noqa: E701
+                except Exception as error:  # noqa: BLE001 - reported with context
+                    raise self._search_failed(t, error) from error
+                dirty.clear()
+                if later and found.keys() <= deferred: self._search_later()  # noqa: E701
                 if steps >= limit: return StopReason.STEPS  # noqa: E701
-                if len(found) == 1:
-                    t, (picks, values) = found.popitem()
+                if len(found) == 1: t, (picks, values) = found.popitem()  # noqa: E701
                 elif found:
                     picks, values = found.pop(t := self._choose())
                 elif not heap or heap[0][0] > until_time or heap[0][0] == NEVER:
@@ -368,6 +340,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                     if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
                         self.now = stamp  # the version changes on the way out
                         if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
+                        if clocked_later: later.update(clocked_later)  # noqa: E701
                         if advancing:  # monitors integrate up to the move
                             for advanced in advancing: advanced(self, now, stamp)  # noqa: E701
                         now = stamp
@@ -378,6 +351,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                         R[place].append(token)
                         S[place].append(when)
                         dirty.update(consumers[place])
+                        if waiting[place]: later.update(waiting[place])  # noqa: E701
                         if keys[place]: self._lower(place, token)  # noqa: E701 (keybounds.py)
                         if not heap or heap[0][0] > stamp: break  # noqa: E701
                     continue  # search what it made available
@@ -386,6 +360,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 except Exception as error:
                     raise self._firing_failed(t, picks, values, error)
                 if woken: dirty.update(woken)  # noqa: E701
+                if stale_later[t]: later.update(stale_later[t])  # noqa: E701
                 if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
                 if observed[t]:
