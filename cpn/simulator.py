@@ -329,7 +329,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 except Exception as error:  # noqa: BLE001 - reported with context
                     raise self._search_failed(t, error) from error
                 dirty.clear()
-                if later and found.keys() <= deferred: self._search_later()  # noqa: E701
+                if later and deferred.issuperset(found): self._search_later()  # noqa: E701
                 if steps >= limit: return StopReason.STEPS  # noqa: E701
                 if len(found) == 1: t, (picks, values) = found.popitem()  # noqa: E701
                 elif found:
@@ -360,7 +360,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 except Exception as error:
                     raise self._firing_failed(t, picks, values, error)
                 if woken: dirty.update(woken)  # noqa: E701
-                if stale_later[t]: later.update(stale_later[t])  # noqa: E701
+                if stale := stale_later[t]: later.update(stale)  # noqa: E701
                 if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
                 if observed[t]:

@@ -27,7 +27,9 @@ class Staleness(NamedTuple):
     # a firing that emptied a place it takes from: no search of it can
     # succeed); a deferred one that fired stays with them, searched at once.
     woken: list[tuple[tuple, tuple]]
-    stale_later: list[tuple]  # per transition: the deferred ones it wakes, but itself
+    # Per transition, the deferred ones its firing makes stale, but itself:
+    # those it wakes and, searched whether enabled or not, those it refreshes.
+    stale_later: list[tuple]
     # Per transition, those to search again only if enabled, to refresh their
     # binding (a change they are blind to cannot enable them).
     refreshed: list[tuple]
@@ -54,9 +56,10 @@ def staleness(transitions: Sequence[CompiledTransition], places: int,
             for c in consumers[p]:
                 (blind if p in transitions[c].value_blind else wakes).add(c)
         others, later = apart(wakes - {t.index})
+        blind_now, blind_later = apart(blind - wakes - {t.index})
         woken.append((tuple(sorted((*others, t.index))), others))
-        stale_later.append(later)
-        refreshed.append(tuple(sorted(blind - wakes - {t.index})))
+        stale_later.append(tuple(sorted((*later, *blind_later))))
+        refreshed.append(blind_now)
     now, waiting = zip(*map(apart, consumers)) if consumers else ((), ())
     return Staleness(list(now), list(waiting), woken, stale_later, refreshed,
                      *apart(t.index for t in transitions if t.uses_time))
