@@ -59,6 +59,17 @@ class MarkingViews:
             return HeldView(path, self._R[index])
         return TokenView(path, partial(self._tokens_of, index))
 
+    def held(self, path: str) -> list:
+        """The tokens of an untimed place: the simulator's own list, which
+        follows the run and is read without a call (a view's ``view[0]`` is
+        one), for code that reads the place after every firing.  Never
+        change it."""
+        index = self.place_index(path)
+        if self._S[index] is not None:
+            raise ValueError(f"place '{path}' is timed: its tokens are not one list; "
+                             "read it through view()")
+        return self._R[index]
+
     def _tokens_of(self, place: int) -> list:
         """The tokens of a place by index, for monitors read at every clock
         move: an untimed place's own list (not a copy: do not change it)."""

@@ -42,7 +42,7 @@ class NodeCounts:
         self.closed_at: float | None = None
 
     def _move(self, count: int, source: int, to: int, now: float) -> None:
-        if self.closed_at is None:
+        if now != self._last and self.closed_at is None:  # nothing to charge at one instant
             self._elapse(now)
         self.count[source] -= count
         self.count[to] += count

@@ -34,8 +34,13 @@ def idle_added(pool: IdlePool, nodes: int, now: float) -> IdlePool:
 
 
 def take_recent(pool: IdlePool, nodes: int) -> IdlePool:
-    """Without the ``nodes`` most recently idle (a job takes them)."""
-    batches, left = list(pool.batches), nodes
+    """Without the ``nodes`` most recently idle (a job takes them): most
+    often part of the last batch."""
+    batches = pool.batches
+    if batches and batches[-1][1] > nodes:
+        since, count = batches[-1]
+        return IdlePool(pool.count - nodes, batches[:-1] + ((since, count - nodes),))
+    batches, left = list(batches), nodes
     while left > 0:
         since, count = batches.pop()
         if count > left:

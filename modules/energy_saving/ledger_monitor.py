@@ -5,6 +5,8 @@ follows the energy-saving module's firings and keeps a ``NodeLedger``
 
 from __future__ import annotations
 
+import math
+
 from cpn.monitors import Monitor
 
 from ..node_counts import NodeCounts
@@ -25,6 +27,7 @@ class LedgerMonitor(Monitor):
                  runtime_info: str = "RuntimeInfo", finished: str = "Finished"):
         self.ledger, self.node, self.jobs, self.name = ledger, node, jobs, name
         self.runtime_info, self.finished = runtime_info, finished
+        self._closing = math.inf if jobs is None else jobs  # Finished's length that closes it
         self.decisions: list[Decision] = []
 
     def follows(self, sim):
@@ -39,9 +42,9 @@ class LedgerMonitor(Monitor):
                 follows[sim.transition_index(f"{self.name}/{kind}")] = follow
             except KeyError:
                 pass
-        # Places read after firings: live views, looked up once.
-        self._running = sim.view(self.runtime_info)
-        self._finished = sim.view(self.finished)
+        # Places read after every Sync: their own lists, looked up once.
+        self._running = sim.held(self.runtime_info)
+        self._finished = sim.held(self.finished)
         self._decision = (sim.view(f"{self.name}/LastDecision")
                           if kinds["Tick"] in follows.values() else None)
         self._batch = {t: (sim.transitions[t].variables.index("batch"),
@@ -53,20 +56,25 @@ class LedgerMonitor(Monitor):
         """Jobs that started or ended, from *Runtime Info*.  Most often one
         job started, the last entry, which a containment test confirms
         without building the sets of what changed."""
-        now, ledger = self.sim.now, self.ledger
-        running, held = self._running[0], ledger.running
-        grown = len(running) - len(held)
-        if (grown == 1 and (job_id := next(reversed(running))) not in held
+        running, ledger = self._running[0], self.ledger
+        held = ledger.running
+        if (len(running) == len(held) + 1 and (job_id := next(reversed(running))) not in held
                 and held.keys() <= running.keys()):
-            ledger.job_started(job_id, running[job_id][1], now)
+            ledger.job_started(job_id, running[job_id][1], self.sim.now)
         else:
-            ended = held.keys() - running.keys()  # several at once: in the order of sets
-            for job_id in ended:
-                ledger.job_ended(job_id, now)
-            for job_id in (running.keys() - held.keys() if grown + len(ended) else ()):
-                ledger.job_started(job_id, running[job_id][1], now)
-        if self.jobs is not None and len(self._finished) >= self.jobs:
-            ledger.close(now)
+            self._changed(running, held)
+        if len(self._finished) >= self._closing:
+            ledger.close(self.sim.now)
+
+    def _changed(self, running, held):
+        """Jobs ended, and perhaps started, at one *Sync*: in the order of sets."""
+        now, ledger = self.sim.now, self.ledger
+        ended = held.keys() - running.keys()
+        for job_id in ended:
+            ledger.job_ended(job_id, now)
+        for job_id in (running.keys() - held.keys() if len(running) - len(held) + len(ended)
+                       else ()):
+            ledger.job_started(job_id, running[job_id][1], now)
 
     def _ticked(self, transition, values):
         """The tick's decision: nodes switched off and booted."""

@@ -126,16 +126,17 @@ def with_booting_nodes(queue: Sequence[Job], running: Mapping, free: int, now: f
 
 
 def easy_with_sleeping_nodes(boot_delay: float, machine_nodes: float = math.inf,
-                             **options) -> Callable:
-    """``easy.easy_pass_on_nodes`` (with ``options``) on
+                             policy: str = "fcfs", estimate: str = "requested",
+                             backfill: bool = True) -> Callable:
+    """``easy.easy_pass_on_nodes`` (with these options) on
     :func:`with_booting_nodes`, as a ``schedule(queue, running, free, now)``:
     the head keeps its reservation while its nodes boot, and backfilling
-    fills the wait.  A closure, options bound once: it runs at every pass."""
-    easy_pass = partial(easy_pass_on_nodes, **options)
-
+    fills the wait.  A closure, options bound once and passed by position
+    (a partial of keywords builds them again at each call): it runs at every pass."""
     def schedule(queue, running, free, now):
-        return easy_pass(queue, with_booting_nodes(queue, running, free, now, boot_delay,
-                                                   pair, machine_nodes), free, now)
+        return easy_pass_on_nodes(queue, with_booting_nodes(queue, running, free, now, boot_delay,
+                                                            pair, machine_nodes),
+                                  free, now, policy, estimate, backfill)
 
     return schedule
 
