@@ -339,8 +339,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 else:  # the clock moves to the next timestamp (:meth:`_advance` written out)
                     if (stamp := heap[0][0]) != now:  # :meth:`_set_clock` written out
                         self.now = stamp  # the version changes on the way out
-                        if clocked: dirty.update(clocked)  # noqa: E701 (guards read the clock)
-                        if clocked_later: later.update(clocked_later)  # noqa: E701
+                        if clocked: dirty |= clocked  # noqa: E701 (guards read the clock)
+                        if clocked_later: later |= clocked_later  # noqa: E701
                         if advancing:  # monitors integrate up to the move
                             for advanced in advancing: advanced(self, now, stamp)  # noqa: E701
                         now = stamp
@@ -350,8 +350,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                             feeding = self._feed()
                         R[place].append(token)
                         S[place].append(when)
-                        dirty.update(consumers[place])
-                        if waiting[place]: later.update(waiting[place])  # noqa: E701
+                        dirty |= consumers[place]
+                        if waiting[place]: later |= waiting[place]  # noqa: E701
                         if keys[place]: self._lower(place, token)  # noqa: E701 (keybounds.py)
                         if not heap or heap[0][0] > stamp: break  # noqa: E701
                     continue  # search what it made available
@@ -359,8 +359,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                     woken = fire[t](picks, values, now)
                 except Exception as error:
                     raise self._firing_failed(t, picks, values, error)
-                if woken: dirty.update(woken)  # noqa: E701
-                if stale := stale_later[t]: later.update(stale)  # noqa: E701
+                if woken: dirty |= woken  # noqa: E701
+                if stale := stale_later[t]: later |= stale  # noqa: E701
                 if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
                 steps, last = steps + 1, (t, picks, values)
                 if observed[t]:

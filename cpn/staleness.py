@@ -19,31 +19,32 @@ from .compiler import CompiledTransition
 
 class Staleness(NamedTuple):
     """Per place, per transition and for the clock, the transitions made
-    stale, each split into those to search at once and the deferred ones."""
+    stale, each split into those to search at once and the deferred ones.
+    Frozen sets: the loop merges them into its own sets (``|=``) without
+    hashing their members again."""
 
-    consumers: list[tuple]  # per place: the transitions taking from it
-    waiting: list[tuple]  # per place: the deferred ones
+    consumers: list[frozenset]  # per place: the transitions taking from it
+    waiting: list[frozenset]  # per place: the deferred ones
     # Per transition, those its firing wakes: itself included, and not (for
     # a firing that emptied a place it takes from: no search of it can
     # succeed); a deferred one that fired stays with them, searched at once.
-    woken: list[tuple[tuple, tuple]]
+    woken: list[tuple[frozenset, frozenset]]
     # Per transition, the deferred ones its firing makes stale, but itself:
     # those it wakes and, searched whether enabled or not, those it refreshes.
-    stale_later: list[tuple]
+    stale_later: list[frozenset]
     # Per transition, those to search again only if enabled, to refresh their
     # binding (a change they are blind to cannot enable them).
-    refreshed: list[tuple]
-    clocked: tuple  # those whose enabling reads the clock
-    clocked_later: tuple  # the deferred ones
+    refreshed: list[frozenset]
+    clocked: frozenset  # those whose enabling reads the clock
+    clocked_later: frozenset  # the deferred ones
 
 
 def staleness(transitions: Sequence[CompiledTransition], places: int,
               deferred: frozenset[int]) -> Staleness:
     """The staleness tables of ``transitions`` on ``places`` places."""
-    def apart(indices: Iterable[int]) -> tuple[tuple, tuple]:
-        ordered = sorted(indices)
-        return (tuple(t for t in ordered if t not in deferred),
-                tuple(t for t in ordered if t in deferred))
+    def apart(indices: Iterable[int]) -> tuple[frozenset, frozenset]:
+        indices = frozenset(indices)
+        return indices - deferred, indices & deferred
 
     consumers: list[list[int]] = [[] for _ in range(places)]
     for t in transitions:
@@ -57,8 +58,8 @@ def staleness(transitions: Sequence[CompiledTransition], places: int,
                 (blind if p in transitions[c].value_blind else wakes).add(c)
         others, later = apart(wakes - {t.index})
         blind_now, blind_later = apart(blind - wakes - {t.index})
-        woken.append((tuple(sorted((*others, t.index))), others))
-        stale_later.append(tuple(sorted((*later, *blind_later))))
+        woken.append((others | {t.index}, others))
+        stale_later.append(later | blind_later)
         refreshed.append(blind_now)
     now, waiting = zip(*map(apart, consumers)) if consumers else ((), ())
     return Staleness(list(now), list(waiting), woken, stale_later, refreshed,
