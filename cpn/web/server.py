@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 import uvicorn
 
 from ..flatten import FlatNet
+from ..interrupts import ctrl_c_requests
 from ..net import Net
 from .app import create_app
 from .session import WebSession
@@ -70,11 +71,16 @@ def serve(net: Net | FlatNet | WebSession, port: int | None = None, seed: int | 
     session = _session(net, seed)
     sock = listen(port)
     with sock:
-        try:  # a Ctrl-C while the address is printed, before uvicorn takes it, stops too
+        # A Ctrl-C in the middle of the announcement is a request: raised
+        # there, it left rich's text in its buffer, printed again later.
+        with ctrl_c_requests() as pressed:
             announce(url_of(sock))
-            _server(session).run(sockets=[sock])
+        try:
+            if not pressed():
+                _server(session).run(sockets=[sock])
         except KeyboardInterrupt:  # uvicorn shut down cleanly, then raised it again
-            session.stop()
+            pass
+        session.stop()
 
 
 @contextlib.contextmanager
