@@ -61,7 +61,8 @@ def run_step(args: argparse.Namespace) -> int:
         if args.web:
             return _serve(*load_net_and_breakpoints(args.net, args.functions), args, console)
         net = load_net(args.net, args.functions)
-        stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff)
+        stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff,
+                          width=lambda: console.width)
         if args.trace is not None:
             replay_on(stepper.simulator, args.trace)
     except LoadError as error:

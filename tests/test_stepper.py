@@ -170,6 +170,23 @@ def test_help_documents_every_command():
         assert command in stepper.help() and command in text
 
 
+def test_help_on_a_narrow_screen_puts_each_description_under_its_command():
+    # At 40 columns the two columns wrapped into each other (the terminal
+    # broke every line in the middle of its description).
+    shown = []
+    stepper = Stepper(buffer_net(), show=shown.append, width=lambda: 40)
+    stepper.execute("help")
+    lines = shown[-1].text.splitlines()
+    assert max(map(len, lines)) <= 40
+    commands = [line.strip() for line in lines if re.fullmatch(r"  \S.*", line)]
+    assert commands == ["3", "r", "n N", "t T", "a", "l", "m [PLACE]", "diff", "u", "redo",
+                        "save FILE", "b", "b place NAME CONDITION",
+                        "b transition NAME [COND]", "b del K / b clear", "help", "q"]
+    assert "        b place Buffer len(tokens) >= 2" in lines
+    assert stepper.help(80).splitlines()[1] == (
+        "  3           fire binding number 3 of the enabled list")
+
+
 def test_advance_when_nothing_enabled_now_but_later():
     net = Net("late")
     net.place("P", int, initial=[timed(7, 4)], timed=True)

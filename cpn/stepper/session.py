@@ -23,7 +23,7 @@ from ..simulator import Binding, Simulator, StopReason
 from ..times import time_text
 from ..trace import FiringRecord, save_trace
 from .breakpoints import Recorder, new_breakpoint
-from .help import help_text
+from .help import Help
 from .messages import Hint, Kind, Message, Table
 from .node_names import resolve
 from .views import (bindings_table, marking_changes, marking_table, places_table,
@@ -37,12 +37,14 @@ class Stepper:
     """An interactive session over a simulator (or a net, simulated with
     ``seed``).  Call :meth:`session` with lines of commands, or
     :meth:`execute` one command at a time; :meth:`help` lists the commands.
-    Everything shown goes to ``show`` (default: printed as plain text).
+    Everything shown goes to ``show`` (default: printed as plain text);
+    ``width`` says how wide the screen is when the help is shown.
     """
 
     def __init__(self, net: Net | FlatNet | Simulator, seed: int | None = 0,
                  show: Callable[[Message | Table], None] = print,
-                 run_limit: int = 1_000_000, show_diff: bool = False):
+                 run_limit: int = 1_000_000, show_diff: bool = False,
+                 width: Callable[[], int] = lambda: 80):
         self.simulator = net if isinstance(net, Simulator) else Simulator(net, seed=seed)
         self.show = show
         self.seed = seed if not isinstance(net, Simulator) else net.seed
@@ -57,7 +59,8 @@ class Stepper:
         # reached and the firings it recorded.
         self._redo: list[tuple[tuple, list[FiringRecord]]] = []
         self._stop = threading.Event()
-        self._help = help_text(self.simulator)
+        self.width = width  # of the screen, read when the help is shown
+        self._help = Help(self.simulator)
 
     # -- driving -------------------------------------------------------------
     def session(self, lines: Iterable[str], echo: bool = False) -> None:
@@ -75,9 +78,10 @@ class Stepper:
         """What to show before reading a command: the clock and step."""
         return f"[t={time_text(self.simulator.now)} step {self.simulator.steps}]> "
 
-    def help(self) -> str:
-        """The commands, with examples naming this net's places and transitions."""
-        return self._help
+    def help(self, width: int = 80) -> str:
+        """The commands, with examples naming this net's places and
+        transitions, laid out in ``width`` columns."""
+        return self._help.text(width)
 
     @property
     def trace(self) -> list[FiringRecord]:
@@ -121,7 +125,7 @@ class Stepper:
         elif command in ("q", "quit", "exit"):
             return False
         elif command in ("h", "help", "?"):
-            self._say(self._help, "help")
+            self._say(self._help.text(self.width()), "help")
         elif command == "r":
             self._no_argument(command, rest)
             self._fire_random()
