@@ -66,7 +66,8 @@ class Help:
             for command, description, *example in group:
                 lines += _entry(command, description,
                                 [text.format(**self.examples) for text in example], column, width)
-        lines += textwrap.wrap(self.names, width)
+        lines += textwrap.wrap(self.names, width, break_long_words=False,
+                               break_on_hyphens=False)  # a path stays whole
         lines += textwrap.wrap("Bad input only prints a hint; the marking is left as it was.",
                                width)
         return "\n".join(lines)
