@@ -63,6 +63,13 @@ def waits_of(jobs_csv: Path) -> dict[int, float]:
                 for row in csv.DictReader(stream)}
 
 
+def durations_of(jobs_csv: Path) -> dict[int, float]:
+    """How long each job of a jobs.csv ran, from its start to its end."""
+    with open(jobs_csv) as stream:
+        return {int(row["job_id"]): float(row["end"]) - float(row["start"])
+                for row in csv.DictReader(stream)}
+
+
 def child_cpu(command: list[str]) -> float:
     """CPU seconds of ``command`` run in a child process."""
     child = subprocess.Popen(command)

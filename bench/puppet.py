@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as futures
-import csv
 import os
 import shutil
 import statistics
@@ -58,7 +57,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 import reference_easy  # noqa: E402  (tests/reference_easy.py, the floor and the oracle)
 from child_process import (callgrind_instructions, child_cpu, cpn_command,  # noqa: E402
-                           cpn_run, schedule_digest, waits_of)
+                           cpn_run, durations_of, schedule_digest, waits_of)
 from small_machine import NODES, write_trace  # noqa: E402
 
 JOBS = 20_000
@@ -182,11 +181,10 @@ def jobs_as_run(jobs, jobs_csv: Path) -> list:
     (a cap may leave some out), each lasting as long as it ran there
     (slowed by DVFS, stretched by checkpoints and restarts), its requested
     time scaled alike."""
-    with jobs_csv.open() as rows:
-        lasted = {int(row["job_id"]): float(row["end"]) - float(row["start"])
-                  for row in csv.DictReader(rows)}
-    return [job._replace(rt=lasted[job.id], wt=max(lasted[job.id], job.wt * lasted[job.id]
-                                                    / job.rt if job.rt else job.wt))
+    lasted = durations_of(jobs_csv)
+    return [job._replace(rt=lasted[job.id],
+                         wt=max(lasted[job.id], job.wt * lasted[job.id] / job.rt if job.rt
+                                else job.wt))
             for job in jobs if job.id in lasted]
 
 

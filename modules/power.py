@@ -73,11 +73,8 @@ class PowerModel:
         return job.jp if job.pf == 1.0 else job.jp * self.scale(job.pf)
 
     def busy_delta(self, job: Job) -> float:
-        """Change in system power when ``job`` starts on idle nodes (every
-        start and end asks: :meth:`job_watts` and :attr:`idle_node_watts`
-        written out, the same operations in the same order)."""
-        watts = job.jp if job.pf == 1.0 else job.jp * self.scale(job.pf)
-        return float(watts - job.js * (self.node_watts * self.idle_fraction))
+        """Change in system power when ``job`` starts on idle nodes."""
+        return self.busy_delta_at(job, job.pf)
 
     def busy_delta_at(self, job: Job, frequency: float) -> float:
         """:meth:`busy_delta` of ``job`` run at ``frequency`` (without making
