@@ -76,7 +76,7 @@ def load_workload(args) -> Workload:
 
     if args.trace is None:
         from modules.synthetic import synthetic_month
-        workload = starting_at_zero(synthetic_month(seed=args.seed))
+        workload = synthetic_month(seed=args.seed).starting_at_zero()
         if args.power == "drawn":
             return workload  # the synthetic month comes with drawn powers
     else:
@@ -105,16 +105,3 @@ def refuse_nothing_to_run(workload: Workload) -> None:
     whose = f"{workload.path}: none of the trace's" if workload.path else "none of the"
     raise ValueError(f"{whose} {workload.jobs_read:,} jobs can run ({reasons}), nothing "
                      "to simulate")
-
-
-def starting_at_zero(workload: Workload) -> Workload:
-    """The workload with its first submit at the clock's zero, where a run
-    and its power series begin, as ``read_swf`` shifts a trace (the shift
-    joins ``time_offset``, so the times shown stay the workload's own)."""
-    from modules.tables import replace
-
-    first = min((job.st for job in workload.jobs), default=0.0)
-    if not first:
-        return workload
-    return replace(workload, jobs=[job._replace(st=job.st - first) for job in workload.jobs],
-                   time_offset=workload.time_offset + first)

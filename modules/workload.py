@@ -133,6 +133,18 @@ class Workload:
         return replace(self, jobs=[job for job in self.jobs if job.id not in refused],
                        rejected=rejected)
 
+    def starting_at_zero(self) -> "Workload":
+        """This workload with its first submit at the clock's zero, where a
+        run and its power series begin, as ``read_swf`` shifts a trace (the
+        shift joins ``time_offset``, so the times shown stay the workload's
+        own): ``cpn run`` and a study of the same jobs then count energy
+        over the same span."""
+        first = min((job.st for job in self.jobs), default=0.0)
+        if not first:
+            return self
+        return replace(self, jobs=[job._replace(st=job.st - first) for job in self.jobs],
+                       time_offset=self.time_offset + first)
+
     def trace_lines(self, ids: list[int]) -> list[int]:
         """The trace line of each accepted job of ``ids`` (:attr:`job_lines`),
         -1 where the workload has none (no file gave it)."""

@@ -124,11 +124,11 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
     shifted to start at 0, as the trace has them."""
     if exp.trace == SYNTHETIC:
         workload = synthetic_month(_window_seed(exp.seed, exp.month),
-                                   SyntheticConfig(load=mira_load(exp.month)))
+                                   SyntheticConfig(load=mira_load(exp.month))).starting_at_zero()
         jobs = workload.jobs
         if exp.power == "constant":
             jobs = assign_constant_power(jobs, exp.node_watts)
-        return PreparedWorkload(tuple(jobs), workload.machine_nodes, 0.0, 0)
+        return PreparedWorkload(tuple(jobs), workload.machine_nodes, workload.time_offset, 0)
     jobs, workload = _trace_jobs(exp.trace, exp.procs_per_node, exp.allocation_unit,
                                  exp.machine_nodes, exp.power, exp.node_watts, exp.seed)
     last = max((job.st for job in jobs), default=0.0)

@@ -79,12 +79,25 @@ def test_load_follows_the_config():
 
 def test_a_study_month_has_its_window_load():
     """Month 0 is January's draw (as ``cpn run``), month 1 a draw at March's load."""
-    january = prepare_workload(Experiment(month=0)).jobs
+    prepared = prepare_workload(Experiment(month=0))
+    january = prepared.jobs
     march = prepare_workload(Experiment(month=1)).jobs
-    assert list(january) == synthetic_month(0).jobs
+    assert list(january) == synthetic_month(0).starting_at_zero().jobs
     for jobs, load in ((january, 0.81), (march, 1.05)):
         assert sum(j.js * j.rt for j in jobs) / (MIRA_NODES * MONTH) == \
             pytest.approx(load, abs=1 / 30)
+
+
+def test_a_study_month_starts_at_its_first_submit_as_cpn_run():
+    """Its power series, energy and EDP then span what ``cpn run``'s do
+    (which shifts the month alike): the month's first job comes 1,600 s
+    after its midnight, idle time no run counted in either."""
+    drawn = synthetic_month(0).jobs
+    prepared = prepare_workload(Experiment(month=0))
+    first = drawn[0].st
+    assert first > 0 and prepared.jobs[0].st == 0.0
+    assert [j.st for j in prepared.jobs] == [j.st - first for j in drawn]
+    assert prepared.day_offset == first  # hours of the day stay the month's own
 
 
 def test_times_and_walltimes(months):
