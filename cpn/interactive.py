@@ -50,8 +50,9 @@ class Interactive:
     def fire(self, binding: Binding | None = None, undoable: bool = True) -> Binding:
         """Fire one binding from :meth:`enabled` (or the one the automatic
         run would choose; a binding pre-empted by a higher priority is
-        refused, as in CPN Tools); it can be undone with :meth:`undo` unless
-        ``undoable`` is False (long replays need no undo history)."""
+        refused, as in CPN Tools); :meth:`undo` takes it back, unless
+        ``undoable`` is False (long replays need no undo history), which
+        drops the undo points before it instead."""
         self._refresh()
         if binding is None:
             if not self._found:
@@ -67,15 +68,14 @@ class Interactive:
             # let only the highest priority fire.
             raise BindingError(f"binding {binding} is not enabled: a transition of higher "
                                "priority is enabled now")
-        if undoable:
-            self._snapshot()
         # The run's loop fires the one binding found; the others are found
         # again after it.
         others = [t for t in self._found if t != binding.index]
         self._found.clear()
         self._found[binding.index] = (binding.picks, binding.raw)
         try:
-            self._loop(limit=self.steps + 1)
+            with self._change(recorded=undoable):
+                self._loop(limit=self.steps + 1)
         finally:
             self._dirty.update(others)
         return binding

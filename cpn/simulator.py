@@ -53,7 +53,9 @@ _VERSIONS = itertools.count(1)
 class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, Monitoring):
     """Runs a net.  ``marking`` overrides initial markings by place path;
     ``seed`` drives both the choice between enabled bindings and, through
-    a separate stream, the model's ``rng`` that inscriptions may use."""
+    a separate stream, the model's ``rng`` that inscriptions may use.
+    :meth:`fire` is an undo point (:meth:`undo`); with ``history`` every
+    :meth:`run`, :meth:`step` and :meth:`advance` is one too."""
 
     def __init__(self, net: Net | FlatNet, seed: int | None = 0,
                  marking: Mapping[str, Iterable] | None = None,
@@ -284,8 +286,10 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
 
     def advance(self, until_time: float | None = None) -> bool:
         """Move the clock to the next token timestamp without firing (to
-        ``until_time`` at most); False when nothing lies ahead."""
-        return self._advance(until_time) is None
+        ``until_time`` at most); False when nothing lies ahead.  An undo
+        point with ``history``; without, it drops the undo points."""
+        with self._change(recorded=self.history):
+            return self._advance(until_time) is None
 
     def next_event_time(self) -> float | None:
         """When the next timed token becomes available (None if never)."""
@@ -293,7 +297,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
 
     # -- running -------------------------------------------------------------
     def step(self) -> Binding | None:
-        """Fire one binding, advancing the clock if needed; None if dead."""
+        """Fire one binding, advancing the clock if needed; None if dead.
+        A run of one step, :meth:`undo` included."""
         before = self.steps
         self.run(max_steps=1)
         if self.steps == before:
@@ -306,12 +311,13 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         """Fire until the clock would pass ``until_time``, ``max_steps``
         firings are done, ``stop_when(sim)`` holds after a firing, a monitor
         breaks, or the marking is dead.  Stopping at ``until_time`` leaves the
-        clock there, so monitors integrate up to it."""
-        if self.history:
-            self._snapshot()
+        clock there, so monitors integrate up to it.  With ``history`` the
+        whole run is one undo point; without, it drops the undo points
+        (:meth:`undo`)."""
         limit = sys.maxsize if max_steps is None else self.steps + max_steps
         stop_time = NEVER if until_time is None else until_time
-        return RunResult(self._loop(limit, stop_time, stop_when), self.now, self.steps)
+        with self._change(recorded=self.history):
+            return RunResult(self._loop(limit, stop_time, stop_when), self.now, self.steps)
 
     def _loop(self, limit: int, until_time: float = NEVER,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:

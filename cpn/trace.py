@@ -184,7 +184,8 @@ def replay(net: Net | FlatNet, trace_file: str | Path, seed: int | None = None,
 def replay_on(sim: Simulator, trace_file: str | Path) -> Simulator:
     """Fire a saved trace on an existing simulator (with its monitors,
     e.g. a stepper's, which then records the replayed firings too).  The
-    replayed firings are not kept for :meth:`Simulator.undo`."""
+    replayed firings are not kept for :meth:`Simulator.undo`, and drop
+    its earlier undo points."""
     header, records = load_trace(trace_file)
     for step, record in enumerate(records, 1):
         when, path = float(record["time"]), record["transition"]

@@ -4,10 +4,18 @@ A firing or a clock advance changes only the token lists, the heap of
 future tokens, the clock, the counters and the random streams (the choice
 between bindings, the model's ``rng``), so that is what a checkpoint
 copies: after an undo the same command fires the same binding and draws
-the same numbers.  Monitors are not rolled back.  Mixed into ``Simulator``.
+the same numbers.  Monitors are not rolled back.
+
+Undo takes back the last change that was recorded, and only it: a change
+made without an undo point (a run without ``history``, a replay, a restore)
+drops the older undo points, since going back to one of them would take
+back that change too, unseen.  Mixed into ``Simulator``.
 """
 
 from __future__ import annotations
+
+import contextlib
+from typing import Iterator
 
 from .errors import NetError
 
@@ -24,8 +32,10 @@ class Undoable:
         return self._state(random_streams)
 
     def restore(self, state: tuple) -> None:
-        """Go back to a :meth:`checkpoint`."""
-        self._restore(state)
+        """Go back to a :meth:`checkpoint`; the undo points of the state
+        left behind are dropped (:meth:`undo` would jump back to them)."""
+        with self._change(recorded=False):
+            self._restore(state)
 
     def _state(self, random_streams: bool = True) -> tuple:
         streams = (self._choice.getstate(), self.rng,
@@ -36,12 +46,30 @@ class Undoable:
                 (list(self._heap), list(self._initial), self._feeding),
                 self._last, self._version, streams)
 
-    def _snapshot(self) -> None:
-        self._undo.append(self._state())
+    @contextlib.contextmanager
+    def _change(self, recorded: bool) -> Iterator[None]:
+        """Around whatever may change the state: an undo point first when
+        ``recorded``; otherwise, if the state did change (a new version),
+        the undo points are dropped, so that :meth:`undo` never goes back
+        past a change it cannot take back alone."""
+        if recorded:
+            self._undo.append(self._state())
+            yield
+            return
+        version = self._version
+        try:
+            yield
+        finally:
+            if self._version != version:
+                self._undo.clear()
 
     def undo(self) -> bool:
-        """Go back to before the last :meth:`fire` (or :meth:`run` with
-        ``history=True``); False when there is nothing to undo."""
+        """Take back the last recorded change: the last :meth:`fire` (unless
+        ``undoable=False``) or, with ``history=True``, the last :meth:`run`
+        (all of its firings), :meth:`step` or :meth:`advance`.  False when
+        there is nothing to undo, which is also the case after a change that
+        was not recorded (a run, step or advance without ``history``, a
+        replay, a :meth:`restore`): it drops the undo points before it."""
         if not self._undo:
             return False
         self._restore(self._undo.pop())

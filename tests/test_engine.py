@@ -924,7 +924,7 @@ def test_view_of_an_untimed_place_reads_its_tokens_without_a_call_and_follows_un
     net = Net("count")
     net.place("N", int, initial=[0])
     net.transition("Add", guard="n < 3", inputs={"N": "n"}, outputs={"N": "n + 1"})
-    sim = Simulator(net)
+    sim = Simulator(net, history=True)  # the run is an undo point too
     view = sim.view("N")
     assert type(view).__getitem__ is not TokenView.__getitem__  # no callable behind it
     sim.fire()
