@@ -14,7 +14,7 @@ values the marking is constant, so the integral is exact.
 >>> sim = Simulator(net)
 >>> area = sim.add_monitor(PlaceIntegral("P", lambda tokens: sum(tokens)))
 >>> sim.run(until_time=6).time
-6
+6.0
 >>> area.value  # 1 on [0,2) (a token waiting for time 2 is in the place), 2, then 3
 12.0
 """

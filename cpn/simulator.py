@@ -25,7 +25,6 @@ import contextlib
 import heapq
 import itertools
 import random
-import sys
 from heapq import heappop
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -41,6 +40,7 @@ from .marking_views import MarkingViews
 from .monitoring import Monitoring
 from .net import NEVER, P_LOW, Delayed, Net
 from .results import Binding, RunResult, StopReason
+from .run_limits import step_limit, stop_time
 from .staleness import staleness
 from .undo import Undoable
 
@@ -250,13 +250,13 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         return candidates[self._choice.randrange(len(candidates))]
 
     # -- time ----------------------------------------------------------------
-    def _advance(self, until_time: float | None) -> StopReason | None:
+    def _advance(self, until_time: float) -> StopReason | None:
         """Move the clock to the next token timestamp (None if it moved)."""
         heap = self._heap
         if not heap or heap[0][0] == NEVER:
             return StopReason.DEAD
         stamp = heap[0][0]
-        if until_time is not None and stamp > until_time:
+        if stamp > until_time:
             self._set_clock(max(until_time, self.now))
             return StopReason.TIME
         self._set_clock(stamp)
@@ -286,10 +286,12 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
 
     def advance(self, until_time: float | None = None) -> bool:
         """Move the clock to the next token timestamp without firing (to
-        ``until_time`` at most); False when nothing lies ahead.  An undo
-        point with ``history``; without, it drops the undo points."""
+        ``until_time`` at most, refused if NaN); False when nothing lies
+        ahead.  An undo point with ``history``; without, it drops the undo
+        points."""
+        stop = stop_time(until_time)
         with self._change(recorded=self.history):
-            return self._advance(until_time) is None
+            return self._advance(stop) is None
 
     def next_event_time(self) -> float | None:
         """When the next timed token becomes available (None if never)."""
@@ -313,11 +315,11 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         breaks, or the marking is dead.  Stopping at ``until_time`` leaves the
         clock there, so monitors integrate up to it.  With ``history`` the
         whole run is one undo point; without, it drops the undo points
-        (:meth:`undo`)."""
-        limit = sys.maxsize if max_steps is None else self.steps + max_steps
-        stop_time = NEVER if until_time is None else until_time
+        (:meth:`undo`).  ``until_time`` must be a number (not NaN), an int
+        taken as a float, and ``max_steps`` a whole number >= 0 (ValueError)."""
+        limit, stop = step_limit(self.steps, max_steps), stop_time(until_time)
         with self._change(recorded=self.history):
-            return RunResult(self._loop(limit, stop_time, stop_when), self.now, self.steps)
+            return RunResult(self._loop(limit, stop, stop_when), self.now, self.steps)
 
     def _loop(self, limit: int, until_time: float = NEVER,
               stop_when: Callable[["Simulator"], bool] | None = None) -> StopReason:
