@@ -226,8 +226,8 @@ def run_study(study: Study, options: StudyOptions = StudyOptions(), *, out, resu
     table = design.table(runs, stored)
     checks = study.checks(table)
     left_out = left_out_note(stored[stored["key"].isin({run.key() for _, run in runs})])
-    files = _write(study, base, table, checks, Path(out), left_out)
     claimed = bool(study.claims) and runs == study.default_runs()
+    files = _write(study, base, table, checks, Path(out), left_out, claimed)
     return StudyOutcome(study, base, runs, table, checks, files,
                         unlike_claims(checks, study.claims) if claimed else None,
                         summary.outdated_note(), left_out)
@@ -246,16 +246,18 @@ def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:
 
 
 def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], out: Path,
-           left_out: str | None = None) -> list[Path]:
+           left_out: str | None = None, claimed: bool = False) -> list[Path]:
     """The study's CSV files, its figure and its checks, in ``out`` (after
-    them, the ``left_out`` note, if any)."""
+    them, the ``left_out`` note, if any); when ``claimed`` (the study's
+    own runs), its rows of the findings table: another workload's would
+    sit beside the page's explanations of the synthetic one's numbers."""
     out.mkdir(parents=True, exist_ok=True)
     files = []
     for stem, frame in study.design.csv_tables(study.name, table).items():
         files.append(out / f"{stem}.csv")
         frame.to_csv(files[-1], index=False)
     files.append(study.design.plot(study, table, base, out / f"{study.name}.png"))
-    if study.claims:
+    if claimed:
         files.append(out / f"{study.name}_findings.md")
         files[-1].write_text("".join(f"{row}\n" for row in
                                      table_rows(study.name, checks, study.claims)))
