@@ -107,7 +107,10 @@ def summary_metrics(jobs_df, times, watts, end, machine_nodes: int, bsld_thresho
 
     - ``jobs``: number of job records.
     - ``makespan_s``: last end minus first submit, "the total length of the
-      schedule when all the jobs have finished processing" (section 5, EDP).
+      schedule when all the jobs have finished processing" (section 5, EDP);
+      in a window of a log whose jobs were queued before the run began
+      (Mira's, queued for weeks), last end minus the run's start (the power
+      series'), the span energy, utilization and EDP then share.
     - ``utilization``: "the ratio of node hours used by user jobs to the total
       elapsed system node hours" (section 5): ``sum(nodes * runtime) /
       (machine_nodes * makespan_s)``.
@@ -134,7 +137,7 @@ def summary_metrics(jobs_df, times, watts, end, machine_nodes: int, bsld_thresho
     if machine_nodes <= 0:
         raise ValueError(f"machine_nodes must be positive, got {machine_nodes}")
     power = power_metrics(times, watts, end)
-    schedule = _schedule_metrics(jobs, machine_nodes, bsld_threshold)
+    schedule = _schedule_metrics(jobs, machine_nodes, bsld_threshold, power["series_start_s"])
     return {
         **schedule,
         **{name: power[name] for name in ("energy_j", "energy_kwh", "power_mean_w",
@@ -148,11 +151,12 @@ def summary_metrics(jobs_df, times, watts, end, machine_nodes: int, bsld_thresho
 
 
 def _schedule_metrics(jobs: dict[str, np.ndarray], machine_nodes: int,
-                      bsld_threshold: float) -> dict[str, Any]:
+                      bsld_threshold: float, run_start: float = -math.inf) -> dict[str, Any]:
     """The scheduling half of :func:`summary_metrics`, from ``jobs`` (as
-    :func:`job_columns` gives them) to ``bounded_slowdown_mean``."""
-    first_submit = float(jobs["submit"].min())
-    makespan = float(jobs["end"].max()) - first_submit
+    :func:`job_columns` gives them) to ``bounded_slowdown_mean``; the
+    makespan begins at the first submit, or at ``run_start`` if later."""
+    begin = max(float(jobs["submit"].min()), run_start)
+    makespan = float(jobs["end"].max()) - begin
     node_seconds = float((jobs["nodes"] * jobs["runtime"]).sum())
     utilization = node_seconds / (machine_nodes * makespan) if makespan > 0 else math.nan
     wait = np.asarray(jobs["wait"], dtype=float)

@@ -79,6 +79,22 @@ def test_energy_is_the_integral_of_power_and_matches_the_jobs():
     assert energy_exact(result.power_times, result.power_watts, result.end) == pytest.approx(expected)
 
 
+def test_a_window_whose_jobs_queued_before_it_spans_the_run_not_their_queueing():
+    """A log's window (Mira's) starts with jobs queued long before the
+    clock's zero: their waits count from their submit, but the makespan,
+    like the energy, spans the run (from 0): a job queued an hour early
+    made it 3,700 s and utilization 2 %."""
+    jobs = [Job(1, -3600, 100, 2, 200, jp=200.0), Job(2, 0, 50, 2, 100, jp=200.0)]
+    result = simulate(jobs, PuppetConfig(4, node_watts=100.0, idle_fraction=0.0))
+    assert starts(result) == {1: 0, 2: 0}
+    metrics = result.metrics
+    assert metrics["makespan_s"] == 100.0 and metrics["series_start_s"] == 0.0
+    assert metrics["utilization"] == pytest.approx((2 * 100 + 2 * 50) / (4 * 100))
+    assert metrics["wait_mean_s"] == 1800.0
+    assert metrics["energy_j"] == 400 * 50 + 200 * 50
+    assert metrics["edp_j_s"] == metrics["energy_j"] * 100.0
+
+
 def test_fixed_step_estimates_sample_the_power_place():
     jobs = [Job(1, 30, 60, 4, 60, jp=1000.0)]
     result = simulate(jobs, PuppetConfig(4, node_watts=100.0, idle_fraction=0.0),
