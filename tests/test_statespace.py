@@ -278,3 +278,13 @@ def test_an_untimed_state_space_of_a_timed_net_is_refused():
     with pytest.raises(StateSpaceError, match=r"timed=False: the net has timed places, whose "
                                               r"tokens would never become available"):
         state_space(periodic(), timed=False)
+
+
+def test_the_standard_report_is_called_as_the_docs_write_it():
+    """``from cpn.statespace import report; report(space)``: the function,
+    not its module (docs/verification.md)."""
+    from cpn.statespace import Report, report
+    space = state_space(periodic(), merge_shifts=True)
+    made = report(space)
+    assert isinstance(made, Report) and (made.states, made.arcs, made.complete) == (2, 2, True)
+    assert made.home_markings == [0, 1] and "Home markings\n  2 (0, 1)" in str(made)

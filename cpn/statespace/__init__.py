@@ -11,7 +11,8 @@ and checks properties on it, with counterexamples as :class:`Path` s
 
 from .explore import StateSpaceError, clock_readers, state_space
 from .paths import TIME_ADVANCE, Firing, Path
+from .report import Report, report  # the function, as the docs call it
 from .space import StateSpace
 
-__all__ = ["TIME_ADVANCE", "Firing", "Path", "StateSpace", "StateSpaceError",
-           "clock_readers", "state_space"]
+__all__ = ["TIME_ADVANCE", "Firing", "Path", "Report", "StateSpace", "StateSpaceError",
+           "clock_readers", "report", "state_space"]
