@@ -9,7 +9,7 @@ before anything is compiled:
 
 - names: variables (bound by arcs or a code segment), the net's
   environment (the file's constants and the functions of the registry the
-  reader passes), ``now``, ``rng`` and the builtins of
+  reader passes), ``now``, ``rng``, ``Delayed`` and the builtins of
   :data:`SAFE_BUILTINS`; never a name starting with ``_`` (the engine's own);
 - constants, arithmetic, comparisons, boolean logic, ``a if c else b``,
   tuples, lists, sets and dicts, subscripts and slices;

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ColourError, NetError, UnknownNameError
-from .net import Delayed, Net, Place, TimedToken
+from .net import BUILT_IN_NAMES, Delayed, Net, Place, TimedToken
 
 #: Why a token must be hashable, for messages.
 IMMUTABLE = ("tokens are immutable values (a tuple, a frozenset, a frozen dataclass), "
@@ -243,10 +243,11 @@ class _Flattener:
             self.expand_substitution(net, prefix, sub, local)
 
         transitions: dict[str, FlatTransition] = {}
+        env = {**BUILT_IN_NAMES, **net.env}
         for name, transition in net.transitions.items():
             flat = FlatTransition(len(self.transitions), prefix + name, transition.guard,
                                   transition.delay, transition.priority, transition.code,
-                                  net.env)
+                                  env)
             self.transitions.append(flat)
             transitions[name] = flat
 

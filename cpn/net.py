@@ -56,6 +56,12 @@ class Delayed(NamedTuple):
     delay: float
 
 
+#: Names every net's inscriptions know without its ``env`` giving them (an
+#: ``env`` entry of the same name wins): ``Delayed`` is how a ``*iterable``
+#: output gives its tokens their own delays, in a Python net as in a net file.
+BUILT_IN_NAMES = {"Delayed": Delayed}
+
+
 Colour = type | tuple | Callable[[Any], bool] | None
 
 
@@ -173,7 +179,8 @@ class Net:
 
     ``env`` holds the functions and constants its inscriptions may use:
     nothing else is visible to them but bound variables, ``now`` (the
-    clock) and ``rng`` (the model's seeded ``numpy.random.Generator``).
+    clock), ``rng`` (the model's seeded ``numpy.random.Generator``) and
+    :data:`BUILT_IN_NAMES` (``Delayed``).
     """
 
     def __init__(self, name: str, env: dict[str, Any] | None = None):

@@ -44,7 +44,7 @@ from .compiler import compile_net
 from .errors import NetError
 from .expressions import inscription_trees, literal, refused
 from .inscription import check_expression, parse_terms
-from .net import Arc, Net, Place, Transition
+from .net import BUILT_IN_NAMES, Arc, Net, Place, Transition
 
 #: More tokens than this in one place is a damaged or hostile file.
 MAX_TOKENS = 10_000_000
@@ -200,7 +200,7 @@ class _Reader:
         if not name.isidentifier() or name.startswith("_"):
             raise self.fail(element, "a global's name must be an identifier not "
                                      "starting with '_'")
-        if name in self.env:
+        if name in self.env or name in BUILT_IN_NAMES:  # the caller's, or every net's
             return {}
         value = self.only_child(element, "object")
         kind = value.attributes.get("type")

@@ -25,7 +25,7 @@ import snakes.pnml
 from .errors import NetError
 from .flatten import FlatNet
 from .inscription import CodeSegment, check_expression, parse_terms
-from .net import Delayed, Net, P_NORMAL, TimedToken
+from .net import BUILT_IN_NAMES, Delayed, Net, P_NORMAL, TimedToken
 from .syntax_trees import compile_expression, parse
 
 #: The clock in the untimed view.
@@ -133,7 +133,9 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
         dropped.add("time")
     for index, t in enumerate(flat.transitions):
         for name, value in t.env.items():
-            result.globals[name] = value
+            if value is not BUILT_IN_NAMES.get(name) or any(
+                    re.search(rf"\b{name}\b", text) for text in texts):  # a built-in if used
+                result.globals[name] = value
         rewrite = lambda expr: expr  # noqa: E731
         if t.code:
             segment = _CodeSegment(t.code, t.env, t.path)

@@ -64,6 +64,40 @@ def test_transition_and_arc_delays_add_up():
     assert sorted(sim.marking.timed("Q")) == [(1, 13.0), (2, 10.0), (2, 10.0)]
 
 
+DELAYED_FILE = """
+name = "spread"
+[places.P]
+initial = [1]
+timed = true
+[places.Q]
+timed = true
+[transitions.T]
+inputs = { P = "x" }
+outputs = { Q = "*[Delayed(x, 2), x + 1, Delayed(x + 2, 5)]" }
+"""
+
+
+def test_every_net_knows_delayed_without_its_env_naming_it():
+    """A Python net uses ``Delayed`` as a net file does, undeclared; a net
+    whose env gives the name something else means that instead."""
+    from cpn import loads
+    net = Net("spread")
+    net.place("P", int, initial=[1], timed=True)
+    net.place("Q", int, timed=True)
+    net.transition("T")
+    net.arc("P", "T", "x")
+    net.arc("T", "Q", "*[Delayed(x, 2), x + 1, Delayed(x + 2, 5)]")
+    assert net.env == {}  # known to the net, not written into its env
+    for each in (net, loads(DELAYED_FILE)):
+        sim = Simulator(each)
+        sim.step()
+        assert sorted(sim.marking.timed("Q")) == [(1, 2.0), (2, 0.0), (3, 5.0)]
+    net.env["Delayed"] = lambda value, delay: value * 10
+    sim = Simulator(net)
+    sim.step()
+    assert sorted(sim.marking.timed("Q")) == [(2, 0.0), (10, 0.0), (30, 0.0)]
+
+
 def delayed_once(arc: str, delay=None) -> Net:
     net = Net("delays", env={"Delayed": Delayed})
     net.place("P", int, initial=[1], timed=True)
