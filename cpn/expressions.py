@@ -210,9 +210,10 @@ def _parts(text: str, kind: str) -> list[tuple[str, ast.AST]]:
     return [(text, check_expression(text))]
 
 
-def inscription_trees(text: str) -> list[ast.expr]:
-    """Every expression of an arc inscription: terms, counts and delays."""
-    return [tree for _, tree in _parts(text, "inscription")]
+def text_trees(text: str, kind: str) -> list[ast.AST]:
+    """The syntax trees of ``text``, a ``kind`` of text as for
+    :func:`check_text` (an inscription's: its terms, counts and delays)."""
+    return [tree for _, tree in _parts(text, kind)]
 
 
 def evaluate(text: str, namespace: Mapping[str, Any]) -> Any:

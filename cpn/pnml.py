@@ -1,80 +1,63 @@
-"""Reading PNML back into a :class:`~cpn.Net`: the SNAKES dialect that
-:func:`cpn.snakes_bridge.to_pnml` writes.
+"""Reading PNML back into a :class:`~cpn.Net`: what
+:func:`cpn.snakes_bridge.to_pnml` writes, SNAKES' untimed view of a net
+with the engine's own data beside it (``cpn.pnml_engine``).
 
 Why not ``snakes.pnml.loads``: it fails on Python 3.12 and later (it lists
 SNAKES' modules with ``pkgutil.ImpImporter``, which 3.12 removed), and it
 rebuilds whatever a file names, unpickling data and importing modules, so
 opening a file can run any code.  This reader builds plain values only
-(numbers, strings, booleans, None, tuples, lists, sets, dicts) and
-inscription text; the functions a net calls come from ``env=``, given by
-the caller, never from the file.  The XML is parsed by expat with every DTD
-refused, so no entity is ever expanded (no "billion laughs", no external
-files).
+(``cpn.pnml_xml``, which also refuses every DTD) and inscription text; the
+functions a net calls come from ``env=``, given by the caller, never from
+the file.
 
-What comes back is the flat, untimed view that was exported: places named
-by their paths (``Module/Place``) with their initial tokens and no colour
-set, transitions with their guards, one arc per place and transition
-(parallel arcs were joined into one multiset).  Inscriptions are Python,
-run when the net is simulated, so they must keep to the expression language
-of nets read from files (``cpn.expressions``, shared with the data files
-of ``cpn.netfile``): text that reaches outside the net (a name starting
-with ``_``, a dunder attribute, a builtin such as ``eval``, ``open`` or
-``getattr``, a lambda) is refused here.
+What comes back is the flat net that was exported: places named by their
+paths (``Module/Place``), timed or not, with their initial tokens and no
+colour set; transitions with their guards, delays, priorities and code
+segments; one arc per place and transition (parallel arcs were joined
+into one multiset).  Where a node carries the engine's data
+(``<toolspecific tool="cpn">``), that data gives its tokens (in order,
+with their timestamps), its delay, priority and code segment, or its
+inscription as written; elsewhere SNAKES' view does, so a file without
+that data reads as an untimed net.  The globals written for SNAKES alone
+(:data:`SNAKES_ONLY_GLOBALS`) are skipped, never built.
+
+Inscriptions, delays and code segments are Python, run when the net is
+simulated, so they must keep to the expression language of nets read from
+files (``cpn.expressions``, shared with the data files of ``cpn.netfile``):
+text that reaches outside the net (a name starting with ``_``, a dunder
+attribute, a builtin such as ``eval``, ``open`` or ``getattr``, a lambda,
+a statement other than an assignment) is refused here.
 
 >>> from cpn import Net
 >>> from cpn.snakes_bridge import to_pnml
 >>> net = Net("loop")
->>> _ = net.place("P", int, initial=[0])
->>> _ = net.transition("Inc", guard="x < 3")
->>> net.arc("P", "Inc", "x"); net.arc("Inc", "P", "x + 1")
+>>> _ = net.place("P", int, initial=[0], timed=True)
+>>> _ = net.transition("Inc", guard="x < 3", code="y = x + 1")
+>>> net.arc("P", "Inc", "x"); net.arc("Inc", "P", "y@+5")
 >>> back = from_pnml(to_pnml(net))
->>> back.transitions["Inc"].guard, [a.inscription for a in back.arcs]
-('x < 3', ['x', 'x + 1'])
+>>> back.transitions["Inc"].code, [a.inscription for a in back.arcs], back.places["P"].timed
+('y = x + 1', ['x', 'y@+5'], True)
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from xml.parsers import expat
 
 from .compiler import compile_net
 from .errors import NetError
-from .expressions import inscription_trees, literal, refused
-from .inscription import check_expression, parse_terms
-from .net import BUILT_IN_NAMES, Arc, Net, Place, Transition
+from .expressions import literal, refused, text_trees
+from .inscription import CodeSegment, check_expression, parse_terms
+from .net import BUILT_IN_NAMES, P_NORMAL, Arc, Net, Place, Transition
+from .pnml_xml import CODE_TYPES, Element, ElementReader, PnmlError, parse
 
-#: More tokens than this in one place is a damaged or hostile file.
-MAX_TOKENS = 10_000_000
-
-#: How each object type of SNAKES' PNML is built from its text or items.
-_BUILD = {
-    "int": lambda text: int(text.strip()),
-    "float": lambda text: float(text.strip()),
-    "bool": lambda text: {"True": True, "False": False}[text.strip()],
-    "str": str, "tuple": tuple, "list": list, "set": set, "dict": dict,
-}
-_CODE = ("function", "class", "method", "module")
-
-
-class PnmlError(NetError):
-    """A PNML file this reader cannot or will not read; the message names
-    the file, the line and the element."""
-
-
-@dataclass
-class _Element:
-    tag: str
-    attributes: dict[str, str]
-    line: int
-    children: list[_Element] = field(default_factory=list)
-    text: str = ""
-
-    def __str__(self) -> str:
-        key = next((k for k in ("id", "name", "type") if k in self.attributes), None)
-        return f"<{self.tag}{'' if key is None else f' {key}={self.attributes[key]!r}'}>"
+#: The ``<toolspecific>`` elements this engine writes and reads.
+ENGINE_TOOL, ENGINE_VERSION = "cpn", "1"
+#: Globals of SNAKES' untimed view: its clock (0) and the helper that strips
+#: ``Delayed`` from a ``*iterable``.  A net read back has the engine's clock
+#: and needs no helper.
+SNAKES_ONLY_GLOBALS = frozenset({"now", "_cpn_untimed_all"})
 
 
 def read_pnml(path: str | Path, env: dict[str, Any] | None = None) -> Net:
@@ -86,91 +69,35 @@ def from_pnml(text: str | bytes, env: dict[str, Any] | None = None,
               source: str = "<pnml>") -> Net:
     """The net in PNML ``text``, as :func:`~cpn.snakes_bridge.to_pnml`
     writes it.  ``env`` gives the functions (and overrides the constants)
-    the net's inscriptions use; ``source`` names the text in errors."""
+    the net's inscriptions use, those of every module of a net that had
+    modules; ``source`` names the text in errors."""
     try:
-        return _Reader(source, dict(env or {})).net(_parse(text, source))
+        return _Reader(source, dict(env or {})).net(parse(text, source))
     except RecursionError:
         raise PnmlError(f"{source}: elements nested too deeply") from None
 
 
-def _parse(text: str | bytes, source: str) -> _Element:
-    """The element tree, each element with its line; DTDs refused."""
-    parser = expat.ParserCreate()
-    top: list[_Element] = []
-    open_elements: list[_Element] = []
-
-    def start(tag: str, attributes: dict[str, str]) -> None:
-        element = _Element(tag, attributes, parser.CurrentLineNumber)
-        (open_elements[-1].children if open_elements else top).append(element)
-        open_elements.append(element)
-
-    def characters(data: str) -> None:
-        if open_elements:
-            open_elements[-1].text += data
-
-    def doctype(*_) -> None:
-        raise PnmlError(f"{source}, line {parser.CurrentLineNumber}: a DTD "
-                        "(<!DOCTYPE ...>) is refused: PNML needs none, and its "
-                        "entities could expand without bound or read other files")
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = lambda tag: open_elements.pop()
-    parser.CharacterDataHandler = characters
-    parser.StartDoctypeDeclHandler = doctype
-    try:
-        parser.Parse(text, True)
-    except expat.ExpatError as error:
-        raise PnmlError(f"{source}, line {error.lineno}: not well-formed XML "
-                        f"({expat.ErrorString(error.code)})") from None
-    return top[0]
-
-
-class _Reader:
+class _Reader(ElementReader):
     def __init__(self, source: str, env: dict[str, Any]):
-        self.source = source
+        super().__init__(source)
         self.env = env
 
-    def fail(self, element: _Element, message: str) -> PnmlError:
-        return PnmlError(f"{self.source}, line {element.line}, {element}: {message}")
-
-    def only_child(self, element: _Element, tag: str | None = None) -> _Element:
-        if len(element.children) != 1 or tag not in (None, element.children[0].tag):
-            raise self.fail(element, f"expected one <{tag or 'element'}> inside, found "
-                                     f"{[f'<{c.tag}>' for c in element.children] or 'none'}")
-        return element.children[0]
-
-    def parts(self, element: _Element, first: str, second: str,
-              where: str) -> tuple[_Element, _Element]:
-        """The two children ``<first>`` and ``<second>`` of ``element``."""
-        found = {child.tag: child for child in element.children}
-        if element.tag != "item" or len(element.children) != 2 or set(found) != {first,
-                                                                                 second}:
-            raise self.fail(element, f"{where}: expected <item> with <{first}> and "
-                                     f"<{second}>")
-        return found[first], found[second]
-
-    def attribute(self, element: _Element, name: str) -> str:
-        value = element.attributes.get(name, "")
-        if not value:
-            raise self.fail(element, f"no {name}= attribute")
-        return value
-
     # -- the net ---------------------------------------------------------------
-    def net(self, root: _Element) -> Net:
+    def net(self, root: Element) -> Net:
         if root.tag != "pnml":
             raise self.fail(root, "not PNML (the root element is not <pnml>)")
         nets = root.children
         if len(nets) != 1 or nets[0].tag != "net":
             raise self.fail(root, f"expected one <net>, found "
                                   f"{[f'<{c.tag}>' for c in nets] or 'none'}")
-        children: dict[str, list[_Element]] = {"global": [], "place": [],
+        children: dict[str, list[Element]] = {"global": [], "place": [],
                                                "transition": [], "arc": []}
         for child in nets[0].children:
             if child.tag not in children:
                 raise self.fail(child, "unsupported element (this reader reads what "
                                        "cpn.snakes_bridge.to_pnml writes)")
             children[child.tag].append(child)
-        nodes: dict[str, _Element] = {}
+        nodes: dict[str, Element] = {}
         for child in children["place"] + children["transition"]:
             name = self.attribute(child, "id")
             if name in nodes:
@@ -195,8 +122,10 @@ class _Reader:
             raise PnmlError(f"{self.source}: {error}") from None
         return net
 
-    def global_(self, element: _Element) -> dict[str, Any]:
+    def global_(self, element: Element) -> dict[str, Any]:
         name = self.attribute(element, "name")
+        if name in SNAKES_ONLY_GLOBALS:
+            return {}
         if not name.isidentifier() or name.startswith("_"):
             raise self.fail(element, "a global's name must be an identifier not "
                                      "starting with '_'")
@@ -204,54 +133,72 @@ class _Reader:
             return {}
         value = self.only_child(element, "object")
         kind = value.attributes.get("type")
-        if kind in _CODE or kind == "pickle":
+        if kind in CODE_TYPES or kind == "pickle":
             what = ("pickled Python data" if kind == "pickle"
                     else f"a {kind} ({value.attributes.get('name', '?')})")
             raise self.fail(element, f"{what}: a PNML file carries no code; pass it as "
                                      f"from_pnml(..., env={{{name!r}: ...}})")
         return {name: self.value(value, f"global {name!r}")}
 
-    def place(self, element: _Element) -> Place:
+    def place(self, element: Element) -> Place:
         name = element.attributes["id"]
-        tokens: list = []
+        marking, engine = None, self.engine_data(element, ("timed", "tokens"))
         for child in element.children:
             if child.tag == "type":
                 if child.attributes.get("domain", "universal") != "universal":
                     raise self.fail(child, "only untyped places (domain='universal') "
                                            "are read")
             elif child.tag == "initialMarking":
-                for item in self.only_child(child, "multiset").children:
-                    tokens += self.tokens(item, f"place {name!r}", len(tokens))
-            else:
+                marking = child
+            elif child.tag != "toolspecific":
                 raise self.fail(child, f"unsupported element in place {name!r}")
-        return Place(name, initial=tokens)
+        if "tokens" in engine:  # in their order, with their timestamps
+            tokens = self.engine_tokens(engine["tokens"], f"place {name!r}")
+        else:  # SNAKES' multiset (when the engine's tokens are there, never read)
+            tokens = []
+            for item in self.only_child(marking, "multiset").children if marking else ():
+                tokens += self.tokens(item, f"place {name!r}", len(tokens))
+        return Place(name, initial=tokens, timed="timed" in engine)
 
-    def tokens(self, item: _Element, where: str, held: int) -> list:
-        value, multiplicity = self.parts(item, "value", "multiplicity", where)
-        count = multiplicity.text.strip()
-        if not count.isdigit():
-            raise self.fail(multiplicity, f"{where}: multiplicity {count!r} is not a "
-                                          "whole number")
-        if held + int(count) > MAX_TOKENS:
-            raise self.fail(multiplicity, f"{where}: more than {MAX_TOKENS:,} tokens")
-        return [self.value(self.only_child(value, "object"), where)] * int(count)
-
-    def transition(self, element: _Element) -> Transition:
+    def transition(self, element: Element) -> Transition:
         name = element.attributes["id"]
-        guard = None
+        guard, engine = None, self.engine_data(element, ("delay", "priority", "code"))
         for child in element.children:
-            if child.tag != "guard":
+            if child.tag == "guard":
+                guard = self.expression(self.only_child(child, "expression"))
+            elif child.tag != "toolspecific":
                 raise self.fail(child, f"unsupported element in transition {name!r}")
-            guard = self.expression(self.only_child(child, "expression"))
-        return Transition(name, guard)
+        priority = P_NORMAL
+        if "priority" in engine:
+            text = engine["priority"].text.strip()
+            if not text.removeprefix("-").isdigit():
+                raise self.fail(engine["priority"], f"{text!r} is not a whole number")
+            priority = int(text)
+        code = engine["code"].text if "code" in engine else None
+        if code is not None:
+            try:
+                CodeSegment(code).check()
+            except SyntaxError as error:
+                raise self.fail(engine["code"], f"{code!r} is not a code segment "
+                                                f"({error.msg})") from None
+        delay = self.expression(engine["delay"]) if "delay" in engine else None
+        return Transition(name, guard, delay, priority, code)
 
-    def arc(self, element: _Element, net: Net) -> tuple[_Element, Arc]:
+    def arc(self, element: Element, net: Net) -> tuple[Element, Arc]:
         source, target = (self.attribute(element, end) for end in ("source", "target"))
         if not ((source in net.places and target in net.transitions)
                 or (source in net.transitions and target in net.places)):
             raise self.fail(element, f"an arc must join a place and a transition of the "
                                      f"net ({source!r} -> {target!r})")
-        text = self.inscription(self.only_child(self.only_child(element, "inscription")))
+        engine = self.engine_data(element, ("inscription",))
+        labels = [child for child in element.children if child.tag != "toolspecific"]
+        if "inscription" in engine:  # as written (SNAKES' label, then, is not read)
+            text = engine["inscription"].text.strip()
+        elif len(labels) == 1 and labels[0].tag == "inscription":
+            text = self.inscription(self.only_child(labels[0]))
+        else:
+            raise self.fail(element, "expected one <inscription> inside, found "
+                                     f"{[f'<{c.tag}>' for c in labels] or 'none'}")
         try:
             parse_terms(text)
         except SyntaxError as error:
@@ -259,8 +206,25 @@ class _Reader:
         net.arc(source, target, text)
         return element, net.arcs[-1]
 
+    def engine_data(self, element: Element, tags: tuple[str, ...]) -> dict[str, Element]:
+        """The children of the node's ``<toolspecific>`` (the engine's own
+        data; see ``cpn.pnml_engine``) by their tags; {} without one."""
+        data: dict[str, Element] = {}
+        tools = [child for child in element.children if child.tag == "toolspecific"]
+        for tool in tools:
+            found = tool.attributes.get("tool"), tool.attributes.get("version")
+            if found != (ENGINE_TOOL, ENGINE_VERSION) or len(tools) > 1:
+                raise self.fail(tool, f"unsupported: this reader reads one <toolspecific "
+                                      f"tool='{ENGINE_TOOL}' version='{ENGINE_VERSION}'>")
+            for child in tool.children:
+                if child.tag not in tags or child.tag in data:
+                    raise self.fail(child, f"unexpected here (expected at most one each of "
+                                           f"{', '.join(f'<{tag}>' for tag in tags)})")
+                data[child.tag] = child
+        return data
+
     # -- inscriptions ----------------------------------------------------------
-    def inscription(self, element: _Element) -> str:
+    def inscription(self, element: Element) -> str:
         """Our inscription text for a SNAKES arc label."""
         if element.tag == "variable":
             name = element.text.strip()
@@ -282,7 +246,7 @@ class _Reader:
         raise self.fail(element, "unsupported arc inscription (this reader reads what "
                                  "cpn.snakes_bridge.to_pnml writes)")
 
-    def expression(self, element: _Element) -> str:
+    def expression(self, element: Element) -> str:
         text = element.text.strip()
         try:
             check_expression(text)
@@ -291,13 +255,14 @@ class _Reader:
                                      f"({error.msg})") from None
         return text
 
-    def check_reach(self, net: Net, transition: Transition, element: _Element,
-                    arcs: list[tuple[_Element, Arc]]) -> None:
+    def check_reach(self, net: Net, transition: Transition, element: Element,
+                    arcs: list[tuple[Element, Arc]]) -> None:
         """Refuse text of ``transition`` that could reach outside the net
         (the expression language of ``cpn.expressions``)."""
-        texts = ([(element, transition.guard, [check_expression(transition.guard)])]
-                 if transition.guard else [])
-        texts += [(arc_element, arc.inscription, inscription_trees(arc.inscription))
+        own = [(transition.guard, "guard"), (transition.delay, "delay"),
+               (transition.code, "code")]
+        texts = [(element, text, text_trees(text, kind)) for text, kind in own if text]
+        texts += [(arc_element, arc.inscription, text_trees(arc.inscription, "inscription"))
                   for arc_element, arc in arcs
                   if transition.name in (arc.source, arc.target)]
         for where, text, trees in texts:
@@ -308,34 +273,3 @@ class _Reader:
                                            f"({bad[1]}; a net read from PNML may use its "
                                            "variables, its environment and "
                                            "cpn.expressions.SAFE_BUILTINS)")
-
-    # -- values ----------------------------------------------------------------
-    def value(self, element: _Element, where: str) -> Any:
-        """A plain value; code and pickles are refused, never run."""
-        kind = element.attributes.get("type", "")
-        if element.tag != "object":
-            raise self.fail(element, f"{where}: expected <object>")
-        if kind == "pickle":
-            raise self.fail(element, f"{where}: a pickled Python object; this reader "
-                                     "never unpickles (unpickling can run any code)")
-        if kind in _CODE:
-            raise self.fail(element, f"{where}: a {kind} "
-                                     f"({element.attributes.get('name', '?')}); a PNML "
-                                     "file carries no code")
-        if kind == "NoneType":
-            return None
-        if kind not in _BUILD:
-            raise self.fail(element, f"{where}: unsupported object type {kind!r}")
-        if kind == "dict":
-            content: Any = [tuple(self.value(self.only_child(part), where)
-                                  for part in self.parts(item, "key", "value", where))
-                            for item in element.children]
-        elif kind in ("tuple", "list", "set"):
-            content = [self.value(child, where) for child in element.children]
-        else:
-            content = element.text
-        try:
-            return _BUILD[kind](content)
-        except (KeyError, ValueError, TypeError) as error:
-            raise self.fail(element, f"{where}: not a valid {kind}: {error}") from None
-

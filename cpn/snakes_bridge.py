@@ -10,6 +10,9 @@ SNAKES has no code segments either: a transition's code segment becomes a
 function of the variables it reads, and each output arc that uses one of
 its results calls it (the code is the net's own, run as the engine runs
 it); a ``*iterable`` output becomes a SNAKES flush arc.
+
+:func:`to_pnml` writes that view and, beside it, what the view lacks
+(``cpn.pnml_engine``), so that ``cpn.pnml`` reads the net back whole.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .errors import NetError
 from .flatten import FlatNet
 from .inscription import CodeSegment, check_expression, parse_terms
 from .net import BUILT_IN_NAMES, Delayed, Net, P_NORMAL, TimedToken
+from .pnml_engine import add_engine_data, check_readable
 from .syntax_trees import compile_expression, parse
 
 #: The clock in the untimed view.
@@ -164,7 +168,15 @@ def to_snakes(net: Net | FlatNet, warn: bool = True) -> sn.PetriNet:
     return result
 
 
-def to_pnml(net: Net | FlatNet, warn: bool = True) -> str:
-    """PNML text of the untimed view (through SNAKES); ``cpn.pnml.from_pnml``
-    reads it back."""
-    return snakes.pnml.dumps(to_snakes(net, warn=warn))
+def to_pnml(net: Net | FlatNet) -> str:
+    """PNML text of the flat net: SNAKES' untimed view, and beside it what
+    the view lacks (``cpn.pnml_engine``), so ``cpn.pnml.from_pnml`` reads
+    the net back as it was.  What that reader would refuse (text outside
+    the language of ``cpn.expressions``, initial tokens that are not plain
+    values, a name two modules bind differently) is refused here, naming
+    the node."""
+    flat = net.flatten() if isinstance(net, Net) else net
+    check_readable(flat)
+    tree = snakes.pnml.Tree.from_obj(to_snakes(flat, warn=False))
+    add_engine_data(tree, flat)
+    return tree.to_pnml()

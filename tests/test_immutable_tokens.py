@@ -277,7 +277,7 @@ def test_the_nets_export_to_snakes_with_their_places(name):
     exported = to_snakes(net, warn=False)
     assert {place.name for place in exported.place()} == {
         place.path for place in net.flatten().places}
-    assert "Scheduler/Schedule" in to_pnml(net, warn=False)
+    assert "Scheduler/Schedule" in to_pnml(net)
 
 
 def test_snakes_fires_the_puppet_net_as_we_do_at_time_zero():

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cpn
-from cpn import Net, Simulator
+from cpn import Net, NetError, Simulator
 from cpn.netfile import NetFileError, dumps, load, loads
 from modules.batch_scheduling import SchedulingConfig
 from modules.cpu_scaling import CpuScaling
@@ -426,9 +426,15 @@ def test_pnml_files_are_held_to_the_same_language():
     from cpn.snakes_bridge import to_pnml
     net = Net("n")
     net.place("P", int, initial=[1])
-    net.transition("T", guard="(lambda: x > 0)()")
+    net.transition("T", guard="x > 0")
     net.arc("P", "T", "x")
+    text = to_pnml(net).replace("x &gt; 0", "(lambda: x &gt; 0)()")
     with pytest.raises(PnmlError, match=r"<transition id='T'>: a lambda in '\(lambda: x > 0\)"
                                         r"\(\)' reaches outside the net \(a net read from a "
                                         r"file defines no functions"):
-        from_pnml(to_pnml(net))
+        from_pnml(text)
+    # The exporter refuses up front what the reader would refuse.
+    net.transitions["T"].guard = "(lambda: x > 0)()"
+    with pytest.raises(NetError, match=r"^transition 'T', guard: a lambda in '\(lambda: x > 0"
+                                       r"\)\(\)' would not read back from PNML"):
+        to_pnml(net)
