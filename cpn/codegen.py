@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from typing import NamedTuple
 
+from .colour_sets import instance_types
 from .flatten import FlatPlace
 from .inscription import binds
 
@@ -216,5 +217,5 @@ def _pattern_checks(node, source: str, bound: set[str], env_names: set[str],
 def _tuple_colour(colour) -> bool:
     """Whether every token of a place of this colour is a tuple (the colour
     is checked as each token enters)."""
-    types = colour if isinstance(colour, tuple) else (colour,)
-    return all(isinstance(kind, type) and issubclass(kind, tuple) for kind in types)
+    kinds = instance_types(colour)
+    return kinds is not None and all(issubclass(kind, tuple) for kind in kinds)

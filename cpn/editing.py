@@ -28,11 +28,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Iterable, Iterator
 
+from .colour_sets import declared
 from .compiler import compile_net
 from .errors import ColourError, NetError
 from .inscription import check_expression, parse_terms
-from .net import (Arc, Net, Substitution, check_colour, check_token_list,
-                  checked_priority)
+from .net import Arc, Net, Substitution, check_token_list, checked_priority
 
 _open_edits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -251,7 +251,7 @@ def change_place(net: Net, path: str, **fields: Any) -> None:
     with editing(net, f"changing {what}"):
         owner, name, _ = _place(net, path)
         if "colour" in fields:
-            check_colour(fields["colour"], f"net '{net.name}', place '{path}'")
+            fields["colour"] = declared(fields["colour"], f"net '{net.name}', place '{path}'")
         if "initial" in fields:
             tokens = fields["initial"]
             check_token_list(tokens, f"net '{net.name}', place '{path}'",

@@ -15,6 +15,7 @@ import textwrap
 from typing import NamedTuple
 
 from .codegen import LOOKUP, TEST, SearchStep, indented
+from .colour_sets import instance_types, membership
 from .flatten import FlatPlace
 from .inscription import Term
 from .net import Delayed
@@ -149,30 +150,30 @@ def _counts(outputs: list[Output], places: list[FlatPlace]) -> tuple[list[str], 
 
 def _refusals(place: FlatPlace, token: str) -> list[str]:
     """Tests of ``token`` that make the simulator refuse it (see
-    ``Simulator._refuse``): not hashable, outside the place's colour set,
-    or a ``Delayed`` into an untimed place.  Hashability is checked on the
-    token's type (a dict, a list, a set, a mutable dataclass), so that a
-    firing costs the same whatever the size of its tokens."""
+    ``Simulator._refuse``): not hashable, outside the place's colour set
+    (``_cpn_C3``, its ``colour_sets.membership``), or a ``Delayed`` into
+    an untimed place.  Hashability is checked on the token's type (a dict,
+    a list, a set, a mutable dataclass), so that a firing costs the same
+    whatever the size of its tokens."""
     colour = place.place.colour
-    tests = [] if _hashable_colour(colour) else [f"_cpn_type({token}).__hash__ is None"]
-    if isinstance(colour, (type, tuple)):
+    test, kinds = membership(colour), instance_types(colour)
+    tests = [] if _hashable_colour(kinds) else [f"_cpn_type({token}).__hash__ is None"]
+    if isinstance(test, (type, tuple)):
         tests.append(f"not _cpn_isinstance({token}, _cpn_C{place.index})")
-    elif colour is not None:
+    elif test is not None:
         tests.append(f"not _cpn_C{place.index}({token})")
-    if not place.timed and (colour is None or not isinstance(colour, (type, tuple))
-                            or issubclass(Delayed, colour)):
+    if not place.timed and (kinds is None or issubclass(Delayed, kinds)):
         tests.insert(0, f"_cpn_type({token}) is _cpn_Delayed")  # else the colour refuses it
     return tests
 
 
-def _hashable_colour(colour) -> bool:
+def _hashable_colour(kinds: tuple[type, ...] | None) -> bool:
     """Whether the colour check alone keeps out unhashable types: a colour
-    of built-in hashable types (int, str, tuple, ...) admits only their
-    instances, hashable by type (a subclass removing ``__hash__`` aside),
-    and the firing is spared a test per token."""
-    types = colour if isinstance(colour, tuple) else (colour,)
-    return all(isinstance(kind, type) and kind.__module__ == "builtins"
-               and kind.__hash__ is not None for kind in types)
+    whose tokens are instances of built-in hashable types (int, str,
+    tuple, ...) admits nothing else, hashable by type (a subclass removing
+    ``__hash__`` aside), and the firing is spared a test per token."""
+    return kinds is not None and all(kind.__module__ == "builtins"
+                                     and kind.__hash__ is not None for kind in kinds)
 
 
 def _consume(steps: list[SearchStep], places: list[FlatPlace],

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
+from .colour_sets import Colour, accepts, colour_name, declared
 from .errors import NetError
 
 P_HIGH = 100
@@ -62,9 +63,6 @@ class Delayed(NamedTuple):
 BUILT_IN_NAMES = {"Delayed": Delayed}
 
 
-Colour = type | tuple | Callable[[Any], bool] | None
-
-
 def check_token_list(tokens: Any, where: str, example: str) -> None:
     """Refuse ``tokens`` unless it is a collection of tokens: a string is
     iterable, but taken as one it would give a token per character, and a
@@ -77,18 +75,6 @@ def check_token_list(tokens: Any, where: str, example: str) -> None:
         except TypeError:
             pass
     raise NetError(f"{where}: give a list of tokens, e.g. {example}, not {tokens!r}")
-
-
-def check_colour(colour: Any, where: str) -> None:
-    """Refuse what cannot be a colour set: it would fail only when the
-    first token is tested against it, deep inside a run."""
-    if colour is None or callable(colour):  # a type is callable too
-        return
-    if isinstance(colour, tuple) and all(isinstance(c, type) for c in colour):
-        return
-    shown = f"the string {colour!r}" if isinstance(colour, str) else repr(colour)
-    raise NetError(f"{where}: a colour is a type, a tuple of types, or a predicate "
-                   f"(callable), not {shown}")
 
 
 def checked_priority(priority: Any, where: str) -> int:
@@ -104,7 +90,8 @@ def checked_priority(priority: Any, where: str) -> int:
 
 @dataclass
 class Place:
-    """A place: a colour set (a type, a tuple of types, or a predicate),
+    """A place: a colour set (a type, a union, a parameterised tuple,
+    frozenset or FrozenDict, or a predicate: see ``colour_sets.py``),
     whether its tokens carry time, its initial marking, and optionally a
     fusion set or a port kind (``in``: the module takes or reads its tokens,
     ``out``: the module puts tokens there, ``inout``: both; checked where
@@ -118,21 +105,16 @@ class Place:
     port: str | None = None
 
     def accepts(self, token: Any) -> bool:
-        colour = self.colour
+        colour = self.colour  # a type or none at all, written out: a trace's million jobs
         if colour is None:
             return True
-        if isinstance(colour, (type, tuple)):
+        if isinstance(colour, type):
             return isinstance(token, colour)
-        return bool(colour(token))
+        return accepts(colour, token)
 
     @property
     def colour_name(self) -> str:
-        colour = self.colour
-        if colour is None:
-            return "any"
-        if isinstance(colour, tuple):
-            return " | ".join(c.__name__ for c in colour)
-        return getattr(colour, "__name__", repr(colour))
+        return colour_name(self.colour)
 
 
 @dataclass
@@ -210,7 +192,7 @@ class Net:
                            f"fusion set {fusion!r}: where the module is used, it is its "
                            "socket (put the socket in the fusion set instead)")
         where = f"net '{self.name}', place '{name}'"
-        check_colour(colour, where)
+        colour = declared(colour, where)
         check_token_list(initial, where, f"initial=[{initial!r}]")
         place = Place(name, colour, list(initial), timed, fusion, port)
         self.places[name] = place

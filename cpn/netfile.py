@@ -40,8 +40,10 @@ What a file holds, table by table:
   ``FrozenDict`` and ``Delayed``: ``"easy_pass_on_nodes"``, ``"partial(easy_pass_on_nodes,
   policy='wfp')"``, ``"PowerModel(node_watts=100.0).busy_delta"``.
 - ``[places.NAME]``: ``colour`` (``int``, ``float``, ``str``, ``bool``,
-  ``tuple``, ``FrozenDict``, ``dict``, a record, a type or predicate of the
-  registry, ``A | B``; ``any`` when left out), ``initial`` (an array of
+  ``tuple``, ``FrozenDict``, ``dict``, ``None``, a record, a type or
+  predicate of the registry, ``A | B``, ``tuple[A, ...]``, ``tuple[A, B]``,
+  ``FrozenDict[A, B]``, as a place's colour in Python (``colour_sets.py``);
+  ``any`` when left out), ``initial`` (an array of
   tokens; in a timed place ``{ token = ..., at = 5.0 }`` is a token
   available from time 5), ``timed``, ``fusion``, ``port``
   (``in``/``out``/``inout``).

@@ -17,7 +17,8 @@ from .expressions import DEFINITION_NAMES, ExpressionError, check_text, evaluate
 from .net import P_NORMAL, PORT_KINDS, Net, TimedToken
 from .netfile_lines import locate
 from .netfile_values import (ANY, FORMAT, NET_KEYS, PLACE_KEYS, SCALARS, SUBSTITUTION_KEYS,
-                             TOP_KEYS, TRANSITION_KEYS, ColourSpec, decode, is_record, plain)
+                             TOP_KEYS, TRANSITION_KEYS, ColourSpec, decode, is_record, parsed_colour,
+                             plain)
 
 
 class Reader:
@@ -135,27 +136,20 @@ class Reader:
 
     def colour(self, text: Any, where: tuple[str, ...], key: str = "colour") -> ColourSpec:
         text = self.string(text, where, key)
-        specs = []
-        for name in (part.strip() for part in text.split("|")):
-            if name == "any" and "|" not in text:
-                return ANY
-            if name in SCALARS:
-                specs.append(ColourSpec(name, SCALARS[name]))
-            elif name in self.colours:
-                specs.append(self.colours[name])
-            elif name in self.registry and (isinstance(self.registry[name], type)
-                                            or callable(self.registry[name])):
-                specs.append(ColourSpec(name, self.registry[name]))
-            else:
-                raise self.fail(where, f"unknown colour {name!r} (built in: "
-                                       f"{', '.join(SCALARS)}, any; or a record of "
-                                       "[colours], or a type of the registry)", text)
-        if len(specs) == 1:
-            return specs[0]
-        kinds = tuple(spec.colour for spec in specs)
-        if not all(isinstance(kind, type) for kind in kinds):
-            raise self.fail(where, f"{text!r}: only types can be joined with '|'", text)
-        return ColourSpec(text, kinds)
+        try:
+            return parsed_colour(text, self.named_colour)
+        except ValueError as error:
+            raise self.fail(where, str(error), text) from None
+
+    def named_colour(self, name: str) -> ColourSpec | None:
+        """A built-in colour, a record of ``[colours]``, or a type (or a
+        predicate) of the registry."""
+        if name in SCALARS:
+            return ColourSpec(name, SCALARS[name])
+        if name in self.colours:
+            return self.colours[name]
+        kind = self.registry.get(name)
+        return ColourSpec(name, kind) if isinstance(kind, type) or callable(kind) else None
 
     def net(self, table: dict, where: tuple[str, ...], default_name: str) -> Net:
         self.table(table, where, NET_KEYS)

@@ -9,10 +9,13 @@ back as the same value (:func:`equivalent`), so nothing changes on the way.
 
 from __future__ import annotations
 
+import ast
 import math
+import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
+from .colour_sets import declared
 from .colours import FrozenDict
 from .net import Place
 
@@ -50,6 +53,52 @@ class ColourSpec:
 ANY = ColourSpec("any", None)
 
 
+def parsed_colour(text: str, named: Callable[[str], ColourSpec | None]) -> ColourSpec:
+    """The colour a file writes as ``text``: ``any``, a name (``named``
+    finds a built-in, a record or a registry's; None if none), a union of
+    colours (``int | None``), or a tuple or FrozenDict of colours
+    (``tuple[Job, ...]``, ``FrozenDict[str, int]``) as Python writes it
+    (and ``colour_sets.py`` reads it); ``ValueError`` says why not."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        tree = None
+    if isinstance(tree, ast.Name):
+        return ANY if tree.id == "any" else _named(tree.id, named)
+    return ColourSpec(text, declared(_colour_value(tree, named, text), f"colour {text!r}"))
+
+
+def _named(name: str, named: Callable[[str], ColourSpec | None]) -> ColourSpec:
+    spec = named(name)
+    if spec is None:
+        raise ValueError(f"unknown colour {name!r} (built in: {', '.join(SCALARS)}, None, "
+                         "any; or a record of [colours], or a type of the registry)")
+    return spec
+
+
+def _colour_value(tree: ast.expr | None, named: Callable[[str], ColourSpec | None],
+                  text: str) -> Any:
+    """The Python colour of the expression ``tree`` of :func:`parsed_colour`."""
+    if isinstance(tree, ast.Name):
+        return typing.Any if tree.id == "any" else _named(tree.id, named).colour
+    if isinstance(tree, ast.Constant) and tree.value is None:
+        return type(None)
+    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.BitOr):
+        return typing.Union[_colour_value(tree.left, named, text),
+                            _colour_value(tree.right, named, text)]
+    if isinstance(tree, ast.Subscript):
+        items = tree.slice.elts if isinstance(tree.slice, ast.Tuple) else [tree.slice]
+        arguments = tuple(Ellipsis if isinstance(item, ast.Constant) and item.value is ...
+                          else _colour_value(item, named, text) for item in items)
+        try:
+            return _colour_value(tree.value, named, text)[arguments]
+        except TypeError:
+            raise ValueError(f"colour {text!r}: {ast.unparse(tree.value)} takes no colours "
+                             "in brackets (tuple and FrozenDict do)") from None
+    raise ValueError(f"cannot read colour {text!r}: a colour is a name, names joined with "
+                     "'|', or tuple[...] or FrozenDict[...] of colours")
+
+
 def is_record(kind: Any) -> bool:
     return isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")
 
@@ -75,7 +124,7 @@ def decode(value: Any, spec: ColourSpec, field: bool = False) -> Any:
             raise
         except Exception as error:  # noqa: BLE001 - a registry type refused its fields
             raise ValueError(f"record {spec.text}: {error}") from None
-    if spec.colour is FrozenDict and isinstance(value, list):
+    if (typing.get_origin(spec.colour) or spec.colour) is FrozenDict and isinstance(value, list):
         if not all(isinstance(pair, list) and len(pair) == 2 for pair in value):
             raise ValueError("a FrozenDict is a table, or an array of [key, value] pairs")
         return FrozenDict((plain(k), plain(v)) for k, v in value)

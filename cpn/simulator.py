@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
+from .colour_sets import membership
 from .compiler import compiled_for
 from .errors import BindingError, ColourError
 from .flatten import IMMUTABLE, FlatNet
@@ -123,7 +124,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
             for p, place in enumerate(self.net.places):
                 scope[f"_cpn_R{p}"] = self._R[p]
                 scope[f"_cpn_S{p}"] = self._S[p]
-                scope[f"_cpn_C{p}"] = place.place.colour
+                scope[f"_cpn_C{p}"] = membership(place.place.colour)
             scope["_cpn_woken"], scope["_cpn_others"] = self._stale.woken[t.index]
             scope.update(_cpn_heap=self._heap, _cpn_push=heapq.heappush,
                          _cpn_next=self._next, _cpn_put=self._put, _cpn_late=self._late,

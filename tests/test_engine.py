@@ -602,12 +602,13 @@ def test_colour_is_checked_when_a_token_enters():
 
 
 @pytest.mark.parametrize("colour, shown", [
-    ("int", "the string 'int'"), ((int, "str"), "(<class 'int'>, 'str')"), (3, "3")])
+    ("int", "the string 'int'"), ((int, "str"), "the string 'str'"), (3, "3")])
 def test_a_colour_that_is_no_type_tuple_of_types_or_predicate_is_refused(colour, shown):
     # A string colour failed at the first token with "'str' object is not callable".
     net = Net("n")
-    message = re.escape(f"net 'n', place 'P': a colour is a type, a tuple of types, or a "
-                        f"predicate (callable), not {shown}")
+    message = re.escape(f"net 'n', place 'P': a colour is a type, a union of types "
+                        f"(int | None), a tuple, frozenset or FrozenDict of them "
+                        f"(tuple[int, ...]), or a predicate (callable), not {shown}")
     with pytest.raises(NetError, match=message):
         net.place("P", colour, initial=[1])
     net.place("P", int, initial=[1])
