@@ -72,7 +72,7 @@ def run_check(args: argparse.Namespace) -> int:
         net, module = load_net_and_module(args.net, args.functions)
         net = net.flatten() if isinstance(net, Net) else net
         queries = chosen_queries(args.query, named_queries(module, args.net),
-                                 [place.path for place in net.places], args.net)
+                                 net.place_names(), args.net)
         space = explored(net, args)
         verdicts = [(name, query, checked(query, space)) for name, query in queries.items()]
     except (LoadError, StateSpaceError, NetError, ColourError, BindingError,

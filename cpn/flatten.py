@@ -22,6 +22,7 @@ untimed place) puts nothing: it leaves the token where it is.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .errors import ColourError, NetError, UnknownNameError
@@ -144,6 +145,22 @@ class FlatNet:
             return self.aliases[path]
         raise UnknownNameError(f"no place '{path}' in net '{self.name}' "
                                f"(places: {', '.join(p.path for p in self.places)})")
+
+    def place_path(self, name: str) -> str:
+        """The path of the place :meth:`place_index` finds by ``name``: how
+        the stepper, the web page and queries read a name a user gives."""
+        return self.places[self.place_index(name)].path
+
+    def place_names(self) -> list[str]:
+        """Every name :meth:`place_index` knows: the places' paths, then
+        the paths they were declared by (ports, fusion set members)."""
+        return [place.path for place in self.places] + list(self.aliases)
+
+    @cached_property
+    def alias_paths(self) -> dict[str, str]:
+        """Each declared path of :attr:`aliases` -> :meth:`place_path` of
+        it: what a marking also answers to (``Marking``)."""
+        return {name: self.place_path(name) for name in self.aliases}
 
     def transition_index(self, path: str) -> int:
         for transition in self.transitions:

@@ -18,16 +18,28 @@ from .times import time_text
 
 class Marking(Mapping[str, list]):
     """Place path -> its tokens (values), oldest first; ``timed(path)`` gives
-    ``(value, timestamp)`` pairs, the timestamp None for untimed places."""
+    ``(value, timestamp)`` pairs, the timestamp None for untimed places.
+    A place is also found by the paths it was declared by (``aliases``,
+    see ``FlatNet.alias_paths``: a fusion set member's, a port's), as
+    ``Simulator.tokens`` finds it; iteration gives each place once."""
 
     def __init__(self, time: float, tokens: dict[str, list[tuple[Any, float | None]]],
-                 is_timed: dict[str, bool]):
+                 is_timed: dict[str, bool], aliases: Mapping[str, str] | None = None):
         self.time = time
         self._tokens = tokens
         self._is_timed = is_timed
+        self._aliases = aliases or {}
+
+    def _held(self, path: str) -> list[tuple[Any, float | None]]:
+        try:
+            return self._tokens[path]
+        except KeyError:
+            if path not in self._aliases:
+                raise
+        return self._tokens[self._aliases[path]]
 
     def __getitem__(self, path: str) -> list:
-        return [value for value, _ in self._tokens[path]]
+        return [value for value, _ in self._held(path)]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._tokens)
@@ -36,7 +48,7 @@ class Marking(Mapping[str, list]):
         return len(self._tokens)
 
     def timed(self, path: str) -> list[tuple[Any, float | None]]:
-        return list(self._tokens[path])
+        return list(self._held(path))
 
     def counts(self) -> dict[str, int]:
         return {path: len(tokens) for path, tokens in self._tokens.items()}

@@ -25,7 +25,7 @@ class MarkingViews:
         """A read-only copy of the marking, with timestamps."""
         return Marking(self.now, {p.path: self._timed_tokens(p.index)
                                   for p in self.net.places},
-                       {p.path: p.timed for p in self.net.places})
+                       {p.path: p.timed for p in self.net.places}, self.net.alias_paths)
 
     def freeze(self, with_time: bool = False) -> tuple:
         """The marking in hashable form, place by place in the net's order:

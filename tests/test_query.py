@@ -205,3 +205,44 @@ def test_a_timed_counterexample_replays_to_the_same_marking(tmp_path):
     replayed = replay(net, trace)
     assert replayed.now == 15 and replayed.marking["Stopped"] == [15.0]
     assert eventually(count("Stopped") == 1).check(space).holds is True
+
+
+def logged_work() -> Net:
+    """A worker module whose Log is in fusion set 'log' with the top net's
+    AllLog, instantiated as W1 on a queue of two jobs."""
+    worker = Net("worker")
+    worker.place("Jobs", int, port="in")
+    worker.place("Log", int, fusion="log")
+    worker.transition("Work", inputs={"Jobs": "j"}, outputs={"Log": "j"})
+    net = Net("top")
+    net.place("AllLog", int, fusion="log")
+    net.place("Queue", int, initial=[1, 2])
+    net.substitution("W1", worker, {"Jobs": "Queue"})
+    return net
+
+
+@pytest.mark.parametrize("name", ["log", "AllLog", "W1/Log"])
+def test_a_query_names_a_fused_place_by_any_name_the_simulator_takes(name):
+    # count("W1/Log") was "QueryError ... the net has no place 'W1/Log'".
+    space = state_space(logged_work())
+    assert always(count(name) <= 2).check(space).holds is True
+    assert never(count(name) > 2).check(space).holds is True
+    assert reachable(tokens(name).contains(2)).check(space).holds is True
+    assert space.place_bound(name) == 2
+    assert always(count("W1/Jobs") + count(name) == 2).check(space).holds is True
+
+
+def test_a_query_text_takes_every_name_of_a_place_and_refuses_another():
+    from cli.check import chosen_queries
+    from cpn.query.text import QuerySyntaxError
+
+    net = logged_work()
+    names = net.flatten().place_names()
+    chosen = chosen_queries(["always count(W1/Log) <= 2", "reachable count(AllLog) == 2"],
+                            {}, names)
+    space = state_space(net)
+    assert [query.check(space).holds for query in chosen.values()] == [True, True]
+    with pytest.raises(QuerySyntaxError, match="the net has no place 'W2/Log'"):
+        chosen_queries(["always count(W2/Log) <= 2"], {}, names)
+    with pytest.raises(QueryError, match="the net has no place 'W2/Log'"):
+        always(count("W2/Log") <= 2).check(space)

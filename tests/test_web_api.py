@@ -341,6 +341,17 @@ def test_a_named_breakpoint_on_a_missing_place_is_refused():
         WebSession(build_net(), named={"late": ("Gone", len)})
 
 
+def test_a_fused_place_is_found_by_each_members_path():
+    from tests.test_query import logged_work
+
+    session = WebSession(logged_work(), named={"both": ("W1/Log", lambda tokens: len(tokens) > 1)})
+    assert session.tokens("W1/Log")["place"] == session.tokens("AllLog")["place"] == "log"
+    session.add_breakpoint({"kind": "place", "place": "AllLog", "op": ">=", "count": 1})
+    session.add_breakpoint({"kind": "named", "name": "both"})
+    assert [bp.text for bp in session.stepper.recorder.breakpoints] == [
+        "place log when len(tokens) >= 1", "place W1/Log when both"]
+
+
 # -- cpn step --web ----------------------------------------------------------
 @pytest.mark.parametrize("argv, message", [
     (["step", "puppet", "--port", "8000"],

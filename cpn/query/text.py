@@ -45,7 +45,8 @@ class QuerySyntaxError(ValueError):
 
 def parse_query(text: str, places: list[str] | None = None) -> Query:
     """The query ``text`` says (see the module's docstring).  Given the
-    net's ``places``, a place it lacks is refused here, before a state
+    names of the net's places (``FlatNet.place_names``: a fusion set
+    member's path too), a place it lacks is refused here, before a state
     space is built in vain."""
     parser = _Parser(text, places)
     first = parser.peek()

@@ -151,7 +151,7 @@ class _Explorer:
         return StateSpace(self.graph, stopped is None, stopped, self.parents,
                           time.perf_counter() - started, self.timed, self.merge_shifts,
                           [t.path for t in self.sim.net.transitions],
-                          [p.path for p in self.sim.net.places])
+                          [p.path for p in self.sim.net.places], self.sim.net.alias_paths)
 
     def check_bounds(self, new_states: int) -> None:
         """Raise :class:`_Stopped` when ``new_states`` more states would

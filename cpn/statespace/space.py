@@ -12,7 +12,7 @@ states left when a bound stopped the exploration).  Arcs carry ``firing``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 import networkx as nx
@@ -32,6 +32,8 @@ class StateSpace:
     merge_shifts: bool
     transitions: list[str]  # every transition of the net, by path
     places: list[str]
+    # The paths places were declared by -> their path (``FlatNet.alias_paths``).
+    aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def states(self) -> int:
@@ -58,7 +60,7 @@ class StateSpace:
 
     def place_bound(self, path: str) -> int:
         """Most tokens ``path`` held in any explored marking."""
-        if path not in self.places:
+        if path not in self.places and path not in self.aliases:
             raise UnknownNameError(f"no place '{path}' in the state space (places: "
                                    f"{', '.join(self.places)})")
         return max(len(m[path]) for _, m in self.graph.nodes(data="marking"))

@@ -28,7 +28,7 @@ OPERATORS = {">=": operator.ge, ">": operator.gt, "==": operator.eq,
 def place_breakpoint(sim: Simulator, place: Any, op: Any, count: Any) -> SessionBreakpoint:
     """Stop a run once ``place`` holds a number of tokens that compares
     with ``count`` by ``op`` (a key of :data:`OPERATORS`)."""
-    path = _path(sim, place, "place", [p.path for p in sim.net.places])
+    path = sim.net.place_path(_path(sim, place, "place", sim.net.place_names()))
     if op not in OPERATORS:
         raise SessionError(f"op: expected one of {' '.join(OPERATORS)}, not {op!r}")
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -39,8 +39,9 @@ def place_breakpoint(sim: Simulator, place: Any, op: Any, count: Any) -> Session
 
 
 def check_named(sim: Simulator, named: Mapping[str, tuple[str, Callable]]) -> None:
-    """Refuse named predicates on places the net does not have."""
-    paths = [p.path for p in sim.net.places]
+    """Refuse named predicates on places the net does not have (by any
+    name ``Simulator.tokens`` takes)."""
+    paths = sim.net.place_names()
     for name, (place, _) in named.items():
         if place not in paths:
             raise SessionError(f"BREAKPOINTS[{name!r}]: no place {place!r} in net "

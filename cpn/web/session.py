@@ -303,10 +303,10 @@ def modules_of(net: Net | FlatNet) -> list[str]:
 
 
 def _place_path(sim, place: Any) -> str:
-    paths = [p.path for p in sim.net.places]
-    if place not in paths:
+    """The path of the place named ``place`` (as ``Simulator.tokens`` finds it)."""
+    if not isinstance(place, str) or place not in sim.net.place_names():
         raise SessionError(f"place: no place {place!r} in net {sim.net.name!r}")
-    return place
+    return sim.net.place_path(place)
 
 
 def _whole(value: Any, field: str) -> int:
