@@ -9,7 +9,8 @@ It knows nothing about HPC: the models live in ``modules`` and ``nets``.
 from typing import TYPE_CHECKING
 
 from .diff import NetDiff, diff
-from .errors import BindingError, ColourError, NetError, NetFileError, UnknownNameError
+from .errors import (BindingError, ColourError, MonitorError, NetError, NetFileError,
+                     UnknownNameError)
 from .marking import Marking
 from .net import P_HIGH, P_LOW, P_NORMAL, Delayed, Net, TimedToken, timed
 
@@ -27,7 +28,7 @@ _LAZY = {"Binding": "simulator", "RunResult": "simulator", "Simulator": "simulat
 __all__ = [
     "Net", "Simulator", "Delayed", "Binding", "Marking", "RunResult", "StopReason", "TimedToken",
     "timed", "P_HIGH", "P_NORMAL", "P_LOW", "NetError", "ColourError", "BindingError",
-    "diff", "NetDiff", "load", "loads", "NetFileError", "UnknownNameError",
+    "diff", "NetDiff", "load", "loads", "NetFileError", "UnknownNameError", "MonitorError",
 ]
 
 

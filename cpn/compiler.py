@@ -50,6 +50,7 @@ class CompiledTransition:
     value_blind: list[int] = field(default_factory=list)
     # The key (see ``KeyBound``) whose lower bound its search reads, if any.
     key: KeyBound | None = None
+    outputs: list[Output] = field(default_factory=list)  # ``_cpn_oK``'s: for messages
 
 
 class _TransitionCompiler:
@@ -356,7 +357,8 @@ class _TransitionCompiler:
             changed_places=sorted({token.place for token in tokens if token.consumed}
                                   | {output.place for output in outputs}),
             uses_time=any("now" in free_names(step.node) for step in steps),
-            source=source, env=self.t.env, value_blind=self.value_blind(steps), key=key)
+            source=source, env=self.t.env, value_blind=self.value_blind(steps), key=key,
+            outputs=outputs)
 
 
 def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTransition]:

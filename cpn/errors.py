@@ -27,6 +27,12 @@ class BindingError(RuntimeError):
     """A binding cannot be fired (stale, or evaluating an inscription failed)."""
 
 
+class MonitorError(RuntimeError):
+    """A monitor (or a run's ``stop_when``) raised while it observed a run:
+    the message names it and the firing or clock move it was told of,
+    ``__cause__`` is what it raised."""
+
+
 class NetFileError(NetError):
     """A data file that cannot be read or a net that cannot be written; the
     message names the file, the line when known, the node and the text."""

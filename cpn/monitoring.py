@@ -32,6 +32,7 @@ class Monitoring:
         else:
             for t, follow in follows.items():
                 self._follows[t].append(follow)
+            self._follow_owners.append((monitor, tuple(follows.values())))  # for failures.py
         self._told[:] = [bool(hooks) or tuple(follows)
                          for hooks, follows in zip(self._hooks, self._follows)]
         return monitor

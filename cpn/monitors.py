@@ -154,6 +154,9 @@ class PlaceIntegral(Monitor):
         self.times: list[float] = []
         self.values: list[float] = []
 
+    def __str__(self) -> str:
+        return f"PlaceIntegral of place {self.place}"
+
     def attach(self, sim):
         super().attach(sim)
         self.start = sim.now

@@ -33,6 +33,7 @@ import numpy as np
 from .colour_sets import membership
 from .compiler import compiled_for
 from .errors import BindingError, ColourError
+from .failures import firing_failure, monitor_failure, search_failure
 from .flatten import IMMUTABLE, FlatNet
 from .initial_marking import InitialMarking
 from .interactive import Interactive
@@ -107,6 +108,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         # functions alone (a tuple) or, when a monitor may stop the run, True.
         self._hooks: list[list] = [[] for _ in self.transitions]
         self._follows: list[list] = [[] for _ in self.transitions]
+        self._follow_owners: list[tuple] = []  # (monitor, its follows' functions)
         self._told: list[tuple | bool] = [() for _ in self.transitions]
         self._last: tuple | None = None
         # What the hot loop reads (the same objects, changed in place).
@@ -216,21 +218,15 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         self._later.clear()
 
     def _search_failed(self, t: int, error: Exception) -> BindingError:
-        return BindingError(f"transition '{self.transitions[t].path}': evaluating its guard "
-                            f"or input arcs failed: {error!r}")
+        return search_failure(self, t, error)
 
     def _firing_failed(self, t: int, picks: tuple, values: tuple,
                        error: Exception) -> Exception:
-        """What a firing that raised ``error`` raises: a refused output token
-        as it is (it names the arc already), anything else with the binding.
-        The marking is unchanged: the binding is found again."""
+        """What a firing that raised ``error`` raises (``failures.py``). The
+        marking is unchanged: the binding is found again."""
         self._dirty.add(t)
-        if isinstance(error, ColourError):
-            return error
-        failure = BindingError(f"firing {self._binding(t, picks, values)} at time {self.now} "
-                               f"failed: {error!r}")
-        failure.__cause__ = error
-        return failure
+        return firing_failure(self, t, f"{self._binding(t, picks, values)} at time {self.now}",
+                              error)
 
     def _choose(self) -> int:
         found = self._found
@@ -292,7 +288,10 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         points."""
         stop = stop_time(until_time)
         with self._change(recorded=self.history):
-            return self._advance(stop) is None
+            try:
+                return self._advance(stop) is None
+            except Exception as error:  # a monitor's, told of the move (failures.py)
+                raise monitor_failure(self, error, None, None)
 
     def next_event_time(self) -> float | None:
         """When the next timed token becomes available (None if never)."""
@@ -364,10 +363,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                         if keys[place]: self._lower(place, token)  # noqa: E701 (keybounds.py)
                         if not heap or heap[0][0] > stamp: break  # noqa: E701
                     continue  # search what it made available
-                try:
-                    woken = fire[t](picks, values, now)
-                except Exception as error:
-                    raise self._firing_failed(t, picks, values, error)
+                try: woken = fire[t](picks, values, now)  # noqa: E701
+                except Exception as error: raise self._firing_failed(t, picks, values, error)  # noqa
                 if woken: dirty |= woken  # noqa: E701
                 if stale := stale_later[t]: later |= stale  # noqa: E701
                 if found and refreshed[t]: dirty.update(found.keys() & refreshed[t])  # noqa: E701
@@ -379,6 +376,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                         return reason
                     else: now, feeding = self.now, self._fed()  # noqa: E701 (it may restore)
                 if steps >= limit: return StopReason.STEPS  # noqa: E701 (no search after it)
+        except Exception as error:  # a monitor's or stop_when's is named (failures.py)
+            raise monitor_failure(self, error, stop_when, last)
         finally:
             if steps != self.steps or now != began: self._version = self._new_version()  # noqa
             self.steps, self._last = steps, last

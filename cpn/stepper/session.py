@@ -15,7 +15,7 @@ import shlex
 import threading
 from typing import Callable, Iterable
 
-from ..errors import BindingError, ColourError, NetError
+from ..errors import BindingError, ColourError, MonitorError, NetError
 from ..flatten import FlatNet
 from ..interrupts import ctrl_c_requests
 from ..net import Net
@@ -105,7 +105,7 @@ class Stepper:
             return self._dispatch(line)
         except Hint as hint:
             self._say(f"? {hint}", "hint")
-        except (BindingError, ColourError, NetError) as error:
+        except (BindingError, ColourError, MonitorError, NetError) as error:
             self._say(f"error: {error}", "error")
         except Exception as error:  # noqa: BLE001 - a session must survive anything
             self._say(f"error: {type(error).__name__}: {error}", "error")

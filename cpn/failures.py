@@ -1,0 +1,154 @@
+"""What a run says when the net's own code fails: the guard, arc, delay or
+monitor that raised, and the values it had.
+
+The simulator's loop catches what a search, a firing or a monitor raises
+in the try blocks it has anyway; the functions here run only then, so a
+run that does not fail costs nothing more.  They read the failure's
+traceback: the frame of a transition's generated search (``_cpn_search``,
+see ``codegen.py``) holds the values bound so far, the line of its firing
+(``_cpn_fire``, see ``firing_code.py``) that failed names the output arc,
+and the first frame past the engine's own names the monitor.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+from types import FrameType, TracebackType
+from typing import Any, Callable, Iterator
+
+from .errors import BindingError, ColourError, MonitorError
+
+#: Modules whose frames lie between the loop and a monitor it calls.
+_ENGINE = ("cpn.simulator", "cpn.monitoring")
+
+
+def search_failure(sim, t: int, error: Exception) -> BindingError:
+    """A search of transition ``t`` raised ``error``: name its guard and
+    input arcs, and the variables bound when it did."""
+    flat = sim.net.transitions[t]
+    frame = next((tb.tb_frame for tb in _entries(error.__traceback__)
+                  if tb.tb_frame.f_code.co_name == "_cpn_search"), None)
+    bound = {} if frame is None else {name: frame.f_locals[name]
+                                      for name in sim.transitions[t].variables
+                                      if name in frame.f_locals}
+    arcs = ", ".join(f"{sim.net.places[place].path} -> {flat.path} {text!r}"
+                     for place, text in flat.inputs)
+    parts = ([f"its guard {flat.guard!r}"] if flat.guard else []) + (
+        [f"its input arcs {arcs}" if len(flat.inputs) > 1 else f"its input arc {arcs}"]
+        if arcs else [])
+    values = ", ".join(f"{name}={value!r}" for name, value in bound.items())
+    return BindingError(f"transition '{flat.path}': evaluating {' or '.join(parts) or 'it'} "
+                        f"failed{' with ' + values if values else ''}: {error!r}")
+
+
+def firing_failure(sim, t: int, firing: str, error: Exception) -> Exception:
+    """A firing (``firing``: the binding and the time) raised ``error``: a
+    refused token as it is (it names the arc already), a delay that is no
+    number as the net's check of a literal delay says it, anything else
+    with the binding."""
+    if isinstance(error, ColourError):
+        return error
+    failure = BindingError(f"firing {firing} failed: {_delay_fault(sim, t, error) or repr(error)}")
+    failure.__cause__ = error
+    return failure
+
+
+def _delay_fault(sim, t: int, error: Exception) -> str | None:
+    """When the firing's own code (not a function it called) failed to add
+    a delay to the clock, or to compare the sum with it: the transition's
+    delay or the arc, with the delay's value; else None."""
+    innermost = list(_entries(error.__traceback__))[-1:]
+    if not isinstance(error, TypeError) or not innermost or \
+            innermost[0].tb_frame.f_code.co_name != "_cpn_fire":
+        return None
+    frame, compiled, flat = innermost[0].tb_frame, sim.transitions[t], sim.net.transitions[t]
+    line = compiled.source.splitlines()[innermost[0].tb_lineno - 1].strip()
+    element = line.startswith("if not _cpn_t.delay >= 0")  # a Delayed element of a *iterable
+    stamp = (re.search(r"_cpn_e(\d+)", line)  # output K's timestamp (see firing_code.py)
+             if element or re.match(r"_cpn_e\d+ = |if not _cpn_e\d+ >= now", line) else None)
+    output = None if stamp is None else compiled.outputs[int(stamp[1])]
+    if output is not None and (element or output.term.delay):
+        where = f"arc {flat.path} -> {sim.net.places[output.place].path} {output.text!r}"
+        value = frame.f_locals["_cpn_t"].delay if element else _evaluated(output.term.delay,
+                                                                           frame)
+    elif output is not None or line.startswith("_cpn_d = "):  # the transition's delay
+        where, value = f"delay '@+{flat.delay}'", _evaluated(flat.delay, frame)
+    else:
+        return None
+    shown = f": {type(error).__name__}: {error}" if value is _UNKNOWN else f", not {value!r}"
+    return f"{where}: a delay must be a number >= 0{shown}"  # as compiler.py says it
+
+
+_UNKNOWN = object()
+
+
+def _evaluated(text: str, frame: FrameType) -> Any:
+    """``text`` evaluated again where the firing evaluated it, when that
+    has no effect (it calls builtins only, and draws nothing from
+    ``rng``: an output arc runs once per firing); else, or if it fails
+    this time, ``_UNKNOWN``."""
+    try:
+        tree = ast.parse(f"(\n{text}\n)", mode="eval")
+    except SyntaxError:
+        return _UNKNOWN
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "rng" or isinstance(node, ast.Call) and not (
+                isinstance(node.func, ast.Name) and node.func.id not in frame.f_globals
+                and hasattr(builtins, node.func.id)):
+            return _UNKNOWN
+    try:
+        return eval(compile(tree, "<delay>", "eval"), frame.f_globals, dict(frame.f_locals))
+    except Exception:  # noqa: BLE001 - only a message depends on it
+        return _UNKNOWN
+
+
+def monitor_failure(sim, error: Exception, stop_when: Callable | None,
+                    last: tuple | None) -> Exception:
+    """What a run raises for ``error`` from its loop: a
+    :class:`MonitorError` naming the monitor (or ``stop_when``) that
+    raised it and the firing (``last``) or clock move it was told of;
+    ``error`` itself when no monitor raised it."""
+    frame = next((tb.tb_frame for tb in _entries(error.__traceback__)
+                  if tb.tb_frame.f_globals.get("__name__") not in _ENGINE), None)
+    name = None if frame is None else _owner(sim, frame, stop_when)
+    if name is None or isinstance(error, (BindingError, ColourError)):
+        return error
+    if frame.f_code.co_name == "advanced" and frame.f_code.co_argcount == 4:
+        _, _, old, new = (frame.f_locals.get(arg) for arg in frame.f_code.co_varnames[:4])
+        what = f"as the clock moved from {old!r} to {new!r}"
+    elif last is not None:
+        what = f"after the firing {sim._binding(*last)} at time {sim.now}"
+    else:
+        what = f"at time {sim.now}"
+    failure = MonitorError(f"{name}: evaluating it {what} failed: {error!r}")
+    failure.__cause__ = error
+    return failure
+
+
+def _owner(sim, frame: FrameType, stop_when: Callable | None) -> str | None:
+    """``stop_when``, or the monitor whose code ``frame`` runs (a method,
+    or a function its ``follows`` gave), as a message names it."""
+    code, owner = frame.f_code, frame.f_locals.get("self")
+    if stop_when is not None and (owner is stop_when or _code(stop_when) is code):
+        return "stop_when"
+    monitor = next((m for m in sim._monitors if m is owner), None)
+    if monitor is None:
+        monitor = next((m for m, functions in sim._follow_owners
+                        if any(_code(function) is code for function in functions)), None)
+    if monitor is None:
+        return None
+    named = type(monitor).__str__ is not object.__str__
+    return f"monitor {monitor if named else type(monitor).__name__}"
+
+
+def _code(function: Any) -> Any:
+    return getattr(getattr(function, "__func__", function), "__code__", None)
+
+
+def _entries(traceback: TracebackType | None) -> Iterator[TracebackType]:
+    """The traceback's entries, outermost first."""
+    while traceback is not None:
+        yield traceback
+        traceback = traceback.tb_next

@@ -1,0 +1,161 @@
+"""A run that fails says which guard, arc, delay or monitor failed, and with
+what values; the original error is the ``__cause__``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cpn import BindingError, Delayed, MonitorError, Net, Simulator
+from cpn.monitors import Breakpoint, Monitor, PlaceIntegral
+
+
+def guarded() -> Net:
+    net = Net("g")
+    net.place("A", int, initial=[3])
+    net.place("B", str, initial=["b"])
+    net.transition("T", guard="1/(x-3) > 0", inputs={"A": "x", "B": "y"})
+    return net
+
+
+@pytest.mark.parametrize("call", [lambda sim: sim.run(), lambda sim: sim.enabled()])
+def test_a_failing_guard_is_named_with_the_input_arcs_and_the_values_bound(call):
+    # It said "evaluating its guard or input arcs failed: ZeroDivisionError(...)".
+    sim = Simulator(guarded())
+    with pytest.raises(BindingError, match=re.escape(
+            "transition 'T': evaluating its guard '1/(x-3) > 0' or its input arcs "
+            "A -> T 'x', B -> T 'y' failed with x=3: ZeroDivisionError('division by zero')"
+            )) as raised:
+        call(sim)
+    assert isinstance(raised.value.__cause__, ZeroDivisionError)
+
+
+def test_a_failing_input_arc_is_named_without_a_guard():
+    net = Net("arcs", env={"half": lambda k: {2: 1}[k]})
+    net.place("K", int, initial=[3])
+    net.place("P", int, initial=[1])
+    net.transition("T", inputs={"K": "k", "P": "half(k)"})
+    with pytest.raises(BindingError, match=re.escape(
+            "transition 'T': evaluating its input arcs K -> T 'k', P -> T 'half(k)' failed "
+            "with k=3: KeyError(3)")):
+        Simulator(net).run()
+
+
+def delayed(arc: str, delay: str | None = None, **env) -> Net:
+    net = Net("d", env={"Delayed": Delayed, **env})
+    net.place("A", int, initial=[3])
+    net.place("P", int, timed=True)
+    net.transition("T", delay=delay, inputs={"A": "x"}, outputs={"P": arc})
+    return net
+
+
+@pytest.mark.parametrize("arc, delay, said", [
+    ("x@+str(x)", None, "arc T -> P 'x@+str(x)': a delay must be a number >= 0, not '3'"),
+    ("x", "str(x)", "delay '@+str(x)': a delay must be a number >= 0, not '3'"),
+    ("x@+1", "str(x)", "delay '@+str(x)': a delay must be a number >= 0, not '3'"),
+    ("x", "complex(x)", "delay '@+complex(x)': a delay must be a number >= 0, not (3+0j)"),
+    ("*[Delayed(x, str(x))]", None,
+     "arc T -> P '*[Delayed(x, str(x))]': a delay must be a number >= 0, not '3'"),
+    ("x@+name(x)", None, "arc T -> P 'x@+name(x)': a delay must be a number >= 0: TypeError: "
+                         "unsupported operand type(s) for +: 'float' and 'str'"),
+])
+def test_a_delay_that_is_no_number_is_said_as_a_negative_one_is(arc, delay, said):
+    # It said "firing T<x=3> ... failed: TypeError("unsupported operand type(s) for +:
+    # 'float' and 'str'")", naming neither the arc nor the delay.
+    sim = Simulator(delayed(arc, delay, name=str))
+    with pytest.raises(BindingError, match=re.escape(
+            f"firing T<x=3> at time 0.0 failed: {said}")) as raised:
+        sim.run()
+    assert isinstance(raised.value.__cause__, TypeError)
+    assert sim.tokens("A") == [3] and sim.tokens("P") == []  # nothing taken
+
+
+def test_a_random_delay_is_not_drawn_again_for_its_message():
+    sim = Simulator(delayed("x@+str(rng.random())"))
+    with pytest.raises(BindingError, match="a delay must be a number >= 0: TypeError"):
+        sim.run()
+    fresh = Simulator(delayed("x"))
+    fresh.rng.random()  # the firing's one draw
+    assert sim.rng.random() == fresh.rng.random()
+
+
+def test_a_function_that_fails_in_an_output_arc_keeps_its_own_message():
+    net = delayed("x@+late(x)", late=lambda x: x + "s")
+    with pytest.raises(BindingError, match=re.escape(
+            "firing T<x=3> at time 0.0 failed: TypeError(\"unsupported operand type(s) for +: "
+            "'int' and 'str'\")")):
+        Simulator(net).run()
+
+
+def loop() -> Net:
+    net = Net("loop")
+    net.place("P", int, initial=[0], timed=True)
+    net.transition("T", inputs={"P": "x"}, outputs={"P": "x + 1@+1"})
+    return net
+
+
+@pytest.mark.parametrize("monitor, said", [
+    (Breakpoint("T", when=lambda values: values["zz"] > 1),
+     "monitor breakpoint on transition T: evaluating it after the firing T<x=0> at time 0.0 "
+     "failed: KeyError('zz')"),
+    (Breakpoint(place="P", when=lambda tokens: tokens[3]),
+     "monitor breakpoint on place P: evaluating it after the firing T<x=0> at time 0.0 "
+     "failed: IndexError('list index out of range')"),
+    (PlaceIntegral("P", lambda tokens: 1 / (tokens[0] - 2)),
+     "monitor PlaceIntegral of place P: evaluating it as the clock moved from 1.0 to 2.0 "
+     "failed: ZeroDivisionError('division by zero')"),
+])
+def test_a_failing_monitor_is_named_with_what_it_was_told(monitor, said):
+    # A bare KeyError, IndexError or ZeroDivisionError named no monitor.
+    sim = Simulator(loop())
+    sim.add_monitor(monitor)
+    with pytest.raises(MonitorError, match=re.escape(said)) as raised:
+        sim.run(max_steps=5)
+    assert type(raised.value.__cause__).__name__ in said
+
+
+def test_a_failing_stop_when_is_named():
+    sim = Simulator(loop())
+    with pytest.raises(MonitorError, match=re.escape(
+            "stop_when: evaluating it after the firing T<x=0> at time 0.0 failed: "
+            "ZeroDivisionError('division by zero')")):
+        sim.run(stop_when=lambda s: 1 / (s.tokens("P")[0] - 1))
+    assert sim.steps == 1  # the firing happened: the predicate's error is not a binding's
+
+
+class Follower(Monitor):
+    """Follows T with a function that fails on its third firing."""
+
+    def follows(self, sim):
+        return {sim.transition_index("T"): lambda t, values: 1 / (values[0] - 2)}
+
+
+def test_a_failing_function_a_monitor_follows_with_is_named_by_its_monitor():
+    sim = Simulator(loop())
+    sim.add_monitor(Follower())
+    with pytest.raises(MonitorError, match=re.escape(
+            "monitor Follower: evaluating it after the firing T<x=2> at time 2.0 failed: "
+            "ZeroDivisionError")):
+        sim.run(max_steps=5)
+
+
+def test_a_monitor_failing_as_the_clock_is_advanced_by_hand_is_named():
+    sim = Simulator(loop())
+    sim.add_monitor(PlaceIntegral("P", lambda tokens: 1 / (tokens[0] - 1)))
+    sim.step()
+    with pytest.raises(MonitorError, match=re.escape(
+            "monitor PlaceIntegral of place P: evaluating it as the clock moved from 0.0 to "
+            "1.0 failed")):
+        sim.advance()
+
+
+def test_the_stepper_reports_a_failing_monitor_in_one_line():
+    from cpn.stepper import Message, Stepper
+
+    shown = []
+    stepper = Stepper(loop(), show=shown.append)
+    stepper.simulator.add_monitor(Breakpoint("T", when=lambda values: values["zz"]))
+    assert stepper.execute("n 3") is True
+    assert Message("error: monitor breakpoint on transition T: evaluating it after the "
+                   "firing T<x=0> at time 0.0 failed: KeyError('zz')", "error") in shown
