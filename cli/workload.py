@@ -67,8 +67,9 @@ def read_trace(args) -> Workload:
 def load_workload(args) -> Workload:
     """The trace named by ``--trace`` (or the built-in synthetic month),
     with each job's power set as ``--power`` says, without the schedule the
-    trace records (``log``): a run never reads it, and it would hold 48 MB
-    a million jobs through the run (``cpn validate`` reads it)."""
+    trace records (``log``): a run never reads it (a Cobalt log's replay
+    reads ``CobaltWorkload.starts``), and it would hold 48 MB a million jobs
+    through the run (``cpn validate`` reads it)."""
     from modules.power_profile import (assign_constant_power, assign_csv_power,
                                        assign_rack_power)
     from modules.tables import Columns, replace  # passes the tables on unread: no pandas

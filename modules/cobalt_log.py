@@ -76,13 +76,17 @@ class CobaltLogError(ValueError):
 class CobaltWorkload(Workload):
     """A Cobalt log read as a :class:`modules.swf.Workload`, plus what Mira's
     model needs: each job's ``queues`` and logged ``blocks`` (job id ->
-    name), the jobs ``replayed`` at their logged start (running when the
-    window opened, or in a reservation), ``window_opens`` on the clock of
-    the jobs (``job.st``; the trace's is ``+ time_offset``), and
-    ``problems``, one ``file:line: reason`` per rejected record."""
+    name) and logged ``starts`` (job id -> time, on the clock of the jobs,
+    ``job.st``; the trace's is ``+ time_offset``), the jobs ``replayed`` at
+    their logged start (running when the window opened, or in a
+    reservation), ``window_opens`` on the jobs' clock, and ``problems``,
+    one ``file:line: reason`` per rejected record.  The model reads these
+    fields, never ``log``: that is the record a validation measures
+    against, which ``cpn run`` drops (``cli.workload.load_workload``)."""
 
     queues: dict[int, str] = field(default_factory=dict, repr=False)
     blocks: dict[int, str] = field(default_factory=dict, repr=False)
+    starts: dict[int, float] = field(default_factory=dict, repr=False)
     replayed: frozenset[int] = frozenset()
     window_opens: float = 0.0
     window_closes: float = 0.0
@@ -94,13 +98,13 @@ class CobaltWorkload(Workload):
 
     def logged_start(self, job_id: int) -> float:
         """When the log started ``job_id``, on the jobs' clock."""
-        row = self.log.loc[self.log["job_id"] == job_id].iloc[0]
-        return float(row["submit"] + row["wait"]) - self.time_offset
+        return self.starts[job_id]
 
     def replayed_starts(self) -> dict[int, float]:
-        """Job id -> logged start (jobs' clock) of the replayed jobs."""
-        log = self.log[self.log["job_id"].isin(self.replayed)]
-        return dict(zip(log["job_id"], log["submit"] + log["wait"] - self.time_offset))
+        """Job id -> logged start (jobs' clock) of the replayed jobs, in
+        the log's order."""
+        return {job_id: start for job_id, start in self.starts.items()
+                if job_id in self.replayed}
 
     def summary(self) -> str:
         # the SWF wording of the shift ("the first submit is time 0") is not
@@ -299,7 +303,8 @@ def read_cobalt_log(path: str | Path, machine_nodes: int = MIRA_NODES) -> Cobalt
     return CobaltWorkload(
         jobs=jobs, rejected=table, header={"Computer": "Mira", "Format": "Cobalt"},
         machine_nodes=machine_nodes, path=path, time_offset=origin,
-        allocation_unit=512, log=log, queues=queues, blocks=blocks, replayed=replayed,
+        allocation_unit=512, log=log, queues=queues, blocks=blocks,
+        starts={row[0]: row[6] - origin for row in logged}, replayed=replayed,
         window_opens=window_opens - origin, window_closes=window_closes - origin,
         problems=tuple(f"{path}:{line}: {reason}" for _, line, reason in rejected))
 

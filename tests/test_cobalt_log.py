@@ -11,6 +11,8 @@ import pytest
 
 from cli.main import main
 from modules.cobalt_log import CobaltLogError, is_cobalt_log, read_cobalt_log
+from modules.tables import Columns, replace
+from modules.workload import LOG_COLUMNS
 from nets.mira import MiraConfig, simulate
 from nets.puppet import PuppetConfig
 
@@ -52,6 +54,9 @@ def test_records_become_jobs_and_bad_ones_are_reported_by_line(tiny_log):
     job = {job.id: job for job in workload.jobs}[11]
     assert (job.st, job.js, job.wt, job.rt) == (-86_400 + 3600, 2048, 3600.0, 1800.0)
     assert workload.replayed == {10, 12}
+    assert workload.replayed_starts() == {10: 0.0, 12: 23_600.0}  # on the jobs' clock
+    unlogged = replace(workload, log=Columns.from_rows([], LOG_COLUMNS))  # as cpn run has it
+    assert unlogged.replayed_starts() == workload.replayed_starts()
     assert workload.queues[12] == "R.hw.R00-M0.diags"
     assert workload.blocks[13] == "MIR-00000-33331-512"
     assert workload.problems == (

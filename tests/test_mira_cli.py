@@ -1,0 +1,69 @@
+"""``cpn run`` on a Cobalt log: the Mira model as ``nets.mira.simulate``
+runs it, the window's initial state replayed as logged (``cpn run`` drops
+the log's table, which the replay must not need)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from cli.main import main
+from modules.bgq_blocks import read_blocks
+from modules.cobalt_log import read_cobalt_log
+from nets.mira import MiraConfig, simulate
+
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from tiny_mira import MIRA, OPENS, TWO_RACKS, record
+except ImportError:  # pragma: no cover - run from another root
+    from tests.tiny_mira import MIRA, OPENS, TWO_RACKS, record
+
+#: Job 1 runs on R00-M0 from before the window opens; job 2, of a
+#: reservation queue, started 500 s after its submit, while a block was free.
+LOG = [record("E", 1, OPENS - 600, 512, "01:00:00", OPENS - 600, OPENS + 1800),
+       record("E", 2, OPENS + 100, 512, "00:30:00", OPENS + 600, OPENS + 1200,
+              queue="R.hw.R00-M1.diags", block="MIR-00040-33371-512")]
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    log, blocks = tmp_path / "tiny.log", tmp_path / "two_racks.xml"
+    log.write_text("\n".join(LOG) + "\n")
+    blocks.write_text(TWO_RACKS)
+    return log, blocks
+
+
+def run_jobs(tmp_path, log, *options) -> pd.DataFrame:
+    """jobs.csv of ``cpn run`` on ``log``, by job id."""
+    out = tmp_path / "out"
+    assert main(["run", "--trace", str(log), "--out", str(out), "--no-plots", *options]) == 0
+    return pd.read_csv(out / "jobs.csv").set_index("job_id").sort_index()
+
+
+@pytest.mark.parametrize("blocks", [False, True], ids=["node counts", "blocks"])
+def test_cpn_run_starts_the_replayed_jobs_as_logged(tiny, tmp_path, blocks):
+    log, machine = tiny
+    jobs = run_jobs(tmp_path, log, "--machine-nodes", "1536",
+                    *(["--blocks", str(machine)] if blocks else []))
+    assert jobs.loc[1, "start"] == OPENS - 600  # running when the window opened
+    assert jobs.loc[2, "start"] == OPENS + 600  # a reservation's, not the scheduler's
+
+
+@pytest.mark.skipif(not (MIRA / "wk1.log").exists(), reason="../shared/data absent")
+@pytest.mark.parametrize("blocks", [False, True], ids=["node counts", "blocks"])
+def test_cpn_run_on_a_mira_week_replays_it_as_the_api_does(tmp_path, blocks):
+    """Each of wk1.log's 49 replayed jobs (35 running as the window opens,
+    14 of reservations) starts at its logged start, and every job when
+    ``nets.mira.simulate`` starts it (about 2 s, 5 s with blocks)."""
+    jobs = run_jobs(tmp_path, MIRA / "wk1.log",
+                    *(["--blocks", str(MIRA / "mira.xml")] if blocks else []))
+    assert jobs.loc[1385603, "start"] == 1516304767  # running as the window opened
+    assert jobs.loc[1390362, "start"] == 1516662396  # R.hw.R0C-M1.linkerror.diags
+    workload = read_cobalt_log(MIRA / "wk1.log")
+    logged = {job_id: start + workload.time_offset
+              for job_id, start in workload.replayed_starts().items()}
+    assert len(logged) == 49 and jobs.loc[list(logged), "start"].to_dict() == logged
+    config = MiraConfig(blocks=read_blocks(MIRA / "mira.xml") if blocks else None)
+    api = simulate(workload, config).jobs.set_index("job_id").sort_index()
+    assert list(jobs.index) == list(api.index)
+    assert jobs["start"].tolist() == api["start"].tolist()
+    assert jobs["end"].tolist() == api["end"].tolist()
