@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .values import given
+
 #: ``modules.cobalt_policy.BACKFILL_RULES`` (not imported: the parser must
 #: not load the model).
 BACKFILL_RULES = ("no-drain", "cobalt", "last")
@@ -65,10 +67,19 @@ def mira_parts(args) -> dict:
 
 
 def mira_config(args, puppet):
-    """The MiraConfig the options describe, on the machine of ``puppet``."""
+    """The MiraConfig the options describe, on the machine of ``puppet``,
+    which must be that of the blocks."""
     from nets.mira import MiraConfig
 
-    return MiraConfig(**mira_parts(args), puppet=puppet)
+    parts = mira_parts(args)
+    blocks = parts["blocks"]
+    if blocks is not None and blocks.nodes != puppet.machine_nodes:
+        machine = (f"--machine-nodes {args.machine_nodes}" if args.machine_nodes else
+                   "Mira's, the default without --machine-nodes")
+        raise ValueError(f"--blocks {args.blocks} is a machine of {blocks.nodes:,} nodes, not "
+                         f"{puppet.machine_nodes:,} ({machine}): give --machine-nodes "
+                         f"{blocks.nodes}")
+    return MiraConfig(**parts, puppet=puppet)
 
 
 def refuse_mira_options_without_cobalt(args, workload) -> None:
@@ -83,6 +94,31 @@ def refuse_mira_options_without_cobalt(args, workload) -> None:
     if given and not is_cobalt(workload):
         raise ValueError(f"{' and '.join(given)} model Mira and need a Cobalt log; "
                          f"{workload.path} is read as SWF")
+
+
+#: The options a run on a Cobalt log does not read (argparse name -> the
+#: flag and why): the SWF reader's, and EASY's switch, which Cobalt's
+#: scheduler does not have.
+UNREAD_ON_COBALT = {
+    "procs_per_node": ("--procs-per-node", "its sizes are nodes"),
+    "size_unit": ("--unit", "its sizes are nodes"),
+    "allocation_unit": ("--allocation-unit", "its sizes are as logged, whole blocks with "
+                                             "--blocks"),
+    "unknown_walltime": ("--unknown-walltime", "every job's walltime is logged"),
+    "oversized": ("--oversized", "a job larger than the machine is rejected"),
+    "no_backfill": ("--no-backfill", "Cobalt's scheduler backfills by its own rule"),
+}
+
+
+def refuse_swf_options_on_cobalt(args) -> None:
+    """The options only an SWF trace (or EASY) reads mean nothing for a
+    Cobalt log: say so rather than ignore them (the reverse of
+    :func:`refuse_mira_options_without_cobalt`)."""
+    switched = {"no_backfill"} if args.no_backfill else set()  # a switch: given when on
+    for name, (flag, why) in UNREAD_ON_COBALT.items():
+        if given(args, name) or name in switched:
+            raise ValueError(f"{flag} does not apply to {args.trace}, read as a Cobalt log: "
+                             f"{why}")
 
 
 def is_cobalt(workload) -> bool:

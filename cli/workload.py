@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .values import positive_int
+from .values import Remembered, positive_int
 
 if TYPE_CHECKING:  # the commands import them: the parsers alone need no pandas
     from modules.workload import Workload
@@ -29,22 +29,29 @@ def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = False)
                              "or swf, or cobalt")
     parser.add_argument("--machine-nodes", type=positive_int, metavar="NODES",
                         help="machine size in nodes (processors with --unit procs; default: "
-                             "the trace header's MaxNodes, or MaxProcs)")
+                             "the trace header's MaxNodes, or MaxProcs; on a Cobalt log "
+                             "Mira's 49,152, which must be the nodes of --blocks)")
+    # the SWF reader's own options: refused on a Cobalt log when given, even
+    # with their defaults (Remembered; cli.mira.refuse_swf_options_on_cobalt)
     parser.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
+                        action=Remembered,
                         help="processors per node (default: MaxProcs/MaxNodes, else 1)")
     parser.add_argument("--unit", choices=SIZE_UNITS, default="nodes", dest="size_unit",
+                        action=Remembered,
                         help="what a job's size counts: nodes, or procs for a machine whose "
                              "processors are not a whole number of nodes (the machine is "
                              "then MaxProcs processors, and every option that counts nodes "
                              "counts processors)")
     parser.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
+                        action=Remembered,
                         help="round job sizes up to this many nodes (512: Blue Gene "
                              "midplanes; default 1)")
     parser.add_argument("--unknown-walltime", choices=("runtime", "reject"),
-                        default="runtime",
+                        default="runtime", action=Remembered,
                         help="a job whose requested time is unknown (-1): plan with its "
                              "run time (default), or reject it as CQSim does")
     parser.add_argument("--oversized", choices=("reject", "clip"), default="reject",
+                        action=Remembered,
                         help="a job larger than the machine: reject it (default), or run "
                              "it on the whole machine")
 
@@ -55,8 +62,11 @@ def read_trace(args) -> Workload:
     from modules.cobalt_log import MIRA_NODES, is_cobalt_log, read_cobalt_log
     from modules.swf import read_swf
 
+    from .mira import refuse_swf_options_on_cobalt
+
     trace_format = getattr(args, "trace_format", "auto")
     if trace_format == "cobalt" or (trace_format == "auto" and is_cobalt_log(args.trace)):
+        refuse_swf_options_on_cobalt(args)
         return read_cobalt_log(args.trace, machine_nodes=args.machine_nodes or MIRA_NODES)
     return read_swf(args.trace, machine_nodes=args.machine_nodes,
                     procs_per_node=args.procs_per_node, allocation_unit=args.allocation_unit,

@@ -52,6 +52,7 @@ from pathlib import Path
 
 from .job import Job
 from .swf import LOG_COLUMNS, Workload
+from .workload import LARGER_THAN_MACHINE
 from .trace_file import open_trace
 
 __all__ = ["CobaltLogError", "CobaltWorkload", "read_cobalt_log", "is_cobalt_log",
@@ -246,8 +247,8 @@ def _accepted(ends: list[_Record], starts: dict[int, int], machine_nodes: int,
             rejected.append((record.job_id, record.line, str(error)))
             continue
         if job.js > machine_nodes:
-            rejected.append((job.id, record.line, f"size larger than the machine "
-                             f"({job.js:,} > {machine_nodes:,} nodes)"))
+            rejected.append((job.id, record.line, f"{LARGER_THAN_MACHINE}, "
+                             f"{job.js:,} > {machine_nodes:,} nodes"))
             continue
         jobs.append(job)
         queues[job.id] = record.fields["queue_name"]

@@ -366,7 +366,13 @@ def simulate(workload: CobaltWorkload, config: MiraConfig = MiraConfig(), seed: 
              stop: Callable[[], bool] | None = None) -> PuppetResult:
     """Run the Mira net over the jobs of ``workload`` (with their powers:
     ``modules.power_profile``) until all have finished; times in the result
-    are the log's (Unix seconds)."""
+    are the log's (Unix seconds).  The machine is the workload's, which
+    must be that of ``config.blocks``: nodes outside every block would
+    stand idle and count."""
+    if config.blocks is not None and config.blocks.nodes != workload.machine_nodes:
+        raise ValueError(f"the blocks are a machine of {config.blocks.nodes:,} nodes, the "
+                         f"workload's has {workload.machine_nodes:,} (read_cobalt_log's "
+                         "machine_nodes)")
     config = replace(config, puppet=replace(config.puppet,
                                             machine_nodes=workload.machine_nodes))
     net = build_net(workload, config)

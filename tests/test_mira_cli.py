@@ -67,3 +67,57 @@ def test_cpn_run_on_a_mira_week_replays_it_as_the_api_does(tmp_path, blocks):
     assert list(jobs.index) == list(api.index)
     assert jobs["start"].tolist() == api["start"].tolist()
     assert jobs["end"].tolist() == api["end"].tolist()
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+@pytest.mark.parametrize("option", [["--procs-per-node", "4"], ["--unit", "procs"],
+                                    ["--allocation-unit", "4"], ["--allocation-unit", "1"],
+                                    ["--unknown-walltime", "reject"], ["--oversized", "clip"],
+                                    ["--no-backfill"]], ids=" ".join)
+def test_options_a_cobalt_log_does_not_read_are_refused(tiny, tmp_path, capsys, command,
+                                                         option):
+    """Each used to give the run without it, word for word (on wk1.log too),
+    and ``--oversized clip`` rejected the jobs larger than the machine."""
+    log, _ = tiny
+    out = tmp_path / "out"
+    assert main([command, "--trace", str(log), "--machine-nodes", "1536", *option,
+                 "--out", str(out), "--no-plots"]) == 2
+    assert (f"cpn {command}: error: {option[0]} does not apply to {log}, read as a Cobalt "
+            "log: ") in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+@pytest.mark.parametrize("machine", [[], ["--machine-nodes", "2048"]], ids=["default", "2048"])
+def test_a_machine_other_than_the_blocks_is_refused(tiny, tmp_path, capsys, command, machine):
+    """Nodes outside every block stood idle and counted: 100,000 nodes
+    with mira.xml's 49,152 made wk1.log's utilization 8.1 %."""
+    log, blocks = tiny
+    out = tmp_path / "out"
+    assert main([command, "--trace", str(log), *machine, "--blocks", str(blocks),
+                 "--out", str(out), "--no-plots"]) == 2
+    said = ("--machine-nodes 2048" if machine else "Mira's, the default without "
+            "--machine-nodes")
+    assert (f"error: --blocks {blocks} is a machine of 1,536 nodes, not "
+            f"{2048 if machine else 49_152:,} ({said}): give --machine-nodes 1536"
+            ) in capsys.readouterr().err
+    assert not (out / "jobs.csv").exists()
+
+
+def test_the_api_refuses_a_workload_on_another_machine_than_its_blocks(tiny):
+    log, blocks = tiny
+    with pytest.raises(ValueError, match="the blocks are a machine of 1,536 nodes, the "
+                                         "workload's has 2,048"):
+        simulate(read_cobalt_log(log, machine_nodes=2048), MiraConfig(blocks=read_blocks(blocks)))
+
+
+def test_jobs_larger_than_the_machine_are_counted_under_one_reason(tiny):
+    """The reason's detail follows a comma, as ``Workload.rejection_counts``
+    reads it: "(1,024 > 1,000 nodes)" was counted as a reason of its own,
+    "size larger than the machine (1"."""
+    log, _ = tiny
+    with open(log, "a") as lines:
+        lines.write(record("E", 3, OPENS, 1024, "00:10:00", OPENS, OPENS + 60) + "\n")
+    workload = read_cobalt_log(log, machine_nodes=512)
+    assert workload.rejection_counts() == {"size larger than the machine": 1}
+    assert workload.problems == (f"{log}:3: size larger than the machine, 1,024 > 512 nodes",)
