@@ -280,8 +280,10 @@ def findings(summary: dict, when) -> list[str]:
     where the log breaks the machine."""
     jobs, unit = summary["jobs"], summary["unit"]
     lines = [summary["verdict"][0].upper() + summary["verdict"][1:] + "."]
+    replayed = jobs.get("replayed", 0)  # a Cobalt log's, started as logged: nothing to compare
     lines.append(f"compared {jobs['compared']:,} jobs: all the log ran with a known start "
-                 f"({jobs['ran_in_log']:,}) that the model ran too")
+                 f"({jobs['ran_in_log']:,}) that the model ran too"
+                 + (f", less the {replayed:,} replayed as logged" if replayed else ""))
     if jobs["unknown_wait"]:
         lines.append(f"{jobs['unknown_wait']:,} simulated jobs have no logged wait (-1) and "
                      "are left out")

@@ -162,6 +162,8 @@ def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsy
     assert summary["utilization"]["periods"] == 1  # the window is one day
     printed = capsys.readouterr().out
     assert "the Mira model part by part" in printed
+    assert ("compared 3 jobs: all the log ran with a known start (4) that the model ran too, "
+            "less the 1 replayed as logged") in " ".join(printed.split())
     assert "replayed jobs ran on blocks" not in printed  # job 20's block is defined
 
 
