@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 from modules.dvfs_bounds import LOWEST_LEVEL, MAX_BETA, MAX_LATENCY, MAX_LEVELS
 
 from .choices import DVFS_ADMISSIONS, OVER_CAP, OWN_MONTH
+from .quantities import format_power
 from .values import Remembered, add_option, choice, comma_list, given, non_negative_float, \
     non_negative_int, positive_float, positive_int, refuse_unread, within
 
 if TYPE_CHECKING:  # the capping modules build nets: imported when a cap is built
     from modules.cpu_scaling import CpuScaling
     from modules.power_capping import PowerCap
+    from nets.puppet import PuppetConfig
 
 CAPPINGS = ("none", "block", "wait", "dvfs")
 #: What to do with a job whose power alone exceeds the cap, as typed
@@ -34,8 +36,11 @@ OVER_CAP_CHOICES = tuple(choice.replace("_", "-") for choice in OVER_CAP)
 DEFAULT_CAP = "70%"
 #: How a cap is written, for the help and the errors.
 CAP_FORMS = "a share of the uncapped run's peak (70%) or a power (45720kW, 45.72MW, 3000W)"
-_UNITS = {"w": 1.0, "kw": 1e3, "mw": 1e6, "gw": 1e9}
-_CAP = re.compile(r"^\s*([0-9.eE+-]+)\s*(%|[kKmMgG]?[wW])?\s*$")
+#: The units a power cap is written in, as SI writes them: a prefix's case
+#: is its meaning (``mW`` is a milliwatt, no cap for a machine), so
+#: ``200000mW`` is refused rather than read as 200,000 MW.
+_UNITS = {"W": 1.0, "kW": 1e3, "MW": 1e6, "GW": 1e9}
+_CAP = re.compile(r"^\s*([0-9.eE+-]+)\s*(%|[A-Za-z]+)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -72,9 +77,13 @@ def parse_cap(text: str) -> CapSpec:
         if not 0 < value <= 100:
             raise argparse.ArgumentTypeError(f"a cap share must lie in (0, 100] %, not {text}")
         return CapSpec(fraction=value / 100)
+    if unit not in _UNITS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the unit {unit} is none of {', '.join(_UNITS)} (SI prefixes are "
+            "case-sensitive: m is milli, M mega)")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"a power cap must be positive, not {text}")
-    return CapSpec(watts=value * _UNITS[unit.lower()])
+    return CapSpec(watts=value * _UNITS[unit])
 
 
 def cap_month(text: str) -> int | str:
@@ -234,3 +243,28 @@ def build_cap(args, cap_watts: float | None) -> PowerCap | CpuScaling:
         return PowerCap.wait(cap_watts, l=args.wait_queue, w_minutes=args.max_wait)
     return CpuScaling(cap_watts, levels=args.levels, beta=args.beta, latency=args.dvfs_latency,
                       admission=args.dvfs_admission)
+
+
+def refuse_cap_below_idle(cap_watts: float, share: str, config: PuppetConfig) -> None:
+    """A cap under what the idle machine draws lets no job start: every
+    job would be refused as over the cap alone, which blames the jobs for
+    what the cap does.  ``share`` says what a share cap was taken of."""
+    idle = config.power.idle_system(config.machine_nodes)
+    if cap_watts < idle:
+        raise ValueError(
+            f"--cap: the cap ({format_power(cap_watts)}{', ' + share if share else ''}) is "
+            f"below the idle machine's {format_power(idle)} ({config.machine_nodes:,} nodes "
+            f"at {format_power(config.power.idle_node_watts)} each): no job could start")
+
+
+def note_a_cap_that_never_binds(console, args, cap_watts: float) -> None:
+    """Say so when a power cap is above the uncapped peak remembered from
+    an earlier run (``cli/uncapped_peak.py``): such a cap never binds, and
+    the run is the uncapped one.  Without a remembered peak nothing is said:
+    finding it would cost an uncapped run."""
+    from .uncapped_peak import cached_peak, peak_key
+
+    peak = cached_peak(peak_key(args))
+    if peak is not None and cap_watts >= peak:
+        console.print(f"[yellow]the cap will never bind: the uncapped peak is "
+                      f"{format_power(peak)} (found by an earlier run)[/]")

@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 
 from .capping import (add_capping_arguments, build_cap, cap_spec, capping_method,
-                      refuse_unread_options)
+                      note_a_cap_that_never_binds, refuse_cap_below_idle, refuse_unread_options)
 from .flags import in_flags, negative_values_attached
 from .output_dir import writable_directory
 from .quantities import format_power
@@ -246,12 +246,15 @@ def _capped(console, args, workload, config, model, stop):
         if peak is None:
             return None
     cap_watts = spec.resolve(peak)
+    share = "" if peak is None else f"{spec} of the uncapped peak {format_power(peak)}"
+    refuse_cap_below_idle(cap_watts, share, config)
     config = replace(config, cap=build_cap(args, cap_watts), over_cap=args.over_cap,
                      **({"alpha": args.alpha} if method == "dvfs" else {}))
     capping = {"capping": method, "cap_w": cap_watts, "uncapped_peak_w": peak}
     console.print(f"capping: {method} at {format_power(cap_watts)}"
-                  + (f" ({spec} of the uncapped peak {format_power(peak)})"
-                     if peak is not None else ""))
+                  + (f" ({share})" if share else ""))
+    if peak is None:
+        note_a_cap_that_never_binds(console, args, cap_watts)
     over = config.over_cap_alone(workload.jobs)
     capping["jobs_over_cap_alone"] = len(over)
     if over and config.over_cap == "reject":

@@ -383,7 +383,7 @@ def test_a_share_cap_is_taken_of_the_uncapped_runs_peak(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("cap, watts", [("40MW", 4e7), ("45720kW", 4.572e7), ("4.5e7W", 4.5e7),
-                                         ("300 W", 300.0)])
+                                         ("300 W", 300.0), ("2GW", 2e9)])
 def test_caps_read_with_their_units(cap, watts):
     from cli.capping import parse_cap
     assert parse_cap(cap).watts == pytest.approx(watts)
@@ -391,7 +391,11 @@ def test_caps_read_with_their_units(cap, watts):
 
 @pytest.mark.parametrize("cap, message", [
     ("-5MW", "must be positive"), ("-5%", "(0, 100]"), ("-.5%", "(0, 100]"),
-    ("150%", "(0, 100]"), ("lots", "is not a cap")])
+    ("150%", "(0, 100]"), ("lots", "is not a cap"),
+    # SI prefixes are case-sensitive: 200000mW was read as 200,000 MW
+    ("200000mW", "the unit mW is none of W, kW, MW, GW (SI prefixes are case-sensitive"),
+    ("3kw", "the unit kw is none of"), ("2KW", "the unit KW is none of"),
+    ("5Wh", "the unit Wh is none of")])
 @pytest.mark.parametrize("attached", [True, False], ids=["--cap=CAP", "--cap CAP"])
 def test_bad_caps_are_refused_with_a_hint(trace, tmp_path, capsys, cap, message, attached):
     # argparse would take a lone "-5%" for an option ("expected one argument")
@@ -399,6 +403,40 @@ def test_bad_caps_are_refused_with_a_hint(trace, tmp_path, capsys, cap, message,
     with pytest.raises(SystemExit) as exit_:
         run_cli("--trace", trace, *cap_words, "--out", tmp_path / "out")
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cap, said", [
+    ("150W", "the cap (150.0 W)"),
+    ("40%", "the cap (160.0 W, 40 % of the uncapped peak 400.0 W)")])
+def test_a_cap_below_the_idle_machine_is_refused_naming_the_cap(tmp_path, capsys, cap, said):
+    # It was blamed on the jobs: "none of the trace's 3 jobs can run (power
+    # alone above the cap: 3)".  The idle machine: 4 nodes at 50 W.
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--cap", cap, "--out", out,
+                   "--no-plots") == 2
+    assert error_of(capsys) == (f"cpn run: error: --cap: {said} is below the idle machine's "
+                                "200.0 W (4 nodes at 50.00 W each): no job could start")
+    assert not out.exists()
+
+
+def test_a_power_cap_above_a_remembered_uncapped_peak_is_said_never_to_bind(tmp_path, capsys):
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF)
+    never = "the cap will never bind: the uncapped peak is 400.0 W (found by an earlier run)"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--cap", "1kW", "--out", tmp_path / "a",
+                   "--no-plots") == 0
+    assert never not in capsys.readouterr().out  # no peak known yet: nothing said
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--cap", "75%", "--out", tmp_path / "b",
+                   "--no-plots") == 0  # finds the uncapped peak, 400 W, and remembers it
+    capsys.readouterr()
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--cap", "1kW", "--out", tmp_path / "c",
+                   "--no-plots") == 0
+    assert never in capsys.readouterr().out
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--cap", "399W", "--out", tmp_path / "d",
+                   "--no-plots") == 0
+    assert never not in capsys.readouterr().out
 
 
 def test_only_values_are_attached_to_their_options():
