@@ -4,7 +4,8 @@ run, shared by ``cpn run`` and ``cpn validate``."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from .values import existing_file
 
 from .values import given
 
@@ -18,23 +19,23 @@ def add_mira_arguments(parser: argparse.ArgumentParser) -> None:
         "Mira model (Cobalt logs)",
         "parts of Mira's model for a Cobalt log; without any, jobs are counted in nodes "
         "under WFP-EASY (the window's initial state is the log's either way)")
-    group.add_argument("--blocks", type=Path, metavar="XML",
+    group.add_argument("--blocks", type=existing_file, metavar="XML",
                        help="Cobalt's partition file (mira.xml): every job runs on a whole "
                             "block of at least its size")
     group.add_argument("--no-drain", action="store_true",
                        help="with --blocks: start jobs first fit in utility order instead of "
                             "Cobalt's drain-and-backfill-window rule")
-    group.add_argument("--maintenance", type=Path, metavar="FILE",
+    group.add_argument("--maintenance", type=existing_file, metavar="FILE",
                        help="machine-wide maintenance windows (start,end a line, UTC): no "
                             "job starts that would run into one")
-    group.add_argument("--failures", type=Path, metavar="COR",
+    group.add_argument("--failures", type=existing_file, metavar="COR",
                        help="with --blocks: Mira's fatal RAS events (.cor); each takes the "
                             "blocks containing its hardware out until repaired")
     group.add_argument("--backfill-queue", choices=BACKFILL_RULES, default="cobalt",
                        help="with --blocks: the backfill queue's jobs drain blocks as every "
                             "job does (cobalt, default: Cobalt's source), never drain "
                             "(no-drain), or come after every other job (last)")
-    group.add_argument("--scheduled-from", type=Path, action="append", default=[],
+    group.add_argument("--scheduled-from", type=existing_file, action="append", default=[],
                        metavar="LOG",
                        help="with --blocks: jobs run only on the blocks the jobs of these "
                             "Cobalt logs ran on (reservations aside): Cobalt's scheduled "

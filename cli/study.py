@@ -21,7 +21,8 @@ from .choices import MIRA_SYSTEM_MTTF_HOURS
 from .output_dir import writable_directory
 from .resilience import check_one_failure_rate
 from .choices import DATA_DRIVEN_OVER_CAP, KNAPSACK_BUDGETS
-from .values import job_numbers, non_negative_int, positive_float, positive_int
+from .values import job_numbers, non_negative_int, positive_float, positive_int, \
+    trace_or_synthetic
 
 
 def flag(name: str) -> str:
@@ -84,7 +85,8 @@ def add_study_parser(subparsers) -> None:
 
 
 def _add_workload_options(workload) -> None:
-    workload.add_argument("--trace", help="SWF trace, or 'synthetic' (PuPPET, TOPPER: the "
+    workload.add_argument("--trace", type=trace_or_synthetic,
+                          help="SWF trace, or 'synthetic' (PuPPET, TOPPER: the "
                           "synthetic Mira-like months; thesis: LLNL-Atlas)")
     workload.add_argument("--months", type=_months,
                           help="30-day windows: 0,1,2 or 0-3, 'all', or 'none' for the whole "

@@ -25,8 +25,9 @@ from .choices import MODELS, OVERRUNS, POWER_OPTIONS, THESIS_POLICIES
 from .output_dir import writable_directory
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          unit_nodes)
-from .values import (Remembered, add_option, choice, comma_list, fraction, given, integer,
-                     job_numbers, non_negative_int, positive_float, positive_int)
+from .values import (Remembered, add_option, choice, comma_list, existing_file, fraction, given,
+                     integer, job_numbers, non_negative_int, positive_float, positive_int,
+                     trace_or_synthetic)
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
 PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
@@ -109,7 +110,7 @@ def add_sweep_parser(subparsers) -> None:
                        help="only gather DIR's results into DIR/results.csv: the rows of "
                             "the grid given with it (--grid or grid options) first, in its "
                             "order, the others sorted by their fields")
-    sweep.add_argument("--grid", type=Path, metavar="FILE",
+    sweep.add_argument("--grid", type=existing_file, metavar="FILE",
                        help="JSON grid ({model, base, grid, experiments}); the workload and "
                             "grid options below then belong in the file")
     sweep.add_argument("--model", choices=MODELS, default="puppet",
@@ -128,7 +129,8 @@ def add_sweep_parser(subparsers) -> None:
 
 
 def _add_workload_options(workload) -> None:
-    workload.add_argument("--trace", help="SWF trace, or 'synthetic' (default; thesis: "
+    workload.add_argument("--trace", type=trace_or_synthetic,
+                          help="SWF trace, or 'synthetic' (default; thesis: "
                                           "LLNL-Atlas from ../shared/data)")
     workload.add_argument("--month", type=parse_months, default="none", action=Remembered,
                           help="30-day windows of the trace: a list (0,1,2 or 0-3), 'all', "

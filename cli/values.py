@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from pathlib import Path
 
 
@@ -49,11 +50,23 @@ def at_least(minimum: float):
 
 
 def existing_file(text: str) -> Path:
-    """A file to read, refused before anything runs when it is not there."""
+    """A file to read, refused before anything runs when it is not there
+    (or is a directory, or cannot be read): argparse then names the flag,
+    where the reader's own error would name neither flag nor remedy."""
     path = Path(text)
-    if not path.is_file():
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
+    if not path.exists():
         raise argparse.ArgumentTypeError(f"no such file: {text}")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot read {text} (permission denied)")
     return path
+
+
+def trace_or_synthetic(text: str) -> str:
+    """``--trace`` of ``cpn sweep`` and ``cpn study``: ``synthetic`` (the
+    built-in months) or a file to read, kept as typed (runs are keyed by it)."""
+    return text if text == "synthetic" else str(existing_file(text))
 
 
 def refuse_unread(names_given, readers_of: dict, chosen, choosing: str,

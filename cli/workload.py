@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .values import Remembered, positive_int
+from .values import Remembered, existing_file, positive_int
 
 if TYPE_CHECKING:  # the commands import them: the parsers alone need no pandas
     from modules.workload import Workload
@@ -20,7 +19,7 @@ TRACE_FORMATS = ("auto", "swf", "cobalt")
 
 def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
     """The trace and how its jobs map onto the machine (``read_swf``)."""
-    parser.add_argument("--trace", type=Path, required=required,
+    parser.add_argument("--trace", type=existing_file, required=required,
                         help="SWF trace (.swf or .swf.gz) or Cobalt accounting log (Mira's)"
                              + ("" if required else
                                 "; default: the built-in synthetic Mira month"))

@@ -183,9 +183,13 @@ def test_every_command_refuses_an_unusable_directory_first(trace, tmp_path, caps
     assert f"{flag} {taken}: a file of that name is there" in error_of(capsys)
 
 
-def test_a_missing_trace_is_a_one_line_error(tmp_path, capsys):
-    assert run_cli("--trace", tmp_path / "nowhere.swf", "--out", tmp_path / "out") == 2
-    assert "nowhere.swf" in error_of(capsys)
+def test_a_missing_trace_is_refused_naming_its_flag(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run_cli("--trace", tmp_path / "nowhere.swf", "--out", tmp_path / "out")
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"cpn run: error: argument --trace: no such file: {tmp_path / 'nowhere.swf'}")
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("steps", ["1m", "0", "60,-5", "inf", ","])
@@ -513,7 +517,9 @@ def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path):
 
 
 def test_a_dvfs_latency_under_failures_is_refused_before_the_trace_is_read(tmp_path, capsys):
-    assert run_cli("--trace", tmp_path / "missing.swf", "--resilience", "checkpoint",
+    unread = tmp_path / "unread.swf"
+    unread.write_text("not a trace\n")  # read, it would be refused
+    assert run_cli("--trace", unread, "--resilience", "checkpoint",
                    "--capping", "dvfs", "--cap", "300W", "--dvfs-latency", 5,
                    "--out", tmp_path / "out") == 2
     assert error_of(capsys) == ("cpn run: error: --dvfs-latency is not modelled under "

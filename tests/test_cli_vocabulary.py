@@ -143,10 +143,11 @@ def test_failure_options_without_failures_are_refused_in_both_commands(trace, ca
 
 
 def test_run_refuses_options_that_mean_nothing_before_reading_the_trace(tmp_path, capsys):
-    nowhere = tmp_path / "nowhere.swf"
-    assert failed(capsys, "run", "--trace", nowhere, "--power-on-order", "wear") == (
+    unread = tmp_path / "unread.swf"
+    unread.write_text("not a trace\n")  # read, it would be refused
+    assert failed(capsys, "run", "--trace", unread, "--power-on-order", "wear") == (
         "cpn run: error: --power-on-order needs --sleep-after: without it no node sleeps")
-    assert failed(capsys, "run", "--trace", nowhere, "--gamma", "0.1").startswith(
+    assert failed(capsys, "run", "--trace", unread, "--gamma", "0.1").startswith(
         "cpn run: error: --gamma needs --resilience")
 
 
@@ -229,6 +230,29 @@ def test_a_missing_input_file_is_refused_naming_its_flag(trace, capsys):
         assert refused(capsys, "run", "--trace", trace, "--power", "csv", "--resilience",
                        "checkpoint", flag, trace.parent / "nowhere.csv") == (
             f"cpn run: error: argument {flag}: no such file: {trace.parent / 'nowhere.csv'}")
+
+
+@pytest.mark.parametrize("command, flag", [
+    ("run", "--trace"), ("validate", "--trace"), ("sweep", "--trace"), ("study fig10", "--trace"),
+    ("run", "--blocks"), ("run", "--maintenance"), ("run", "--failures"),
+    ("run", "--scheduled-from"), ("sweep", "--grid")])
+def test_every_file_flag_names_itself_when_its_file_is_missing_or_a_directory(
+        trace, capsys, command, flag):
+    # They said "[Errno 2] No such file or directory: 'nope.swf'" (or
+    # "[Errno 21] Is a directory"), naming no flag.
+    argv = [*command.split(), *([] if flag == "--trace" else ["--trace", trace])]
+    missing = trace.parent / "nowhere.xml"
+    name = command.split()[0]
+    assert refused(capsys, *argv, flag, missing) == (
+        f"cpn {name}: error: argument {flag}: no such file: {missing}")
+    assert refused(capsys, *argv, flag, trace.parent) == (
+        f"cpn {name}: error: argument {flag}: {trace.parent} is a directory, not a file")
+
+
+def test_an_unreadable_file_is_refused_naming_its_flag(trace, capsys, monkeypatch):
+    monkeypatch.setattr("os.access", lambda path, mode: False)  # as root, nothing is unreadable
+    assert refused(capsys, "run", "--trace", trace) == (
+        f"cpn run: error: argument --trace: cannot read {trace} (permission denied)")
 
 
 def test_a_puppet_option_given_with_its_default_is_refused_with_the_thesis(capsys):

@@ -89,7 +89,7 @@ def test_the_default_dvfs_levels_are_the_models():
     from cli.main import build_parser
     from modules.cpu_scaling import even_levels
 
-    args = build_parser().parse_args(["run", "--trace", "synthetic"])
+    args = build_parser().parse_args(["run"])
     assert args.levels == even_levels() == (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
     assert build_parser().parse_args(["run", "--levels", "3"]).levels == (1.0, 0.75, 0.5)
 

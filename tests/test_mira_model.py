@@ -168,8 +168,10 @@ def test_cpn_validate_reports_each_part_of_the_mira_model(files, tmp_path, capsy
 
 
 @pytest.mark.parametrize("flag", ["--no-drain", "--failures=events.cor"])
-def test_block_options_without_blocks_are_refused(files, tmp_path, capsys, flag):
+def test_block_options_without_blocks_are_refused(files, tmp_path, capsys, monkeypatch, flag):
     log, _, _ = files
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "events.cor").write_text(EVENTS)  # a file flag must name a file
     assert main(["validate", "--trace", str(log), flag, "--out",
                  str(tmp_path / "o"), "--no-plots"]) == 2
     assert f"{flag.split('=')[0]} needs --blocks: it works on blocks" in capsys.readouterr().err

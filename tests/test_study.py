@@ -90,10 +90,12 @@ def test_the_python_api_refuses_unused_options_too():
     check_options(STUDIES["topper_fig11"], StudyOptions(unit_nodes=4, cap=0.5))  # uses both
 
 
-def test_a_missing_thesis_trace_is_one_line(tmp_path, capsys):
-    assert cpn(["study", "thesis_upas", "--trace", str(tmp_path / "none.swf")]) == 2
-    assert capsys.readouterr().err == (f"cpn study: error: no trace at {tmp_path / 'none.swf'}"
-                                       ": give one with --trace\n")
+def test_a_missing_thesis_trace_is_refused_naming_its_flag(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cpn(["study", "thesis_upas", "--trace", str(tmp_path / "none.swf")])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"cpn study: error: argument --trace: no such file: {tmp_path / 'none.swf'}")
 
 
 def test_study_months(trace):

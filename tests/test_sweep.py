@@ -589,7 +589,9 @@ def test_cpn_sweep_command(trace, tmp_path, capsys):
     said = " ".join(capsys.readouterr().out.split())
     assert "3 results gathered" in said
     assert f"skipped 1 file(s) that hold no result: {first.name}" in said
-    assert cpn(["sweep", "--trace", str(tmp_path / "missing.swf"), "--out", str(out)]) == 2
+    with pytest.raises(SystemExit) as exit_:  # refused by argparse, naming --trace
+        cpn(["sweep", "--trace", str(tmp_path / "missing.swf"), "--out", str(out)])
+    assert exit_.value.code == 2
 
 
 def test_a_sweep_says_which_job_lines_its_trace_reader_rejected(tmp_path, capsys):
@@ -651,8 +653,10 @@ def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
 
 @pytest.mark.parametrize("option", [["--policy", "wfp"], ["--capping", "block"],
                                     ["--trace", "other.swf"], ["--cpus", "8"]])
-def test_grid_options_beside_a_grid_file_are_refused(tmp_path, capsys, option):
+def test_grid_options_beside_a_grid_file_are_refused(tmp_path, capsys, monkeypatch, option):
     """Nothing asked for is silently dropped: a --grid file holds the grid."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "other.swf").write_text("")  # a --trace must name a file
     spec = tmp_path / "grid.json"
     spec.write_text(json.dumps({"base": {}, "grid": {"policy": ["fcfs"]}}))
     assert cpn(["sweep", "--grid", str(spec), *option, "--out", str(tmp_path / "out")]) == 2
