@@ -34,9 +34,10 @@ NON_POSITIVE_SIZE = "non-positive size"
 LARGER_THAN_MACHINE = "size larger than the machine"
 UNKNOWN_WALLTIME = "unknown requested time"
 #: Why a job line may be rejected, in the order the checks are made.  A
-#: rejected row's reason may add a detail after a comma ("duplicate job id,
-#: first at line 12"); :meth:`Workload.rejection_counts` counts by the part
-#: before it.
+#: rejected row's reason may add a detail after it ("duplicate job id,
+#: first at line 12", "size larger than the machine (1,024 > 1,000
+#: nodes)"); :meth:`Workload.rejection_counts` counts by the reason it
+#: starts with.
 REJECT_REASONS = (
     DUPLICATE_JOB_ID,
     UNKNOWN_SUBMIT,
@@ -61,6 +62,15 @@ def rejected_columns(ids=(), lines=(), reasons=()) -> Columns:
     return Columns({"job_id": np.asarray(ids, dtype=np.int64),
                     "line": np.asarray(lines, dtype=np.int64),
                     "reason": np.asarray(reasons, dtype=object)})
+
+
+def _known_reason(reason: str) -> str:
+    """The reason of :data:`REJECT_REASONS` that ``reason`` states, with
+    or without a detail after it, else ``reason`` itself."""
+    for known in REJECT_REASONS:
+        if reason.startswith(known) and reason[len(known):][:1] in ("", ",", " "):
+            return known
+    return reason
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,10 +120,12 @@ class Workload:
         return len(self.jobs) + row_count(stored(self, "rejected"))
 
     def rejection_counts(self) -> dict[str, int]:
-        """Rejected jobs per reason (its part before any comma), in the
-        order of :data:`REJECT_REASONS`, then reasons added by a run."""
+        """Rejected jobs per reason (of :data:`REJECT_REASONS` when the
+        text starts with one, its detail left out; else the whole text),
+        in that order, then reasons added by a run.  A detail is never cut
+        at a comma: "1,024" has one."""
         reasons = columns_of(stored(self, "rejected"))["reason"]
-        counts = Counter(reason.split(",", 1)[0] for reason in reasons.tolist())
+        counts = Counter(map(_known_reason, reasons.tolist()))
         later = [reason for reason, _ in counts.most_common() if reason not in REJECT_REASONS]
         return {reason: counts[reason] for reason in (*REJECT_REASONS, *later)
                 if counts[reason]}

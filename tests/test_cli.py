@@ -22,6 +22,11 @@ from cli.report import metric_rows
 from modules.job import Job
 from nets.puppet import PuppetConfig, simulate
 
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from tiny_mira import OPENS, record
+except ImportError:  # pragma: no cover - run from another root
+    from tests.tiny_mira import OPENS, record
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # A 4-node machine.  Submit times start at 1000 so a shifted time would show.
@@ -87,6 +92,26 @@ def test_rejected_jobs_are_listed_with_their_reason_and_counted(trace, tmp_path,
     printed = " ".join(capsys.readouterr().out.split())
     assert "5 jobs read, 3 accepted, 2 rejected" in printed
     assert "cancelled before start: 1" in printed
+
+
+def test_rejection_reasons_with_a_thousands_separator_are_counted_whole(tmp_path, capsys):
+    # A Cobalt log's reason says the size, "size larger than the machine
+    # (1,024 > 1,000 nodes)": cut at its comma, it was counted as "size
+    # larger than the machine (1: 1", one line per size.
+    log = tmp_path / "tiny.log"
+    sizes = {1: 512, 2: 1024, 3: 2048, 4: 1024}
+    log.write_text("".join(record("E", job, OPENS, nodes, "01:00:00", OPENS + 10 * job,
+                                  OPENS + 10 * job + 600) + "\n"
+                           for job, nodes in sizes.items()))
+    out = tmp_path / "out"
+    assert run_cli("--trace", log, "--machine-nodes", 1000, "--out", out, "--no-plots") == 0
+    said = capsys.readouterr().out
+    assert "  rejected, size larger than the machine: 3\n" in said
+    assert "(1:" not in said and "(2:" not in said
+    assert pd.read_csv(out / "rejected.csv")["reason"].tolist() == [
+        "size larger than the machine (1,024 > 1,000 nodes)",
+        "size larger than the machine (2,048 > 1,000 nodes)",
+        "size larger than the machine (1,024 > 1,000 nodes)"]
 
 
 def test_the_printed_table_has_units_and_hides_set_up_keys(trace, tmp_path, capsys):
