@@ -124,7 +124,7 @@ def warn_of_a_slow_run(planned: Sequence[tuple[Job, Plan]], config: TopperConfig
         return
     job, plan, stretch = slowest
     units = len(plan.replicas)
-    expected = "forever" if math.isinf(stretch) else f"{stretch:,.0f} times as long"
+    expected = "forever" if math.isinf(stretch) else f"{_times(stretch)} times as long"
     checkpoints = ("no checkpoints" if math.isinf(plan.interval)
                    else f"a {_duration(plan.overhead)} checkpoint")
     warnings.warn(
@@ -135,6 +135,12 @@ def warn_of_a_slow_run(planned: Sequence[tuple[Job, Plan]], config: TopperConfig
         f"{_duration(config.resilience.recovery)} recovery, so "
         "the run may take very long; Ctrl-C stops it and keeps what finished",
         SlowRunWarning, stacklevel=3)
+
+
+def _times(stretch: float) -> str:
+    """``157``, ``12,345``; from a million up ``7.5e+31``: a number of
+    thirty digits is read by its size alone."""
+    return f"{stretch:,.0f}" if stretch < 1e6 else f"{stretch:.2g}"
 
 
 def _duration(seconds: float) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -530,6 +531,23 @@ def test_a_run_whose_failures_make_it_take_ages_is_warned_of_in_one_line(tmp_pat
         "long under these failures (Daly's expected time): its unit fails every 20 s on "
         "average, against no checkpoints and a 0 s recovery, so the run may take very "
         "long; Ctrl-C stops it and keeps what finished"]
+
+
+def test_a_stretch_beyond_a_million_is_said_by_its_size(tmp_path):
+    # 1,400 s of work on a unit failing every 20 s: 20 (e^70 - 1) / 1,400 =
+    # 3.6e+28 times as long, which was written out in 29 digits.
+    # The warning is made an error here, so that the run stops at it.
+    from nets.topper import SlowRunWarning
+
+    trace = tmp_path / "one.swf"
+    trace.write_text("; MaxNodes: 1\n1 0 -1 1400 1 -1 -1 1 1400 -1 1 1 1 1 1 -1 -1 -1\n")
+    with warnings.catch_warnings(), pytest.raises(SlowRunWarning) as warned:
+        warnings.simplefilter("error", SlowRunWarning)
+        run_cli("--trace", trace, *CONSTANT_POWER, "--resilience", "restart", "--recovery", 0,
+                "--unit-nodes", 1, "--mttf-days", 20 / 86400, "--out", tmp_path / "out",
+                "--no-plots")
+    assert "(1 node, 1,400 s of work) is expected to take 3.6e+28 times as long under" in str(
+        warned.value)
 
 
 def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path):
