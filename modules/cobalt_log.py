@@ -107,13 +107,13 @@ class CobaltWorkload(Workload):
         return {job_id: start for job_id, start in self.starts.items()
                 if job_id in self.replayed}
 
+    def clock_note(self) -> str:
+        """A log's run starts at its first logged start, not its first submit."""
+        return (f"  the run's clock starts at the first logged start, {self.time_offset:,.0f} "
+                "s in the log; the files keep the log's times")
+
     def summary(self) -> str:
-        # the SWF wording of the shift ("the first submit is time 0") is not
-        # this clock's: here 0 is the first logged start
-        lines = [line for line in super().summary().splitlines()
-                 if not line.startswith("  submit times shifted")]
-        lines.append(f"  times shifted by {-self.time_offset:+,.0f} s: the first logged start "
-                     "is time 0")
+        lines = super().summary().splitlines()
         opens, closes = (time.strftime("%Y-%m-%d %H:%M", time.gmtime(when))
                          for when in self.window_on_trace_clock())
         before = sum(job.st < self.window_opens and job.id not in self.replayed

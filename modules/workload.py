@@ -209,6 +209,11 @@ class Workload:
             lines.append(f"  {self.sizes_clipped:,} jobs larger than the machine run on all "
                          f"of its {self.machine_nodes:,} {self.unit_name}")
         if self.time_offset:
-            lines.append(f"  submit times shifted by {-self.time_offset:+,.0f} s: the first, "
-                         f"at {self.time_offset:,.0f} s in the trace, is time 0")
+            lines.append(self.clock_note())
         return "\n".join(lines)
+
+    def clock_note(self) -> str:
+        """Where the run's clock starts on the trace's: a run counts its
+        days from there, while every file it writes keeps the trace's times."""
+        return (f"  the run's clock starts at the first submit, {self.time_offset:,.0f} s "
+                "in the trace; the files keep the trace's times")

@@ -83,6 +83,19 @@ def test_run_writes_jobs_with_the_trace_times_and_metrics(trace, tmp_path, capsy
     assert metrics["rejected_jobs"] == 2
 
 
+def test_the_console_says_where_the_runs_clock_starts_and_that_files_keep_the_traces(
+        trace, tmp_path, capsys):
+    # It said "submit times shifted by -1,000 s: the first ... is time 0",
+    # which jobs.csv, on the trace's clock, contradicted.
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, "--out", out, "--no-plots") == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert ("the run's clock starts at the first submit, 1,000 s in the trace; the files keep "
+            "the trace's times") in said
+    assert "shifted" not in said and "time 0" not in said
+    assert pd.read_csv(out / "jobs.csv")["submit"].min() == 1000
+
+
 def test_rejected_jobs_are_listed_with_their_reason_and_counted(trace, tmp_path, capsys):
     out = tmp_path / "out"
     assert run_cli("--trace", trace, "--out", out, "--no-plots") == 0

@@ -592,8 +592,8 @@ def test_shift_to_zero_keeps_the_offset_and_sorts_by_submit(tmp_path):
     wl = read_swf(write(tmp_path, lines))
     assert wl.time_offset == 1_641_021_254
     assert [(j.id, j.st) for j in wl.jobs] == [(2, 0.0), (1, 46.0), (4, 46.0)]
-    assert ("submit times shifted by -1,641,021,254 s: the first, at 1,641,021,254 s "
-            "in the trace, is time 0") in wl.summary()
+    assert ("the run's clock starts at the first submit, 1,641,021,254 s in the trace; the "
+            "files keep the trace's times") in wl.summary()
     raw = read_swf(write(tmp_path, lines, "b.swf"), shift_to_zero=False)
     assert raw.time_offset == 0.0
     assert [j.st for j in raw.jobs] == [1_641_021_254, 1_641_021_300, 1_641_021_300]
@@ -611,7 +611,8 @@ def test_jobs_without_a_submit_time_are_rejected_not_shifted_to(tmp_path):
         {"job_id": 1, "line": 4, "reason": "unknown submit time"},
         {"job_id": 3, "line": 6, "reason": "negative submit time"}]
     assert wl.summary().splitlines()[-1] == (
-        "  submit times shifted by -5 s: the first, at 5 s in the trace, is time 0")
+        "  the run's clock starts at the first submit, 5 s in the trace; the files keep the "
+        "trace's times")
 
 
 # Only -1 means unknown: any other negative value in a field the reader uses
