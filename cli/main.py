@@ -309,19 +309,27 @@ def _write_results(args, result, workload) -> list[Path]:
     return written
 
 
+#: The plots ``cpn run`` draws in ``--out``.
+PLOT_FILES = ("daily_energy.png", "power.png")
+
+
 def _write_plots(args, result, cap_watts: float | None) -> list[Path]:
-    """The plots of daily energy and system power, unless ``--no-plots``.
-    Drawing them costs more than a small run: the table is printed first."""
+    """The plots of daily energy and system power, unless ``--no-plots``
+    (or no job ran): those of an earlier run in ``--out`` are then removed,
+    lest they be read as this run's.  Drawing them costs more than a small
+    run: the table is printed first."""
     from modules.tables import row_count, stored
 
     if args.no_plots or not row_count(stored(result, "jobs")):
+        for name in PLOT_FILES:
+            (args.out / name).unlink(missing_ok=True)
         return []
     from modules.plots import plot_daily_energy, plot_power
     from modules.power_steps import daily_energy_columns
     days = daily_energy_columns(result.power_times, result.power_watts, result.end)
-    return [plot_daily_energy(days, args.out / "daily_energy.png"),
-            plot_power(result.power_times, result.power_watts, args.out / "power.png",
-                       cap=cap_watts)]
+    daily, power = (args.out / name for name in PLOT_FILES)
+    return [plot_daily_energy(days, daily),
+            plot_power(result.power_times, result.power_watts, power, cap=cap_watts)]
 
 
 def _simulate(console, label: str, workload, config, model, args, steps=(), stop=None):

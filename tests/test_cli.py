@@ -180,6 +180,16 @@ def test_plots_are_written_by_default_and_not_with_no_plots(trace, tmp_path, cap
     assert sorted(p.name for p in plotted.glob("*.png")) == ["daily_energy.png", "power.png"]
 
 
+def test_no_plots_removes_the_plots_of_an_earlier_run_in_the_same_directory(trace, tmp_path,
+                                                                            capsys):
+    # They were left beside the new CSVs, to be read as this run's.
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, "--out", out) == 0
+    (out / "mine.png").write_text("a file the run does not own")
+    assert run_cli("--trace", trace, "--out", out, "--no-plots") == 0
+    assert sorted(p.name for p in out.glob("*.png")) == ["mine.png"]
+
+
 def error_of(capsys) -> str:
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
