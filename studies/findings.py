@@ -35,8 +35,11 @@ def verdict(finding: str, results: Mapping[Hashable, bool | None],
     if not failed:
         shown = ("" if not list_passing else " (" + "; ".join(
             describe(case) for case in list(measured)[:SHOWN]) + ")")
-        return Check(finding, True, f"holds in all {len(measured)} cases{shown}")
+        cases = "the one case" if len(measured) == 1 else f"all {len(measured)} cases"
+        return Check(finding, True, f"holds in {cases}{shown}")
     shown = "; ".join(describe(case) for case in failed[:SHOWN])
+    if len(measured) == 1:
+        return Check(finding, False, f"differs in the one case ({shown})")
     more = f"; and {len(failed) - SHOWN} more" if len(failed) > SHOWN else ""
     return Check(finding, False, f"holds in {len(measured) - len(failed)} of {len(measured)} "
                                  f"cases; differs in {shown}{more}")

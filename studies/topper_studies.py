@@ -123,7 +123,8 @@ class VariantsDesign:
         months = list(dict.fromkeys(run.month for _, run in runs))
         seeds = dict.fromkeys(str(run.seed) for _, run in runs)
         span = ("the whole trace" if months == [None]
-                else "months " + ", ".join(str(month) for month in months))
+                else ("month " if len(months) == 1 else "months ")
+                + ", ".join(str(month) for month in months))
         reference = cap_reference_of(run for _, run in runs)
         return [f"{span} of {base.label()}"
                 + (f"; means over seeds {', '.join(seeds)}" if len(seeds) > 1 else "")

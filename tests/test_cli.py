@@ -573,6 +573,29 @@ def test_a_stretch_beyond_a_million_is_said_by_its_size(tmp_path):
         warned.value)
 
 
+def test_a_study_of_one_month_says_month_and_its_one_case(tmp_path, capsys):
+    # It said "months 0 of tiny" and "holds in all 1 cases".
+    from tiny_traces import write_two_month_trace
+
+    trace = write_two_month_trace(tmp_path / "tiny.swf", nodes=8, seed=7, later_jobs=8,
+                                  later_gap=3600, max_procs=16)
+    assert main(["study", "topper_fig11", "--trace", str(trace), "--months", "0",
+                 "--out", str(tmp_path / "out"), "--results", str(tmp_path / "runs"),
+                 "--workers", "1", "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    assert "\nmonth 0 of tiny, wfp, checkpoint\n" in said
+    assert "all 1 cases" not in said and "of 1 cases" not in said
+    assert "holds in the one case (WFP month 0: " in said
+
+
+def test_a_finding_of_one_case_differs_in_the_one_case():
+    from studies.findings import verdict
+
+    check = verdict("x", {"WFP month 0": False}, lambda case: f"{case}: 1.9")
+    assert check.detail == "differs in the one case (WFP month 0: 1.9)"
+    assert verdict("x", {"a": True, "b": True}, str).detail == "holds in all 2 cases"
+
+
 def test_free_checkpoints_lose_no_work_when_a_unit_fails(tmp_path):
     # --checkpoint-scale 0: checkpoints cost nothing and are taken
     # continuously, so the failure loses nothing; job 1 pays the recovery
