@@ -22,6 +22,18 @@ def negative_values_attached(argv: list[str], parser: argparse.ArgumentParser) -
     return words
 
 
+def parse_command_line(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, but a word no option takes is refused by
+    the command's own parser (``cpn validate: error: unrecognized
+    arguments: --cap 70%``), as every other error of a command is:
+    argparse refuses it from the top parser, as ``cpn: error: ...``."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        getattr(args, "command_parser", parser).error(
+            f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def _every_action(parser: argparse.ArgumentParser):
     """The actions of ``parser`` and of its commands' parsers."""
     for action in parser._actions:

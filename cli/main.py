@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .capping import (add_capping_arguments, build_cap, cap_spec, capping_method,
                       note_a_cap_that_never_binds, refuse_cap_below_idle, refuse_unread_options)
-from .flags import in_flags, negative_values_attached
+from .flags import in_flags, negative_values_attached, parse_command_line
 from .output_dir import writable_directory
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault(variable, value)  # before numpy loads, and for sweep workers
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(negative_values_attached(argv, parser))
+    args = parse_command_line(parser, negative_values_attached(argv, parser))
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warnings(args.command)

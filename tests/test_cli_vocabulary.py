@@ -249,6 +249,16 @@ def test_every_file_flag_names_itself_when_its_file_is_missing_or_a_directory(
         f"cpn {name}: error: argument {flag}: {trace.parent} is a directory, not a file")
 
 
+@pytest.mark.parametrize("command", ["run", "validate", "sweep", "study fig10", "check"])
+def test_an_unknown_option_is_refused_by_the_command_naming_it(trace, capsys, command):
+    # It was refused as "cpn: error: unrecognized arguments" whatever the command.
+    said = refused(capsys, *command.split(), "--trace", trace, "--bogus", "1")
+    assert said.startswith(f"cpn {command.split()[0]}: error: unrecognized arguments: ")
+    assert said.endswith("--bogus 1")
+    assert refused(capsys, "validate", "--trace", trace, "--cap", "70%") == (
+        "cpn validate: error: unrecognized arguments: --cap 70%")
+
+
 def test_an_unreadable_file_is_refused_naming_its_flag(trace, capsys, monkeypatch):
     monkeypatch.setattr("os.access", lambda path, mode: False)  # as root, nothing is unreadable
     assert refused(capsys, "run", "--trace", trace) == (
