@@ -109,9 +109,9 @@ def test_rejected_jobs_are_listed_with_their_reason_and_counted(trace, tmp_path,
 
 
 def test_rejection_reasons_with_a_thousands_separator_are_counted_whole(tmp_path, capsys):
-    # A Cobalt log's reason says the size, "size larger than the machine
-    # (1,024 > 1,000 nodes)": cut at its comma, it was counted as "size
-    # larger than the machine (1: 1", one line per size.
+    # A Cobalt log's reason says the size, "size larger than the machine,
+    # 1,024 > 1,000 nodes": cut at its comma of thousands, it was counted
+    # as "size larger than the machine (1: 1", one line per size.
     log = tmp_path / "tiny.log"
     sizes = {1: 512, 2: 1024, 3: 2048, 4: 1024}
     log.write_text("".join(record("E", job, OPENS, nodes, "01:00:00", OPENS + 10 * job,
@@ -123,9 +123,9 @@ def test_rejection_reasons_with_a_thousands_separator_are_counted_whole(tmp_path
     assert "  rejected, size larger than the machine: 3\n" in said
     assert "(1:" not in said and "(2:" not in said
     assert pd.read_csv(out / "rejected.csv")["reason"].tolist() == [
-        "size larger than the machine (1,024 > 1,000 nodes)",
-        "size larger than the machine (2,048 > 1,000 nodes)",
-        "size larger than the machine (1,024 > 1,000 nodes)"]
+        "size larger than the machine, 1,024 > 1,000 nodes",
+        "size larger than the machine, 2,048 > 1,000 nodes",
+        "size larger than the machine, 1,024 > 1,000 nodes"]
 
 
 def test_the_printed_table_has_units_and_hides_set_up_keys(trace, tmp_path, capsys):
