@@ -52,7 +52,8 @@ def add_run_parser(subparsers) -> None:
     run.add_argument("--power-csv", type=existing_file,
                      help="CSV of job_id,power (watts), read with --power csv")
     run.add_argument("--node-watts", type=positive_float, default=65_760 / 1024,
-                     help="a node's power at full speed (W; default Mira's 64.2)")
+                     help="a node's power at full speed (W; default Mira's 64.2); drawn "
+                          "job powers are Mira's spread scaled to it")
     run.add_argument("--idle-fraction", type=fraction, default=0.3,
                      help="an idle node's share of its full power (default 0.3)")
     run.add_argument("--energy-steps", default="60,300,900,1800,3600",

@@ -80,15 +80,15 @@ def load_workload(args) -> Workload:
     reads ``CobaltWorkload.starts``), and it would hold 48 MB a million jobs
     through the run (``cpn validate`` reads it)."""
     from modules.power_profile import (assign_constant_power, assign_csv_power,
-                                       assign_rack_power)
+                                       assign_rack_power, scaled_to_node)
     from modules.tables import Columns, replace  # passes the tables on unread: no pandas
     from modules.workload import LOG_COLUMNS
 
     if args.trace is None:
         from modules.synthetic import synthetic_month
         workload = synthetic_month(seed=args.seed).starting_at_zero()
-        if args.power == "drawn":
-            return workload  # the synthetic month comes with drawn powers
+        if args.power == "drawn":  # the synthetic month comes with drawn powers
+            return replace(workload, jobs=scaled_to_node(workload.jobs, args.node_watts))
     else:
         workload = replace(read_trace(args), log=Columns.from_rows([], LOG_COLUMNS))
         refuse_nothing_to_run(workload)
@@ -97,7 +97,7 @@ def load_workload(args) -> Workload:
     elif args.power == "csv":  # with --power-csv (cpn run's checks)
         jobs = assign_csv_power(workload.jobs, args.power_csv)
     else:
-        jobs = assign_rack_power(workload.jobs, seed=args.seed)
+        jobs = scaled_to_node(assign_rack_power(workload.jobs, seed=args.seed), args.node_watts)
     return replace(workload, jobs=jobs)
 
 

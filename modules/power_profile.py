@@ -46,11 +46,15 @@ __all__ = [
     "assign_constant_power",
     "assign_rack_power",
     "assign_csv_power",
+    "MIRA_NODE_WATTS",
+    "scaled_to_node",
     "draw_rack_power",
 ]
 
 #: Nodes in one rack of an IBM Blue Gene/Q such as Mira (2 midplanes of 512).
 NODES_PER_RACK = 1024
+#: A Mira node's power at full speed (65.76 kW a rack), the scale of the drawn powers.
+MIRA_NODE_WATTS = 65_760 / NODES_PER_RACK
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,23 @@ def assign_constant_power(jobs: Sequence[Job], watts_per_node: float) -> list[Jo
     if not (math.isfinite(watts_per_node) and watts_per_node >= 0):
         raise ValueError(f"watts_per_node must be finite and >= 0, got {watts_per_node}")
     return [job._replace(jp=float(watts_per_node * job.js)) for job in jobs]
+
+
+def scaled_to_node(jobs: Sequence[Job], node_watts: float) -> list[Job]:
+    """Powers drawn at Mira's scale (:func:`assign_rack_power`), scaled to
+    a machine whose node draws ``node_watts`` at full speed: a job keeps
+    its place in Mira's spread, so a busy node never draws less than an
+    idle one of the same machine.  Mira's own scale returns ``jobs``.
+
+    >>> scaled_to_node([Job(1, 0.0, 10.0, 2, 20.0, jp=100.0)], 2 * MIRA_NODE_WATTS)[0].jp
+    200.0
+    """
+    if not (math.isfinite(node_watts) and node_watts > 0):
+        raise ValueError(f"node_watts must be finite and > 0, got {node_watts}")
+    if node_watts == MIRA_NODE_WATTS:
+        return list(jobs)
+    factor = node_watts / MIRA_NODE_WATTS
+    return [job._replace(jp=job.jp * factor) for job in jobs]
 
 
 def draw_rack_power(

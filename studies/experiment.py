@@ -136,8 +136,9 @@ class Experiment:
     (``"run_alone"``).
 
     ``power``: job power ``"drawn"`` per owner from Mira's per-rack
-    distribution (seeded by ``seed``) or ``"constant"`` (``node_watts`` per
-    node); idle nodes draw ``idle_fraction`` of ``node_watts``.  ``seed``
+    distribution (seeded by ``seed``, scaled from Mira's node to one of
+    ``node_watts``) or ``"constant"`` (``node_watts`` per node); idle
+    nodes draw ``idle_fraction`` of ``node_watts``.  ``seed``
     also seeds the synthetic workload and the simulator's tie-breaking
     (and, in TOPPER, the failures).
 

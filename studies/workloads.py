@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from modules.job import Job
-from modules.power_profile import assign_constant_power, assign_rack_power
+from modules.power_profile import assign_constant_power, assign_rack_power, scaled_to_node
 from modules.swf import read_swf
 from modules.swf_header import header_number
 from modules.synthetic import SyntheticConfig, mira_load, synthetic_month
@@ -73,7 +73,7 @@ def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, powe
     if power == "constant":
         jobs = assign_constant_power(workload.jobs, node_watts)
     else:
-        jobs = assign_rack_power(workload.jobs, seed=seed)
+        jobs = scaled_to_node(assign_rack_power(workload.jobs, seed=seed), node_watts)
     return tuple(jobs), workload
 
 
@@ -126,8 +126,8 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
         workload = synthetic_month(_window_seed(exp.seed, exp.month),
                                    SyntheticConfig(load=mira_load(exp.month))).starting_at_zero()
         jobs = workload.jobs
-        if exp.power == "constant":
-            jobs = assign_constant_power(jobs, exp.node_watts)
+        jobs = (assign_constant_power(jobs, exp.node_watts) if exp.power == "constant"
+                else scaled_to_node(jobs, exp.node_watts))
         return PreparedWorkload(tuple(jobs), workload.machine_nodes, workload.time_offset, 0)
     jobs, workload = _trace_jobs(exp.trace, exp.procs_per_node, exp.allocation_unit,
                                  exp.machine_nodes, exp.power, exp.node_watts, exp.seed)

@@ -14,6 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -126,6 +127,20 @@ def test_rejection_reasons_with_a_thousands_separator_are_counted_whole(tmp_path
         "size larger than the machine, 1,024 > 1,000 nodes",
         "size larger than the machine, 2,048 > 1,000 nodes",
         "size larger than the machine, 1,024 > 1,000 nodes"]
+
+
+def test_drawn_job_powers_are_scaled_to_the_node_watts(trace, tmp_path):
+    """--node-watts 300 left drawn job powers at Mira's 64 W a node while an
+    idle node drew 90 W: a busy node drew less than an idle one."""
+    def powers(*options):
+        out = tmp_path / "-".join(options or ("default",))
+        assert run_cli("--trace", trace, "--out", out, "--no-plots", *options) == 0
+        jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
+        return jobs["power"] / jobs["nodes"]
+
+    mira, bigger = powers(), powers("--node-watts", str(3 * 65_760 / 1024))
+    assert 50 < mira.min() and mira.max() < 80  # Mira's spread about its 64.2 W
+    assert np.allclose(bigger, 3 * mira)  # the same draws, at three times the scale
 
 
 def test_the_printed_table_has_units_and_hides_set_up_keys(trace, tmp_path, capsys):
