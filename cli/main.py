@@ -26,12 +26,13 @@ from .quantities import format_power
 from .report import interruption_summary, print_metrics
 from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
                          topper_config)
-from .scheduling import add_scheduling_arguments, describe_overruns, overruns, scheduling_config
+from .scheduling import (add_scheduling_arguments, describe_overruns, describe_past_request,
+                         overruns, past_request, scheduling_config)
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
 from .values import existing_file, fraction, non_negative_int, positive_float
 from .version import VersionAction
 from .mira import add_mira_arguments
-from .workload import add_trace_arguments
+from .workload import add_trace_arguments, check_power_options
 
 
 def add_run_parser(subparsers) -> None:
@@ -81,14 +82,6 @@ def check_run_options(args) -> None:
     check_failure_options(args, [capping_method(args)])
     check_sleeping_options(args)
     check_power_options(args)
-
-
-def check_power_options(args) -> None:
-    """``--power csv`` reads ``--power-csv``, which nothing else reads."""
-    if args.power == "csv" and args.power_csv is None:
-        raise ValueError("--power csv needs --power-csv FILE (columns job_id,power)")
-    if args.power != "csv" and args.power_csv is not None:
-        raise ValueError(f"--power-csv applies to --power csv only, not to {args.power}")
 
 
 #: What ``cpn --help`` says first (the docstring's first line is markup).
@@ -194,6 +187,8 @@ def command_run(args) -> int:
                            stop=ctrl_c)
     _add_run_metrics(result, workload, config, capping)
     result.metrics["overrun_jobs"] = overran
+    if result.metrics["past_request_jobs"] and args.overrun == "clamp":
+        console.print(describe_past_request(result.metrics["past_request_jobs"]))
     written = _write_results(args, result, workload)
     print_metrics(console, result.metrics)
     written += _write_plots(args, result, capping.get("cap_w"))  # after the table: slowest
@@ -285,13 +280,15 @@ def _uncapped_peak(console, args, workload, config, model, stop) -> float | None
 
 def _add_run_metrics(result, workload, config, capping: dict) -> None:
     """What the command line knows of the run beyond the model: the cap
-    (and how long power was above it), the rejected jobs, the trace."""
+    (and how long power was above it), the rejected jobs, the jobs that
+    outlasted their request as simulated, the trace."""
     from modules.tables import row_count, stored
 
     if capping and row_count(stored(result, "jobs")):  # the model's, under cpn run's name
         capping["time_above_cap_s"] = result.metrics.pop("cap_exceeded_s")
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = row_count(stored(workload, "rejected"))
+    result.metrics["past_request_jobs"] = past_request(stored(result, "jobs"))
     result.metrics["size_unit"] = workload.size_unit
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
 

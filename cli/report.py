@@ -37,6 +37,8 @@ NAMED_METRICS: tuple[tuple[str, str, str | Callable[[dict], str],
     ("jobs", "jobs", "finished", _count),
     ("jobs", "rejected_jobs", "rejected (see rejected.csv)", _count),
     ("jobs", "overrun_jobs", "ran past their requested time", _count),
+    ("jobs", "past_request_jobs", "outlasted their request as simulated",
+     lambda v: _count(v) if v else None),
     # Only a stopped run has unfinished jobs; its console says so too.
     ("jobs", "unfinished_jobs", "unfinished (see unfinished.csv)",
      lambda v: _count(v) if v else None),

@@ -115,3 +115,11 @@ def refuse_nothing_to_run(workload: Workload) -> None:
     whose = f"{workload.path}: none of the trace's" if workload.path else "none of the"
     raise ValueError(f"{whose} {workload.jobs_read:,} jobs can run ({reasons}), nothing "
                      "to simulate")
+
+
+def check_power_options(args) -> None:
+    """``--power csv`` reads ``--power-csv``, which nothing else reads."""
+    if args.power == "csv" and args.power_csv is None:
+        raise ValueError("--power csv needs --power-csv FILE (columns job_id,power)")
+    if args.power != "csv" and args.power_csv is not None:
+        raise ValueError(f"--power-csv applies to --power csv only, not to {args.power}")

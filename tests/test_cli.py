@@ -389,6 +389,27 @@ def test_dvfs_admission_from_the_command_line(tmp_path, capsys, admission, start
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["time_above_cap_s"] == pytest.approx(above)
     assert metrics["rejected_jobs"] == 1  # job 2: 350.6 W alone at 0.9
+    assert metrics["past_request_jobs"] == 0  # each within the time it asked for
+
+
+def test_jobs_dvfs_slows_past_their_request_are_counted_and_said(tmp_path, capsys):
+    # As the "nodes" admission above, but job 3 asks for its 30 s exactly:
+    # at 0.9 it runs 31.62 s.  --overrun clamp (the default) kills the
+    # trace's own overruns only; the model lets a slowed job finish, as the
+    # papers do, and the run says how many did.
+    trace = tmp_path / "capped.swf"
+    trace.write_text(CAPPED_SWF.replace("1  40 -1", "1  30 -1"))
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--capping", "dvfs", "--cap", "300W",
+                   "--levels", "1,0.9", "--dvfs-admission", "nodes", "--out", out,
+                   "--no-plots") == 0
+    jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
+    assert jobs.loc[3, "end"] - jobs.loc[3, "start"] == pytest.approx(30 / 0.9 ** 0.5)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["overrun_jobs"] == 0 and metrics["past_request_jobs"] == 1
+    said = " ".join(capsys.readouterr().out.split())
+    assert ("1 job ran past the requested time because the model slowed or lengthened it "
+            "(DVFS, checkpoints, restarts): it runs to the end") in said
 
 
 # Every job above the cap alone: nothing is left to run, which is said and
