@@ -112,7 +112,9 @@ def read_failure_trace(path: str | Path, units: int, time_offset: float = 0.0,
         if units != MIRA_RACKS:
             raise FailureTraceError(
                 f"{path}: Mira's RAS log fails its {MIRA_RACKS} racks, but the machine has "
-                f"{units:,} units: make each unit 1/{MIRA_RACKS} of the machine")
+                f"{units:,} units: it replays on a machine of {MIRA_RACKS} equal units (Mira's "
+                f"49,152 nodes in racks of 1,024), so its nodes must divide by {MIRA_RACKS}; "
+                "another machine takes a failure CSV or drawn failures")
         return read_mira_ras(path)
     raise ValueError(f"unknown failure trace format {format!r}: "
                      f"one of {', '.join(FAILURE_FORMATS)}")

@@ -172,7 +172,9 @@ def test_a_csv_trace_is_moved_onto_the_runs_clock(tmp_path):
 def test_the_ras_log_needs_one_unit_per_rack(ras_excerpt):
     with pytest.raises(FailureTraceError, match=re.escape(
             f"{ras_excerpt}: Mira's RAS log fails its 48 racks, but the machine has 24 units: "
-            "make each unit 1/48 of the machine")):
+            "it replays on a machine of 48 equal units (Mira's 49,152 nodes in racks of "
+            "1,024), so its nodes must divide by 48; another machine takes a failure CSV or "
+            "drawn failures")):
         read_failure_trace(ras_excerpt, units=24)
 
 
@@ -234,8 +236,9 @@ def test_cpn_run_replays_the_real_ras_log(tmp_path, capsys):
 
 @pytest.mark.parametrize("arguments, message", [
     (["--resilience", "checkpoint", "--unit-nodes", "2", "--failure-trace", "{ras}"],
-     "{ras}: Mira's RAS log fails its 48 racks, but the machine has 24 units: make each "
-     "unit 1/48 of the machine"),
+     "{ras}: Mira's RAS log fails its 48 racks, but the machine has 24 units: it replays "
+     "on a machine of 48 equal units (Mira's 49,152 nodes in racks of 1,024), so its nodes "
+     "must divide by 48; another machine takes a failure CSV or drawn failures"),
     (["--resilience", "checkpoint", "--unit-nodes", "1", "--failure-trace", "{csv}"],
      "{csv}:3: time 'nan' is not a finite number"),
     (["--failure-trace", "{csv}"],
