@@ -11,6 +11,11 @@ from cpn.query import (QueryError, after, always, changes, clock, count, dead, e
 from cpn.statespace import state_space
 from cpn.trace import replay
 
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from fusion_nets import logging_workers
+except ImportError:  # run as a package
+    from tests.fusion_nets import logging_workers
+
 
 def counter_with_reset() -> Net:
     """P counts 0 -> 1 -> 2 -> 3 (dead); at 2 it may also reset to 0."""
@@ -208,17 +213,8 @@ def test_a_timed_counterexample_replays_to_the_same_marking(tmp_path):
 
 
 def logged_work() -> Net:
-    """A worker module whose Log is in fusion set 'log' with the top net's
-    AllLog, instantiated as W1 on a queue of two jobs."""
-    worker = Net("worker")
-    worker.place("Jobs", int, port="in")
-    worker.place("Log", int, fusion="log")
-    worker.transition("Work", inputs={"Jobs": "j"}, outputs={"Log": "j"})
-    net = Net("top")
-    net.place("AllLog", int, fusion="log")
-    net.place("Queue", int, initial=[1, 2])
-    net.substitution("W1", worker, {"Jobs": "Queue"})
-    return net
+    """W1 on a queue of two jobs, its Log fused with AllLog."""
+    return logging_workers({"Queue": [1, 2]})
 
 
 @pytest.mark.parametrize("name", ["log", "AllLog", "W1/Log"])

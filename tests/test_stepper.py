@@ -16,6 +16,11 @@ from cpn import Net, Simulator, timed
 from cpn.stepper import Message, ReplayError, Stepper, replay
 from cpn.stepper.breakpoints import Recorder
 
+try:  # tests/ on sys.path (pytest's default rootdir-less import mode)
+    from fusion_nets import logging_workers
+except ImportError:  # run as a package
+    from tests.fusion_nets import logging_workers
+
 
 def buffer_net() -> Net:
     """Items 1..3 go through a 2-slot buffer; consuming takes 5 time units."""
@@ -510,27 +515,16 @@ def test_a_place_whose_name_has_spaces_takes_a_quoted_breakpoint():
     assert "? the place name \"My has no closing quote" in text
 
 
-def logging_workers() -> Net:
-    """Two instances of a worker whose Log is in fusion set 'log' with the
-    top net's AllLog; each takes from its own Jobs port."""
-    worker = Net("worker")
-    worker.place("Jobs", int, port="in")
-    worker.place("Log", int, fusion="log")
-    worker.transition("Work", inputs={"Jobs": "j"}, outputs={"Log": "j"})
-    net = Net("top")
-    net.place("AllLog", int, fusion="log")
-    net.place("Queue", int, initial=[1, 2, 3])
-    net.place("Other", int, initial=[4])
-    net.substitution("W1", worker, {"Jobs": "Queue"})
-    net.substitution("W2", worker, {"Jobs": "Other"})
-    return net
+def two_logging_workers() -> Net:
+    """W1 and W2, each on its own queue, their Logs fused with AllLog."""
+    return logging_workers({"Queue": [1, 2, 3], "Other": [4]})
 
 
 @pytest.mark.parametrize("name", ["log", "AllLog", "W1/Log", "W2/Log", "Log"])
 def test_a_fused_place_answers_to_every_name_the_simulator_takes(name):
     # "m W1/Log" and "b place AllLog ..." said "? no place 'W1/Log' (known: log, ...)",
     # though sim.tokens("W1/Log") and Breakpoint(place="W1/Log") found it.
-    stepper, text = session(logging_workers(), ["1", f"m {name}",
+    stepper, text = session(two_logging_workers(), ["1", f"m {name}",
                                                 f"b place {name} len(tokens) >= 3", "n 10"])
     assert "? no place" not in text
     assert "  log         1  1`1" in text  # m, after the first firing
@@ -540,7 +534,7 @@ def test_a_fused_place_answers_to_every_name_the_simulator_takes(name):
 
 
 def test_a_port_answers_to_its_path_in_the_module_and_an_unknown_name_lists_the_places():
-    stepper, _ = session(logging_workers(), [])
+    stepper, _ = session(two_logging_workers(), [])
     assert shown_by(stepper, "m W1/Jobs")[1].rows[0][0] == "Queue"
     hint, = shown_by(stepper, "m W3/Log")
     assert hint == Message("? no place 'W3/Log' (known: log, Queue, Other)", "hint")

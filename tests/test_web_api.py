@@ -342,9 +342,10 @@ def test_a_named_breakpoint_on_a_missing_place_is_refused():
 
 
 def test_a_fused_place_is_found_by_each_members_path():
-    from tests.test_query import logged_work
+    from tests.fusion_nets import logging_workers
 
-    session = WebSession(logged_work(), named={"both": ("W1/Log", lambda tokens: len(tokens) > 1)})
+    session = WebSession(logging_workers({"Queue": [1, 2]}),
+                         named={"both": ("W1/Log", lambda tokens: len(tokens) > 1)})
     assert session.tokens("W1/Log")["place"] == session.tokens("AllLog")["place"] == "log"
     session.add_breakpoint({"kind": "place", "place": "AllLog", "op": ">=", "count": 1})
     session.add_breakpoint({"kind": "named", "name": "both"})
