@@ -6,9 +6,11 @@ tables of text cells) and takes commands as lines; this is the front end
 that ``cpn step`` and ``cpn replay --step`` put on it.  Messages are
 coloured by kind; in tables only the last column (a binding's values, a
 place's tokens) wraps, under itself, so a long job record stays readable at
-80 columns.  In a terminal the prompt has line editing and history (the
-arrow keys), Ctrl-C drops the line being typed and Ctrl-D quits; when the
-input or output is not a terminal, lines are read plainly.
+80 columns (on a narrower screen it goes under its row, and the numbers
+stay whole: ``cli/terminal_tables.py``).  In a terminal the prompt has line
+editing and history (the arrow keys), Ctrl-C drops the line being typed and
+Ctrl-D quits; when the input or output is not a terminal, lines are read
+plainly.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import sys
 from typing import Callable, Iterator
 
 from rich.console import Console
-from rich.table import Table as RichTable
 from rich.text import Text
 
 from cpn.stepper import Message, Stepper, Table
+
+from .terminal_tables import fitted
 
 #: The style of each kind of message (kinds not listed are plain).
 STYLES = {"heading": "bold", "hint": "yellow", "error": "red", "breakpoint": "magenta",
@@ -39,24 +42,10 @@ def show_on(console: Console) -> Callable[[Message | Table], None]:
     """The ``show`` of a stepper that draws on ``console``."""
     def show(item: Message | Table) -> None:
         if isinstance(item, Table):
-            console.print(_rich_table(item))
+            console.print(fitted(item, console.width))
         else:
             console.print(Text(item.text, style=STYLES.get(item.kind, "")))
     return show
-
-
-def _rich_table(table: Table) -> RichTable:
-    rich = RichTable(box=None, padding=(0, 0, 0, 2),  # two spaces before each column
-                     show_header=table.headers is not None, header_style="dim")
-    columns = len(table.headers or table.rows[0])
-    for column in range(columns):
-        last = column == columns - 1
-        rich.add_column(table.headers[column] if table.headers else "",
-                        justify="right" if column in table.right_aligned else "left",
-                        no_wrap=not last, overflow="fold" if last else "ellipsis")
-    for row in table.rows:
-        rich.add_row(*(Text(cell) for cell in row))  # Text: a value's [..] is no markup
-    return rich
 
 
 def interact(stepper: Stepper, console: Console) -> None:

@@ -35,7 +35,8 @@ class Message:
 class Table:
     """Rows of text cells under optional column headers.  Only the last
     column may be long (a binding's values, a place's tokens): a front end
-    wraps it and keeps the others on one line."""
+    wraps it and keeps the others on one line.  A right-aligned column is
+    a number a user reads or types (a binding's): never to be cut."""
 
     headers: tuple[str, ...] | None
     rows: tuple[tuple[str, ...], ...]
