@@ -18,7 +18,6 @@ job's eq. 3.12 power, idle CPUs per the idle scenario).
 
 from __future__ import annotations
 
-import gzip
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ from modules.dvfs_thesis.scheduler_net import gear_allocation, thesis_scheduling
 from modules.dvfs_thesis.upas import UpasConfig
 from modules.job import Job
 from modules.swf import SWF_FIELDS, read_swf
+from modules.trace_file import open_trace
 
 from .puppet import PuppetConfig, compose, run_model
 
@@ -194,7 +194,11 @@ def thesis_portion(path, machine_cpus: int, first: int = 10_001,
     started arrives and leaves at once (BSLD 1).  Without a requested time
     the scheduler plans with the runtime."""
     read_swf(path, procs_per_node=1, machine_nodes=machine_cpus)  # checks every line's format
-    fields = pd.read_csv(path, sep=r"\s+", comment=";", header=None, usecols=[0, 1, 3, 4, 7, 8])
+    # Opened as read_swf opens it, gzip told by its magic bytes: pandas would
+    # go by the name, failing on a plain trace named .gz and a gzip one not.
+    with open_trace(Path(path)) as stream:
+        fields = pd.read_csv(stream, sep=r"\s+", comment=";", header=None, compression=None,
+                             usecols=[0, 1, 3, 4, 7, 8])
     portion = fields[fields[0].between(first, last)]
     if portion.empty:
         raise ValueError(f"{path}: no job numbered {first}..{last}")
@@ -216,7 +220,6 @@ def thesis_portion(path, machine_cpus: int, first: int = 10_001,
 def _line_of(path, job_id: int) -> int:
     """The line of an SWF file (plain or gzip) that holds job ``job_id``:
     looked up only to name it in an error."""
-    opener = gzip.open if Path(path).suffix == ".gz" else open
-    with opener(path, "rt", errors="replace") as lines:
+    with open_trace(Path(path)) as lines:
         return next(number for number, line in enumerate(lines, 1)
-                    if line.split(maxsplit=1)[:1] == [str(job_id)])
+                    if line.split(maxsplit=1)[:1] == [str(job_id).encode()])

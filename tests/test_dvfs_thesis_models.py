@@ -2,6 +2,7 @@
 gear, per-job profiles (drawn and read), predicted BSLD, the metrics and the
 trace portion."""
 
+import gzip
 import math
 import re
 
@@ -171,6 +172,18 @@ def test_the_portion_keeps_cancelled_lines_as_jobs_of_nothing(tmp_path):
         thesis_portion(path, 1, 4, 4)
     with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: no job numbered 7..9$"):
         thesis_portion(path, 16, 7, 9)
+
+
+@pytest.mark.parametrize("name, packed", [("plain.swf.gz", False), ("packed.swf", True)])
+def test_the_portion_tells_gzip_by_its_bytes_not_its_name(tmp_path, name, packed):
+    # pandas went by the name: BadGzipFile on a plain trace named .gz, and
+    # "Usecols do not match columns" on a gzip trace named .swf
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(PORTION.encode()) if packed else PORTION.encode())
+    (tmp_path / "portion.swf").write_text(PORTION)
+    assert thesis_portion(path, 16, 1, 4) == thesis_portion(tmp_path / "portion.swf", 16, 1, 4)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}:6: field 5 "):
+        thesis_portion(path, 16, 1, 5)
 
 
 @pytest.mark.parametrize("profile", [JobProfile(2, 1), JobProfile(float("nan"), 1),

@@ -649,6 +649,14 @@ def test_gzip_is_read_transparently(tmp_path):
         assert packed.jobs == plain.jobs and packed.header == plain.header
 
 
+def test_a_plain_trace_named_gz_is_read_as_the_text_it_is(tmp_path):
+    # gzip is told by its magic bytes (1f 8b), not by the name, in both directions
+    lines = HEADER + [swf_line(job_id=i, submit=10 * i) for i in range(1, 4)]
+    plain = read_swf(write(tmp_path, lines))
+    wl = read_swf(write(tmp_path, lines, "renamed.swf.gz"))
+    assert wl.jobs == plain.jobs and wl.header == plain.header and wl.machine_nodes == 16
+
+
 def test_offered_load_and_frame(tmp_path):
     lines = HEADER + [
         swf_line(job_id=1, submit=0, runtime=100, requested=32),  # 8 nodes * 100 s
