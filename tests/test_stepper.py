@@ -184,9 +184,9 @@ def test_help_on_a_narrow_screen_puts_each_description_under_its_command():
     lines = shown[-1].text.splitlines()
     assert max(map(len, lines)) <= 40
     commands = [line.strip() for line in lines if re.fullmatch(r"  \S.*", line)]
-    assert commands == ["3", "r", "n N", "t T", "a", "l", "m [PLACE]", "diff", "u", "redo",
-                        "save FILE", "b", "b place NAME CONDITION",
-                        "b transition NAME [COND]", "b del K / b clear", "help", "q"]
+    assert commands == ["3", "r", "n N", "t T", "a", "l", "m [PLACE]", "diff", "u / undo",
+                        "redo", "save FILE", "b", "b place NAME CONDITION",
+                        "b transition NAME [COND]", "b del K / b clear", "help", "q / quit"]
     assert "        b place Buffer len(tokens) >= 2" in lines
     assert stepper.help(80).splitlines()[1] == (
         "  3           fire binding number 3 of the enabled list")
@@ -434,6 +434,26 @@ def test_redo_goes_forward_again_until_a_new_command():
     stepper.execute("u")
     stepper.execute("2")  # a new command: what was undone cannot come back
     assert shown_by(stepper, "redo") == [Message("? nothing to redo", "hint")]
+
+
+def test_undo_redo_and_quit_are_spelled_out_too(tmp_path, capsys):
+    """A script of ``cpn replay --script`` said "unknown command 'undo'"
+    while ``redo`` and ``help`` were words; the help shows both spellings."""
+    path = tmp_path / "counter_net.py"
+    path.write_text(NET_FILE)
+    trace = tmp_path / "counter.jsonl"
+    stepper, _ = session(load_net(str(path)), ["1", f"save {trace}"])
+    script = tmp_path / "commands.txt"
+    script.write_text("1\nundo\nredo\nundo now\nquit\n1\n")
+    assert main(["replay", str(path), str(trace), "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "[t=0 step 2]> undo\nundone; back at time 0, step 1\n" in out
+    assert "[t=0 step 1]> redo\nredone; forward to time 0, step 2\n" in out
+    assert "? 'undo' takes no argument" in out
+    assert out.rstrip().endswith("[t=0 step 2]> quit")  # the 1 after it is not read
+    assert "unknown command" not in out
+    assert "  u / undo    undo the last command" in stepper.help(80)
+    assert "  q / quit    quit" in stepper.help(80)
 
 
 def test_stop_ends_a_run_after_the_firing_in_progress():

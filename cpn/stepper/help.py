@@ -23,7 +23,7 @@ _GROUPS = (
      ("l", "list every enabled binding (the status shows the first 20)"),
      ("m [PLACE]", "the tokens with their timestamps (value@time); PLACE's in full"),
      ("diff", "toggle showing what each command changed in the marking"),
-     ("u", "undo the last command (one firing, a whole n or t run, an a)"),
+     ("u / undo", "undo the last command (one firing, a whole n or t run, an a)"),
      ("redo", "do again the last command undone (until a new command)"),
      ("save FILE", "write the firings so far as JSON lines (cpn replay NET FILE)")),
     (26, ("b", "list the breakpoints (n and t stop at them)"),
@@ -33,7 +33,7 @@ _GROUPS = (
       "holding), e.g.", "b transition {transition}"),
      ("b del K / b clear", "remove breakpoint K / every breakpoint")),
     (12, ("help", "this text"),
-     ("q", "quit")),
+     ("q / quit", "quit")),
 )
 #: Below this width the descriptions go under their commands, not beside.
 TWO_COLUMNS_FROM = 72

@@ -136,7 +136,7 @@ class Stepper:
         elif command == "a":
             self._no_argument(command, rest)
             self._advance()
-        elif command == "u":
+        elif command in ("u", "undo"):
             self._no_argument(command, rest)
             self._undo_last()
         elif command == "redo":
