@@ -112,7 +112,9 @@ def add_sweep_parser(subparsers) -> None:
                             "order, the others sorted by their fields")
     sweep.add_argument("--grid", type=existing_file, metavar="FILE",
                        help="JSON grid ({model, base, grid, experiments}); the workload and "
-                            "grid options below then belong in the file")
+                            "grid options below then belong in the file; its runs kill a job "
+                            "at its requested walltime, as --overrun clamp, unless it says "
+                            "\"overrun\": \"keep\"")
     sweep.add_argument("--model", choices=MODELS, default="puppet",
                        help="puppet (default; TOPPER with --resilience) or thesis (the "
                             "DVFS thesis' policies, docs/dvfs_thesis.md)")
@@ -219,7 +221,9 @@ def experiments_from_args(args, console=None):
         if given:
             raise ValueError(f"--{given[0].replace('_', '-')} cannot be combined with --grid: "
                              "put it in the grid file")
-        return grid_from_json(args.grid)
+        # the file's PuPPET runs kill overruns as the flags do (--overrun's default)
+        overrun, = args.puppet_defaults["overrun"]
+        return grid_from_json(args.grid, defaults={"puppet": {"overrun": overrun}})
     if args.model == "thesis":
         return thesis_runs_from_args(args)
     given = [name for name in THESIS_OPTIONS if getattr(args, name) is not None]

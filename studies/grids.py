@@ -107,13 +107,21 @@ def read_json_file(path: str | os.PathLike) -> Any:
 _SPEC_KEYS = "model, base, grid, experiments"
 
 
-def grid_from_json(spec: Any) -> list[Run]:
+def grid_from_json(spec: Any, defaults: Mapping[str, Mapping[str, Any]] | None = None
+                   ) -> list[Run]:
     """Runs from a JSON value (or a file path): an object with ``"base"``
     (fields), ``"grid"`` (field -> list of values) and/or ``"experiments"``
     (a list of field objects), and ``"model"`` (``"puppet"``, the default,
     or ``"thesis"`` for the DVFS thesis' runs, whose fields are those of
     :class:`~studies.thesis_run.ThesisRun` and its policy's options);
     or a list of such objects.
+
+    ``defaults`` (model -> fields) are the fields a run takes where the
+    file does not set them: ``cpn sweep --grid`` gives
+    ``{"puppet": {"overrun": "clamp"}}``, so that a grid file's runs kill a
+    job at its requested walltime as the command's flags do, unless the
+    file says ``"overrun": "keep"``; without it a field takes the run's own
+    default (``Experiment``'s ``keep``).
 
     >>> len(grid_from_json({"base": {"policy": "wfp"}, "grid": {"cap_fraction": [0.8, 0.6],
     ...                     "capping": ["wait"]}}))
@@ -125,7 +133,7 @@ def grid_from_json(spec: Any) -> list[Run]:
     """
     if isinstance(spec, (str, os.PathLike)):
         try:
-            return grid_from_json(read_json_file(spec))
+            return grid_from_json(read_json_file(spec), defaults)
         except ValueError as error:
             message = str(error)
             raise ValueError(message if message.startswith(str(spec))
@@ -135,7 +143,7 @@ def grid_from_json(spec: Any) -> list[Run]:
             if not isinstance(part, dict):
                 raise ValueError(f"item {position} of the sweep specification's list is "
                                  f"{type(part).__name__}, not an object of {_SPEC_KEYS}")
-        return unique(run for part in spec for run in grid_from_json(part))
+        return unique(run for part in spec for run in grid_from_json(part, defaults))
     if not isinstance(spec, dict):
         raise ValueError(f"a sweep specification is an object of {_SPEC_KEYS}, or a list "
                          f"of them, not {type(spec).__name__}")
@@ -147,7 +155,7 @@ def grid_from_json(spec: Any) -> list[Run]:
     model = MODELS.get(spec.get("model", "puppet"))
     if model is None:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {spec['model']!r}")
-    base = spec.get("base", {})
+    base = {**(defaults or {}).get(spec.get("model", "puppet"), {}), **spec.get("base", {})}
     axes = {name: value if isinstance(value, list) else [value]
             for name, value in spec.get("grid", {}).items()}
     runs = []

@@ -148,6 +148,27 @@ def test_grid_from_json():
     assert runs[-1].alpha == 3.0
 
 
+def test_cpn_sweep_grid_kills_overruns_as_its_flags_do(trace, tmp_path, capsys):
+    """A grid file ran overrun=keep while the flags ran clamp: the same sweep
+    gave other waits, and its labels lacked "overruns killed"."""
+    spec = tmp_path / "grid.json"
+
+    def keys(*argv):
+        assert cpn(["sweep", *argv, "--out", str(tmp_path / "out"), "--dry-run"]) == 0
+        return [line.split()[0] for line in capsys.readouterr().out.splitlines()[2:]]
+
+    flags = keys("--trace", str(trace), "--month", "0", "--policy", "wfp", "--capping", "block")
+    spec.write_text(json.dumps({"base": {"trace": str(trace), "month": 0, "policy": "wfp"},
+                                "grid": {"capping": ["block"]}}))
+    assert keys("--grid", str(spec)) == flags
+    clamp = Experiment(trace=trace, month=0, policy="wfp", overrun="clamp")
+    assert flags[0] == clamp.key() and "overruns killed" in clamp.label()
+    spec.write_text(json.dumps({"base": {"trace": str(trace), "month": 0, "policy": "wfp",
+                                         "overrun": "keep"}, "grid": {"capping": ["block"]}}))
+    assert keys("--grid", str(spec))[0] == replace(clamp, overrun=None).key()  # as it says
+    assert grid_from_json({"base": {"trace": str(trace)}})[0].overrun is None  # the API's keep
+
+
 @pytest.mark.parametrize("text, refused", [
     ('{"grid": {"cap_fraction": [NaN]}}', "{path}: NaN is not a JSON number"),
     ("", "{path}, line 1: not JSON (Expecting value)"),
@@ -439,7 +460,7 @@ def test_cpn_sweep_collect_orders_rows_by_the_grid_given(trace, tmp_path):
     out, spec = tmp_path / "runs", tmp_path / "grid.json"
     options = ["--trace", str(trace), "--month", "0", "--policy", "wfp,fcfs", "--capping",
                "none"]
-    spec.write_text(json.dumps({"base": {"trace": str(trace), "month": 0, "overrun": "clamp"},
+    spec.write_text(json.dumps({"base": {"trace": str(trace), "month": 0},
                                 "grid": {"policy": ["wfp", "fcfs"]}}))
     wfp, fcfs = (Experiment(trace=trace, month=0, policy=policy, overrun="clamp").key()
                  for policy in ("wfp", "fcfs"))
