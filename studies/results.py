@@ -135,7 +135,11 @@ def collect(results_dir, out: str | os.PathLike | None = None,
 
 #: Jobs a run can leave out, by the column of its result that counts them.
 LEFT_OUT = {"rejected_jobs": "jobs over the power cap alone",
-            "trace_rejected_jobs": "job lines the trace reader rejected"}
+            "trace_rejected_jobs": "job lines of their month (or whole trace) that the "
+                                   "trace reader rejected",
+            "trace_rejected_undated_jobs": "job lines the trace reader rejected without a "
+                                           "month (an unknown submit time, or the repeat of "
+                                           "an earlier line's id)"}
 
 
 def left_out_note(results: pd.DataFrame) -> str | None:

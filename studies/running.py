@@ -48,7 +48,10 @@ def run_experiment(exp: Experiment, results_dir=None,
     (``utilization``, ``wait_mean_s``, ``edp_j_s``, ...), the cap in watts
     (``cap_w``), ``uncapped_peak_w``, ``baseline_key`` (the uncapped twin),
     time above the cap (``cap_exceeded_s``, ``cap_excess_max_w``), the mean
-    power in each local hour of the day (``power_hour_00_w`` ...) and the
+    power in each local hour of the day (``power_hour_00_w`` ...), the
+    job lines the trace reader rejected (``trace_rejected_jobs``: those
+    submitted in the run's month, or in the whole trace;
+    ``trace_rejected_undated_jobs``: those no month can be told of) and the
     wall-clock time (``elapsed_s``).
 
     A fractional cap needs the twin's peak: give it (``uncapped_peak_w``, as
@@ -67,6 +70,7 @@ def run_experiment(exp: Experiment, results_dir=None,
     metrics = {k: v for k, v in result.metrics.items() if not isinstance(v, dict)}
     metrics["simulated_nodes"] = metrics.pop("machine_nodes", workload.machine_nodes)
     metrics["trace_rejected_jobs"] = workload.trace_rejected  # dropped before any run
+    metrics["trace_rejected_undated_jobs"] = workload.trace_rejected_undated
     until = MONTH_SECONDS if exp.month is not None else None
     record: dict[str, Any] = {"key": exp.key(), **exp.to_dict(), **metrics}
     record.update({

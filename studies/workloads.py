@@ -25,7 +25,7 @@ from modules.power_profile import assign_constant_power, assign_rack_power, scal
 from modules.swf import read_swf
 from modules.swf_header import header_number
 from modules.synthetic import SyntheticConfig, mira_load, synthetic_month
-from modules.tables import row_count, stored
+from modules.tables import columns_of, stored
 
 from .experiment import Experiment
 from .experiment_fields import SYNTHETIC
@@ -42,14 +42,18 @@ ATLAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "swf" / \
 class PreparedWorkload:
     """Jobs ready for ``simulate`` (times from 0 at the window's start), the
     machine size, the local time of day (seconds) at simulation time 0, and
-    how many job lines the reader rejected in the whole trace (a job larger
-    than the machine, a repeated id: ``cpn run`` lists them)."""
+    the job lines the reader rejected (a job larger than the machine, one
+    cancelled before it started: ``cpn run`` lists them): ``trace_rejected``
+    counts those submitted in the window (:func:`rejected_in_window`),
+    ``trace_rejected_undated`` those of the whole trace that no window can
+    hold, having no submit time of their own in the trace's log."""
 
     jobs: tuple[Job, ...]
     machine_nodes: int
     day_offset: float
     months: int  # windows in the whole trace (0 for the synthetic workload)
     trace_rejected: int = 0
+    trace_rejected_undated: int = 0
 
 
 def _window_seed(seed: int, month: int | None) -> int:
@@ -75,6 +79,38 @@ def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, powe
     else:
         jobs = scaled_to_node(assign_rack_power(workload.jobs, seed=seed), node_watts)
     return tuple(jobs), workload
+
+
+@functools.lru_cache(maxsize=8)
+def _rejected_submits(trace: str, procs_per_node, allocation_unit, machine_nodes):
+    """The submit times, on the jobs' clock, of the rejected job lines that
+    have one in the trace's log, and how many have none: an unknown submit
+    (-1), or a repeated job id, whose later lines the log (one row per id)
+    leaves out."""
+    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes)
+    lines = np.asarray(columns_of(stored(workload, "rejected"))["line"], dtype=np.int64)
+    log = columns_of(stored(workload, "log"))
+    logged, submits = np.asarray(log["line"], dtype=np.int64), np.asarray(log["submit"], float)
+    row = np.searchsorted(logged, lines)  # read_swf logs the lines in file order
+    dated = row < len(logged)
+    dated[dated] = (logged[row[dated]] == lines[dated]) & (submits[row[dated]] != -1)
+    return submits[row[dated]] - workload.time_offset, int((~dated).sum())
+
+
+def rejected_in_window(submits: np.ndarray, month: int | None, months: int) -> int:
+    """How many of the rejected lines submitted at ``submits`` (the jobs'
+    clock) belong to window ``month`` of ``months`` (None: the whole trace),
+    as its jobs do; a line before the first accepted submit belongs to the
+    first window, one after the last window to the last, so that the windows
+    share out every dated line.
+
+    >>> rejected_in_window(np.array([-5.0, 10.0, MONTH_SECONDS, 9 * MONTH_SECONDS]), 0, 2)
+    2
+    """
+    if month is None:
+        return len(submits)
+    windows = np.clip(np.floor_divide(submits, MONTH_SECONDS), 0, months - 1)
+    return int((windows == month).sum())
 
 
 def _local_day_offset(header: Mapping[str, str], trace_seconds: float) -> float:
@@ -141,8 +177,10 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
         jobs = tuple(job._replace(st=job.st - start) for job in jobs
                      if start <= job.st < start + MONTH_SECONDS)
     day_offset = _local_day_offset(workload.header, workload.time_offset + start)
+    rejected, undated = _rejected_submits(exp.trace, exp.procs_per_node, exp.allocation_unit,
+                                          exp.machine_nodes)
     return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months,
-                            row_count(stored(workload, "rejected")))
+                            rejected_in_window(rejected, exp.month, months), undated)
 
 
 def study_months(exp: Experiment, months: Sequence[int | None] | str | None = None

@@ -624,9 +624,42 @@ def test_a_sweep_says_which_job_lines_its_trace_reader_rejected(tmp_path, capsys
     assert (record["jobs"], record["trace_rejected_jobs"]) == (1, 1)
     assert cpn(["sweep", "--trace", str(trace), "--machine-nodes", "2", "--power", "constant",
                 "--out", str(tmp_path / "runs"), "--workers", "1", "--no-progress"]) == 0
-    assert ("note: 1 of the 1 runs left out job lines the trace reader rejected (up to 1 "
-            "job: trace_rejected_jobs in the results); their metrics are over the jobs that "
-            "ran (cpn run lists the jobs)") in " ".join(capsys.readouterr().out.split())
+    assert ("note: 1 of the 1 runs left out job lines of their month (or whole trace) that "
+            "the trace reader rejected (up to 1 job: trace_rejected_jobs in the results); "
+            "their metrics are over the jobs that ran (cpn run lists the jobs)") in " ".join(capsys.readouterr().out.split())
+
+
+def _swf_line(job_id: int, submit: float, runtime: int = 100, procs: int = 2) -> str:
+    return (f"{job_id} {int(submit)} -1 {runtime} {procs} -1 -1 {procs} {2 * runtime} -1 1 1 1 "
+            "-1 1 -1 -1 -1")
+
+
+def test_each_month_counts_the_rejected_job_lines_submitted_in_it(tmp_path, capsys):
+    """Every month's row had the whole trace's count (17,286 on CEA-Curie),
+    and the note said each 30-day run left out that many."""
+    month = MONTH_SECONDS
+    trace = tmp_path / "rejects.swf"
+    trace.write_text("\n".join([
+        "; MaxNodes: 4", "; MaxProcs: 4",
+        _swf_line(1, 0), _swf_line(2, 100, procs=8),  # month 0: too large
+        _swf_line(3, month + 10), _swf_line(4, month + 20, runtime=0),  # month 1: no runtime
+        _swf_line(5, month + 30, procs=8), _swf_line(6, 2 * month + 5),  # month 1: too large
+        _swf_line(7, -1), _swf_line(3, 2 * month + 9)]) + "\n")  # no submit; a repeated id
+    windows = [prepare_workload(Experiment(trace=str(trace), month=m, power="constant"))
+               for m in (0, 1, 2, None)]
+    assert [(w.trace_rejected, w.trace_rejected_undated) for w in windows] == [
+        (1, 2), (2, 2), (0, 2), (3, 2)]
+    assert cpn(["sweep", "--trace", str(trace), "--month", "0-2", "--power", "constant",
+                "--out", str(tmp_path / "runs"), "--workers", "1", "--no-progress"]) == 0
+    results = pd.read_csv(tmp_path / "runs" / "results.csv").sort_values("month")
+    assert results.trace_rejected_jobs.tolist() == [1, 2, 0]
+    assert results.trace_rejected_undated_jobs.tolist() == [2, 2, 2]
+    assert ("note: 2 of the 3 runs left out job lines of their month (or whole trace) that "
+            "the trace reader rejected (up to 2 jobs: trace_rejected_jobs in the results); 3 of "
+            "the 3 runs left out job lines the trace reader rejected without a month (an "
+            "unknown submit time, or the repeat of an earlier line's id) (up to 2 jobs: "
+            "trace_rejected_undated_jobs in the results)") in " ".join(
+                capsys.readouterr().out.split())
 
 
 # -- studies ----------------------------------------------------------------------
