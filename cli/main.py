@@ -24,8 +24,8 @@ from .flags import in_flags, negative_values_attached, parse_command_line
 from .output_dir import writable_directory
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
-from .resilience import (add_resilience_arguments, check_failure_options, describe_topper,
-                         topper_config)
+from .resilience import (add_resilience_arguments, check_failure_options,
+                         describe_partial_replication, describe_topper, topper_config)
 from .scheduling import (add_scheduling_arguments, describe_overruns, describe_past_request,
                          overruns, past_request, scheduling_config)
 from .sleeping import add_sleeping_arguments, check_sleeping_options, sleeping_nodes
@@ -187,8 +187,10 @@ def command_run(args) -> int:
                            stop=ctrl_c)
     _add_run_metrics(result, workload, config, capping)
     result.metrics["overrun_jobs"] = overran
-    if result.metrics["past_request_jobs"] and args.overrun == "clamp":
-        console.print(describe_past_request(result.metrics["past_request_jobs"]))
+    for said in (describe_partial_replication(result.metrics, model),
+                 describe_past_request(result.metrics["past_request_jobs"], args.overrun)):
+        if said:
+            console.print(f"[yellow]{said}[/]", highlight=False)
     written = _write_results(args, result, workload)
     print_metrics(console, result.metrics)
     written += _write_plots(args, result, capping.get("cap_w"))  # after the table: slowest

@@ -73,6 +73,7 @@ NAMED_METRICS: tuple[tuple[str, str, str | Callable[[dict], str],
     ("failures (TOPPER)", "failures", "failures", _count),
     ("failures (TOPPER)", "lost_node_hours", "lost node-hours", significant),
     ("failures (TOPPER)", "system_efficiency", "system efficiency", _percent),
+    ("failures (TOPPER)", "partially_replicated_jobs", "jobs partially replicated", _count),
 )
 
 ENERGY_STEPS = "fixed-step energy vs exact (PuPPET §4)"

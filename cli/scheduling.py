@@ -74,8 +74,11 @@ def past_request(jobs_table) -> int:
     return int((held > jobs["requested"] * (1 + 1e-9) + 1e-6).sum())
 
 
-def describe_past_request(count: int) -> str:
-    """The line of a clamped run whose model made jobs outlast their request."""
+def describe_past_request(count: int, overrun: str) -> str | None:
+    """The line of a clamped run whose model made jobs outlast their
+    request (None when none did, or when --overrun keep lets every job)."""
+    if not count or overrun != "clamp":
+        return None
     jobs, them, they = ("job", "it", "it runs") if count == 1 else ("jobs", "them", "they run")
     return (f"{count:,} {jobs} ran past the requested time because the model slowed or "
             f"lengthened {them} (DVFS, checkpoints, restarts): {they} to the end, as in the "

@@ -368,14 +368,19 @@ def command_sweep(args) -> int:
 def _say_left_out(console, results_csv) -> None:
     """Jobs some runs left out (over the power cap alone, or lines the trace
     reader rejected: a job larger than the machine, a repeated id) never
-    ran: say so, as cpn run lists them."""
+    ran: say so, as cpn run lists them; and jobs that ran with fewer
+    replicas than --redundancy, as cpn run says."""
     import pandas as pd
 
-    from studies.results import left_out_note
+    from studies.results import left_out_note, partial_replication_note
 
-    note = left_out_note(pd.read_csv(results_csv))
+    results = pd.read_csv(results_csv)
+    note = left_out_note(results)
     if note:
         console.print(f"[yellow]{note} (cpn run lists the jobs)[/]", highlight=False)
+    partial = partial_replication_note(results)
+    if partial:
+        console.print(f"[yellow]{partial}[/]", highlight=False)
 
 
 def main(argv=None) -> int:  # pragma: no cover - convenience

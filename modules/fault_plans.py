@@ -54,13 +54,30 @@ def _layout(size: int, settings: FaultTolerance, machine_units: int | None) -> t
     if not size:  # a job cancelled before it started: no units, no failures
         return (), 1.0, settings.checkpoint_cost(size), 0
     processes = settings.units_for(size)
-    degree = settings.degree
-    if machine_units is not None and processes <= machine_units:
-        degree = min(degree, machine_units / processes)
-    replicas = tuple(replica_counts(processes, degree))
+    replicas = tuple(replica_counts(processes, _fitting_degree(processes, settings,
+                                                               machine_units)))
     degree = sum(replicas) / processes
     stretch = 1.0 + settings.communication * (degree - 1)
     return replicas, stretch, settings.checkpoint_cost(size), sum(replicas) * settings.unit_nodes
+
+
+def _fitting_degree(processes: int, settings: FaultTolerance,
+                    machine_units: int | None) -> float:
+    """The redundancy degree r, or the replicas that fit when r copies of
+    a job's ``processes`` would not fit the machine's ``machine_units``."""
+    if machine_units is None or processes > machine_units:
+        return settings.degree
+    return min(settings.degree, machine_units / processes)
+
+
+def partially_replicated(jobs: Sequence[Job], settings: FaultTolerance,
+                         machine_units: int | None) -> list[int]:
+    """The ids of the ``jobs`` too large for r full replicas on the
+    machine's ``machine_units``, which :func:`plan_job` gives the replicas
+    that fit: a run reports them, since their degree is not the r asked for."""
+    short = {size for size in {job.js for job in jobs} if size and _fitting_degree(
+        settings.units_for(size), settings, machine_units) < settings.degree}
+    return [job.id for job in jobs if job.js in short]
 
 
 def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Plan]:

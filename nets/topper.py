@@ -37,7 +37,7 @@ from typing import Iterable, Mapping, Sequence
 from cpn import Net
 from modules.batch_scheduling import P_FINISH
 from modules.cpu_scaling import CpuScaling
-from modules.fault_plans import Plan, plan_jobs, slowest_job
+from modules.fault_plans import Plan, partially_replicated, plan_jobs, slowest_job
 from modules.fault_tolerance import Execution, FailureSource, FaultRules, fault_tolerance
 from modules.job import Job, checked_jobs
 from modules.power_capping import requeue
@@ -190,7 +190,9 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
 
     Adds to the metrics: failures, lost node-hours, and system efficiency
     (useful node-hours, the trace's own work, over elapsed node-hours:
-    replicas, overheads and lost work are not useful; TOPPER section 5).
+    replicas, overheads and lost work are not useful; TOPPER section 5);
+    with replication, ``partially_replicated_jobs``: the jobs too large for
+    r full replicas on the machine, which ran with the replicas that fit.
 
     ``sleeping`` (``nets.energy_saving.SleepingNodes``) lets idle compute
     units sleep: the scheduler plans with booting ones and the energy-saving
@@ -215,6 +217,9 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
                           config.puppet.machine_nodes, options.get("time_offset", 0.0))
     metrics["failures"] = len(log)
     metrics["lost_node_hours"] = sum(entry.lost_node_seconds for entry in log) / 3600
+    if config.resilience.method == "replication":
+        metrics["partially_replicated_jobs"] = len(partially_replicated(
+            jobs, config.resilience, config.units))
     metrics["config"] = {**asdict(config.puppet),
                          "resilience": asdict(config.resilience),
                          "failure_multiplier": config.failure_multiplier,

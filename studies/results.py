@@ -156,3 +156,15 @@ def left_out_note(results: pd.DataFrame) -> str | None:
     if not parts:
         return None
     return "note: " + "; ".join(parts) + "; their metrics are over the jobs that ran"
+
+
+def partial_replication_note(results: pd.DataFrame) -> str | None:
+    """How many runs had jobs too large for r full replicas on the machine,
+    which ran with the replicas that fit (``partially_replicated_jobs``),
+    or None: their degree is not the r the grid asked for."""
+    counts = results.get("partially_replicated_jobs", pd.Series(dtype=float)).fillna(0)
+    if not (counts > 0).any():
+        return None
+    return (f"note: {int((counts > 0).sum())} of the {len(results)} runs ran jobs too large "
+            f"for r full replicas with partial replication, the replicas that fit (up to "
+            f"{counted(int(counts.max()), 'job')}: partially_replicated_jobs in the results)")

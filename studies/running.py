@@ -43,7 +43,8 @@ def run_experiment(exp: Experiment, results_dir=None,
                    uncapped_peak_w: float | None = None) -> dict[str, Any]:
     """Run ``exp`` through :func:`nets.puppet.simulate` (or, with a
     ``resilience`` method, :func:`nets.topper.simulate`, whose metrics add
-    ``system_efficiency``, ``failures``, ``lost_node_hours``); return one
+    ``system_efficiency``, ``failures``, ``lost_node_hours`` and, with
+    replication, ``partially_replicated_jobs``); return one
     flat record: ``key``, the experiment's fields, the run's metrics
     (``utilization``, ``wait_mean_s``, ``edp_j_s``, ...), the cap in watts
     (``cap_w``), ``uncapped_peak_w``, ``baseline_key`` (the uncapped twin),

@@ -576,6 +576,21 @@ def test_a_replayed_failure_rolls_the_job_back(tmp_path, capsys):
     assert "; checkpoints at Daly's interval for a unit MTTF of " in out
 
 
+def test_jobs_too_large_for_full_replicas_are_said_and_counted(trace, tmp_path, capsys):
+    # Job 2 takes the whole 4-node machine: it cannot have 2 replicas and
+    # ran on its own 4 nodes, which the run did not say (Atlas: 188 jobs).
+    out = tmp_path / "out"
+    assert run_cli("--trace", trace, *CONSTANT_POWER, "--resilience", "replication",
+                   "--redundancy", 2, "--unit-nodes", 1, "--mttf-days", 1e9, "--out", out,
+                   "--no-plots") == 0
+    assert ("1 job too large for 2 full replicas on the machine's 4 units ran with partial "
+            "replication, the replicas that fit (partially_replicated_jobs in metrics.json)"
+            ) in " ".join(capsys.readouterr().out.split())
+    assert json.loads((out / "metrics.json").read_text())["partially_replicated_jobs"] == 1
+    assert pd.read_csv(out / "jobs.csv").set_index("job_id")["nodes"].to_dict() == {
+        1: 4, 2: 4, 3: 2}
+
+
 def test_a_run_whose_failures_make_it_take_ages_is_warned_of_in_one_line(tmp_path, capsys):
     # Without checkpoints, a 140 s job on units failing every 20 s restarts
     # until it has 140 s without a failure: 20 (e^7 - 1) = 21,912 s expected.

@@ -629,6 +629,20 @@ def test_a_sweep_says_which_job_lines_its_trace_reader_rejected(tmp_path, capsys
             "their metrics are over the jobs that ran (cpn run lists the jobs)") in " ".join(capsys.readouterr().out.split())
 
 
+def test_a_sweep_says_which_runs_had_jobs_too_large_for_full_replicas(tmp_path, capsys):
+    # Job 2 takes the whole 4-node machine: it ran with one replica, unsaid.
+    trace = tmp_path / "two.swf"
+    trace.write_text(TWO_JOBS)
+    assert cpn(["sweep", "--trace", str(trace), "--power", "constant", "--resilience",
+                "replication", "--unit-nodes", "1", "--out", str(tmp_path / "runs"),
+                "--workers", "1", "--no-progress"]) == 0
+    results = pd.read_csv(tmp_path / "runs" / "results.csv")
+    assert results.partially_replicated_jobs.tolist() == [1]
+    assert ("note: 1 of the 1 runs ran jobs too large for r full replicas with partial "
+            "replication, the replicas that fit (up to 1 job: partially_replicated_jobs in "
+            "the results)") in " ".join(capsys.readouterr().out.split())
+
+
 def _swf_line(job_id: int, submit: float, runtime: int = 100, procs: int = 2) -> str:
     return (f"{job_id} {int(submit)} -1 {runtime} {procs} -1 -1 {procs} {2 * runtime} -1 1 1 1 "
             "-1 1 -1 -1 -1")

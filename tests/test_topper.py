@@ -196,6 +196,8 @@ def test_replication_occupies_r_times_the_units_and_stretches_the_run():
     # a job too large for two replicas gets those that fit: none here
     whole = simulate([job._replace(js=4096, jp=4096 * 50.0)], config)
     assert whole.jobs["nodes"][0] == 4096 and whole.jobs["end"][0] == 1000
+    assert (result.metrics["partially_replicated_jobs"],
+            whole.metrics["partially_replicated_jobs"]) == (0, 1)  # and says so
     with pytest.raises(ValueError, match="once rounded to 1024-node units"):
         simulate([job._replace(js=4097)], config)
 
