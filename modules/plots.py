@@ -68,10 +68,19 @@ def plot_daily_energy(
     or its columns alone, which need no pandas, when there is no ``reference_df``).
     With ``reference_df`` (for instance the measured series, or the exact
     integral when ``daily_df`` is a fixed-step estimate) both are drawn and
-    the largest relative difference is given in the title.
+    the largest relative difference is given in the title.  A day of
+    ``daily_df`` shorter than 24 h (its ``hours``: the last, when the run
+    ended within it) is hatched, its point hollow, and the legend says
+    "partial day (N h)": its energy is lower for want of hours, not of work.
     """
     fig, ax = plt.subplots(figsize=(9, 4.5))
-    ax.plot(daily_df["day"], daily_df["kwh"], marker="o", markersize=3, linewidth=1.2, label=label)
+    days, kwh = (np.asarray(daily_df[name], dtype=float) for name in ("day", "kwh"))
+    hours = np.asarray(daily_df["hours"] if "hours" in daily_df else np.full(len(days), 24.0),
+                       dtype=float)
+    short = hours < SECONDS_PER_DAY / 3600
+    line, = ax.plot(days, np.where(short, np.nan, kwh), marker="o", markersize=3, linewidth=1.2,
+                    label=label)
+    partial = _mark_partial_days(ax, days, kwh, hours, short, line.get_color())
     if reference_df is not None:
         ax.plot(
             reference_df["day"], reference_df["kwh"], marker="s", markersize=3, linewidth=1.0,
@@ -88,6 +97,8 @@ def plot_daily_energy(
         if error.size:
             title = f"{title} (max daily error {100 * error.max():.2f} %)"
         ax.legend()
+    elif partial:
+        ax.legend(handles=partial)
     ax.set_title(title)
     ax.set_xlabel("Time (days)")
     ax.set_ylabel("Daily energy (kWh)")
@@ -95,6 +106,32 @@ def plot_daily_energy(
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     return save_figure(fig, path)
+
+
+def _mark_partial_days(ax, days, kwh, hours, short, color) -> list:
+    """Hatch each ``short`` day (covered for less than 24 h), draw its point
+    hollow and joined to its neighbours by a dotted line, so that its drop
+    is not read as a quieter day; the hatched spans, labelled with their hours."""
+    spans = []
+    for index in np.flatnonzero(short):
+        day = days[index]
+        spans.append(ax.axvspan(day - 0.5, day + 0.5, facecolor="0.93", edgecolor="0.6",
+                                hatch="///", linewidth=0, zorder=0,
+                                label=f"partial day ({_day_length(hours[index])})"))
+        around = slice(max(index - 1, 0), index + 2)
+        ax.plot(days[around], kwh[around], linestyle=":", linewidth=1.2, color=color)
+        ax.plot(day, kwh[index], marker="o", markersize=6, markerfacecolor="white",
+                markeredgecolor=color, linestyle="none", zorder=3)
+    return spans
+
+
+def _day_length(hours: float) -> str:
+    """``14.1 h``; ``3 min`` or ``40 s`` for a run shorter than an hour;
+    rounded down, so that a partial day never reads ``24.0 h``."""
+    if hours >= 1:
+        return f"{np.floor(hours * 10) / 10:.1f} h"
+    minutes = hours * 60
+    return f"{np.floor(minutes):.0f} min" if minutes >= 1 else f"{np.floor(minutes * 60):.0f} s"
 
 
 def plot_power(

@@ -211,7 +211,7 @@ def _first_sample_from(x: np.ndarray, t0: float, step: float, count: int) -> np.
 
 
 def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> pd.DataFrame:
-    """Energy of each day, as a frame with columns ``day, start, kwh``
+    """Energy of each day, as a frame with columns ``day, start, kwh, hours``
     (:func:`daily_energy_columns`)."""
     import pandas as pd  # only the frames need it (a run's plots do not)
 
@@ -220,11 +220,13 @@ def daily_energy(times, watts, end, day: float = SECONDS_PER_DAY, step=None) -> 
 
 def daily_energy_columns(times, watts, end, day: float = SECONDS_PER_DAY,
                          step=None) -> dict[str, np.ndarray]:
-    """Energy of each day, as columns ``day, start, kwh``.
+    """Energy of each day, as columns ``day, start, kwh, hours``.
 
     Days are counted from the first time of the series (day 0 starts at
     ``times[0]``), each ``day`` seconds long; the last day may be partial.
-    ``start`` is the day's start in seconds.  An interval that crosses a day
+    ``start`` is the day's start in seconds; ``hours`` how much of the day
+    the series covers (``day`` in hours, but for a partial last day, whose
+    lower energy is then not read as a quieter day).  An interval that crosses a day
     boundary is split between the two days.  Exact by default; with ``step``
     the paper's fixed-step estimate (:func:`energy_fixed_step`) of each day,
     as plotted in Fig. 9 (daily energy, model versus measurement).
@@ -240,7 +242,11 @@ def daily_energy_columns(times, watts, end, day: float = SECONDS_PER_DAY,
     day = float(day)
     if not (math.isfinite(day) and day > 0):
         raise ValueError(f"day must be positive, got {day}")
-    days = int(math.ceil((end - t[0]) / day))
+    span = end - t[0]
+    days = int(math.ceil(span / day))
+    seconds = np.full(days, day)
+    if days:
+        seconds[-1] = span - (days - 1) * day
     series_end = end
     if step is not None and days:
         t0 = t[0]
@@ -250,7 +256,8 @@ def daily_energy_columns(times, watts, end, day: float = SECONDS_PER_DAY,
     if days:
         edges[-1] = series_end
     joules = np.diff(_cumulative_energy(t, w, series_end, edges))
-    return {"day": np.arange(days), "start": edges[:-1], "kwh": joules / JOULES_PER_KWH}
+    return {"day": np.arange(days), "start": edges[:-1], "kwh": joules / JOULES_PER_KWH,
+            "hours": seconds / 3600}
 
 
 def daily_energy_errors(times, watts, end, step, day: float = SECONDS_PER_DAY) -> pd.DataFrame:

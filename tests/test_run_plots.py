@@ -31,3 +31,29 @@ def test_the_metrics_table_is_printed_before_the_plots_are_drawn(tmp_path, capsy
     assert len(printed_before) == 2 and "utilization" in printed_before[0]
     assert "power.png" in capsys.readouterr().out  # the files are listed after
     assert (tmp_path / "out" / "power.png").exists()
+
+
+def test_a_partial_last_day_is_marked_on_the_daily_energy_plot(tmp_path, monkeypatch):
+    """The last day of a run, cut short where the run ended, was drawn as a
+    full day: on Theta, day 31's 14 h read as a day of half the energy."""
+    from modules.power_steps import daily_energy
+
+    legends = []
+
+    def saved(fig, path):
+        legend = fig.axes[0].get_legend()
+        legends.append([text.get_text() for text in legend.get_texts()] if legend else [])
+        modules.plots.plt.close(fig)
+        return path
+
+    monkeypatch.setattr(modules.plots, "save_figure", saved)
+    day = 86400.0
+    daily = daily_energy([0, 80000, 90000], [1e6, 2e6, 5e5], 2.5 * day)
+    assert daily["hours"].tolist() == [24.0, 24.0, 12.0]
+    modules.plots.plot_daily_energy(daily, tmp_path / "daily.png")
+    modules.plots.plot_daily_energy(daily_energy([0], [1e6], 2 * day), tmp_path / "whole.png")
+    trace = tmp_path / "two.swf"
+    trace.write_text(SWF)  # 160 s of run: one partial day
+    assert main(["run", "--trace", str(trace), "--out", str(tmp_path / "out")]) == 0
+    assert legends[:2] == [["partial day (12.0 h)"], []]
+    assert ["partial day (2 min)"] in legends[2:]
