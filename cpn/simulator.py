@@ -33,7 +33,6 @@ import numpy as np
 from .colour_sets import membership
 from .compiler import compiled_for
 from .errors import BindingError, ColourError
-from .failures import firing_failure, monitor_failure, search_failure
 from .flatten import IMMUTABLE, FlatNet
 from .initial_marking import InitialMarking
 from .interactive import Interactive
@@ -218,13 +217,22 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         self._later.clear()
 
     def _search_failed(self, t: int, error: Exception) -> BindingError:
+        from .failures import search_failure  # the error path alone loads it
+
         return search_failure(self, t, error)
+
+    def _monitor_failed(self, error: Exception, stop_when, last) -> Exception:
+        from .failures import monitor_failure
+
+        return monitor_failure(self, error, stop_when, last)
 
     def _firing_failed(self, t: int, picks: tuple, values: tuple,
                        error: Exception) -> Exception:
         """What a firing that raised ``error`` raises (``failures.py``). The
         marking is unchanged: the binding is found again."""
         self._dirty.add(t)
+        from .failures import firing_failure
+
         return firing_failure(self, t, f"{self._binding(t, picks, values)} at time {self.now}",
                               error)
 
@@ -291,7 +299,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
             try:
                 return self._advance(stop) is None
             except Exception as error:  # a monitor's, told of the move (failures.py)
-                raise monitor_failure(self, error, None, None)
+                raise self._monitor_failed(error, None, None)
 
     def next_event_time(self) -> float | None:
         """When the next timed token becomes available (None if never)."""
@@ -377,7 +385,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                     else: now, feeding = self.now, self._fed()  # noqa: E701 (it may restore)
                 if steps >= limit: return StopReason.STEPS  # noqa: E701 (no search after it)
         except Exception as error:  # a monitor's or stop_when's is named (failures.py)
-            raise monitor_failure(self, error, stop_when, last)
+            raise self._monitor_failed(error, stop_when, last)
         finally:
             if steps != self.steps or now != began: self._version = self._new_version()  # noqa
             self.steps, self._last = steps, last
