@@ -98,6 +98,17 @@ def test_undo_takes_back_a_whole_run():
     assert stepper.simulator.tokens("Buffer") == [1]
 
 
+def test_a_run_that_fires_nothing_is_not_an_undo_point():
+    # On a dead marking "n 5" and "t 50" fired nothing, yet each was one
+    # more "undone; back at time 12, step 8" before the undo of the run.
+    stepper, text = session(buffer_net(), ["n 100", "n 5", "t 50"])
+    sim = stepper.simulator
+    assert "fired 0 steps" in text
+    stepper.execute("u")
+    assert (sim.steps, sim.now) == (0, 0.0)
+    assert shown_by(stepper, "u") == [Message("? nothing to undo", "hint")]
+
+
 def test_place_breakpoint_stops_run():
     stepper, text = session(buffer_net(), ["b place Buffer len(tokens) >= 2", "n 100"])
     sim = stepper.simulator

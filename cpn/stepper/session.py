@@ -167,11 +167,13 @@ class Stepper:
 
     # -- commands that change the marking -----------------------------------
     def _change(self, action: Callable[[], str | None]) -> None:
-        """Run ``action`` as one undoable command; on a failure of the net,
-        go back to before it so the session stays usable."""
+        """Run ``action`` as one undoable command (unless it fired nothing
+        and left the clock: an undo would seem to do nothing); on a failure
+        of the net, go back to before it so the session stays usable."""
         sim = self.simulator
         before = sim.marking if self.show_diff else None
         state, trace_length = sim.checkpoint(), len(self.recorder.trace)
+        where = (sim.steps, sim.now)
         self.recorder.hit.clear()
         try:
             message = action()
@@ -179,8 +181,9 @@ class Stepper:
             sim.restore(state)
             del self.recorder.trace[trace_length:]
             raise
-        self._undo.append((state, trace_length))
-        self._redo.clear()
+        if (sim.steps, sim.now) != where:
+            self._undo.append((state, trace_length))
+            self._redo.clear()
         if message:
             self._say(message)
         for bp in self.recorder.hit:
