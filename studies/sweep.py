@@ -261,7 +261,15 @@ class _Sweep:
 
 def dask_client(address: str):
     """A ``distributed.Client`` of the Dask scheduler at ``address``
-    (``tcp://host:8786``), to give :func:`run_sweep`."""
+    (``tcp://host:8786``), to give :func:`run_sweep`.  An address without
+    a port is refused here, with what to do, rather than in Dask's words
+    ("missing port number in address 'local'")."""
+    host, _, port = address.rpartition("://")[2].rpartition(":")
+    if not (host and port.isdigit()):
+        raise ValueError(f"--scheduler {address!r}: give a running Dask scheduler's address, "
+                         "tcp://HOST:PORT (start one with 'dask scheduler', and workers with "
+                         "'dask worker tcp://HOST:8786'); on this machine alone, --workers N "
+                         "runs local processes")
     try:
         from distributed import Client
     except ImportError:  # Dask is optional

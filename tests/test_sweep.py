@@ -592,6 +592,18 @@ def test_the_dask_path_reads_traces_from_the_clients_directory(trace, tmp_path, 
             comparable(read_result(tmp_path / "local", key))
 
 
+@pytest.mark.parametrize("address", ["local", "tcp://host", "host:port"])
+def test_a_scheduler_address_without_a_port_is_refused_with_what_to_do(trace, tmp_path,
+                                                                        capsys, address):
+    # "--scheduler local" was Dask's "missing port number in address 'local'"
+    argv = ["sweep", "--trace", str(trace), "--policy", "fcfs", "--out", str(tmp_path),
+            "--scheduler", address, "--no-progress"]
+    assert cpn(argv) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"--scheduler {address!r}: give a running Dask scheduler's address, " in said
+    assert "--workers N runs local processes" in said
+
+
 def test_cpn_sweep_command(trace, tmp_path, capsys):
     out = tmp_path / "runs"
     argv = ["sweep", "--trace", str(trace), "--month", "all", "--policy", "fcfs",
