@@ -28,6 +28,7 @@ pytest.importorskip("httpx2", reason="Starlette's test client needs httpx2")
 
 from starlette.testclient import TestClient  # noqa: E402
 
+from cpn.web.api import answer  # noqa: E402
 from cpn.web.app import create_app  # noqa: E402
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
@@ -114,11 +115,65 @@ def test_a_binding_number_from_a_stale_list_is_refused(client):
     ("/api/breakpoint", {"kind": "named", "name": "len(tokens) > 1"},
      "name: no breakpoint 'len(tokens) > 1' in the net file (it has: none)"),
     ("/api/load", {"text": 3}, "text: expected the trace file's text"),
+    # A field of the wrong type: a list or an object where a name is expected
+    # (a 500 and a traceback: "unhashable type: 'list'"), text for a number.
+    ("/api/breakpoint", {"kind": "named", "name": [1]},
+     "name: expected the name of a breakpoint of the net file (text), not [1]"),
+    ("/api/breakpoint", {"kind": "place", "place": "Queue", "op": [1], "count": 1},
+     "op: expected one of >= > == != <= <, not [1]"),
+    ("/api/breakpoint", {"kind": "place", "place": "Queue", "op": {}, "count": 1},
+     "op: expected one of >= > == != <= <, not {}"),
+    ("/api/breakpoint", {"kind": "place", "place": ["Queue"], "op": ">=", "count": 1},
+     "place: expected a place's name (text), not ['Queue']"),
+    ("/api/breakpoint", {"kind": "place", "place": "Queue", "op": ">=", "count": "1"},
+     "count: expected a whole number of tokens, not '1'"),
+    ("/api/breakpoint", {"kind": "transition", "transition": {"name": "Arrive"}},
+     "transition: expected a transition's name (text), not {'name': 'Arrive'}"),
+    ("/api/breakpoint", {"kind": ["place"]},
+     "kind: expected 'place', 'transition' or 'named', not ['place']"),
+    ("/api/fire", {"number": 1, "version": "0"}, "version: expected a whole number, not '0'"),
+    ("/api/fire", {"number": list(range(100))},
+     "number: expected a whole number, not [0, 1, 2, 3, 4, 5, ...]"),
+    ("/api/run", {"steps": [3]}, "steps: expected a whole number, not [3]"),
+    ("/api/unbreak", {"number": "1"}, "number: expected a whole number, not '1'"),
+    ("/api/load", {"text": "", "name": ["a.jsonl"]},
+     "name: expected the trace file's name (text), not ['a.jsonl']"),
 ])
 def test_bad_fields_are_refused_naming_the_field(client, session, path, body, error):
     answer = client.post(path, json=body)
     assert (answer.status_code, answer.json()) == (400, {"error": error, "running": False})
     assert session.simulator.steps == 0 and not session.stepper.recorder.breakpoints
+
+
+@pytest.mark.parametrize("name, query, error", [
+    ("state", {"module": ["Desk"]}, "module: expected a module's path (text), not ['Desk']"),
+    ("tokens", {"place": 3}, "place: expected a place's name (text), not 3"),
+])
+def test_bad_fields_of_a_reading_through_the_widgets_comm_are_refused(session, name, query,
+                                                                      error):
+    # Over HTTP a reading's fields are text; a notebook's comm carries any JSON.
+    assert answer(session, "reading", name, query) == (400, {"error": error,
+                                                              "running": False})
+    assert answer(session, ["reading"], ["state"], {})[0] == 404
+
+
+def test_a_bug_of_the_server_is_a_json_error_and_its_traceback_written_once(
+        client, session, monkeypatch, capsys):
+    # Any unexpected exception was "Internal Server Error", a bare 500.
+    def broken():
+        raise KeyError("lost")
+
+    monkeypatch.setattr(session, "redo", broken)
+    monkeypatch.setattr("cpn.web.api._REPORTED", set())
+    for _ in range(2):
+        failed = client.post("/api/redo", json={})
+        assert (failed.status_code, failed.json()) == (500, {"error": (
+            "the server failed on request 'redo' (KeyError: 'lost'): a bug, please report "
+            "it with the traceback the server wrote"), "running": False})
+    err = capsys.readouterr().err
+    assert err.startswith("cpn.web: a bug, please report it: the request 'redo' failed:\n"
+                          "Traceback (most recent call last):\n")
+    assert err.count("Traceback") == 1 and err.endswith("KeyError: 'lost'\n")
 
 
 def test_an_unknown_request_is_not_found(client):

@@ -215,6 +215,18 @@ def test_a_page_whose_server_stopped_says_so(browser, tmp_path):
     assert len(page.log()) == 1 and page.errors == []
 
 
+def test_an_answer_that_is_not_json_is_shown_by_its_status_and_text(browser, tmp_path):
+    # It was "the server does not answer (stopped?)", though it had.
+    with running(build_net()) as url:
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
+        page.page.route("**/api/step", lambda route: route.fulfill(
+            status=502, content_type="text/html",
+            body="<html><body><h1>Bad Gateway</h1>\n<p>no upstream</p></body></html>"))
+        page.click(".step")
+        assert page.log() == ["the server answered 502 Bad Gateway: Bad Gateway no upstream"]
+        assert page.text(".clock") == "time 0   step 0" and page.errors == []
+
+
 def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
     """The widget's own script in Chromium, its comm played by a model
     whose messages go to the widget's Python side and back."""

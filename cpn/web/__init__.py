@@ -10,10 +10,10 @@ http://127.0.0.1:38517/
 ``session.py`` (:class:`WebSession`: the stepper's commands as methods
 taking numbers and names, and the state a page draws), ``views.py``
 (that state as JSON-ready values), ``predicates.py`` (breakpoints from a
-fixed form), ``api.py`` (the page's requests by name), ``app.py`` (them
-over HTTP, Starlette), ``server.py``
-(uvicorn on 127.0.0.1) and ``static/`` (the page: ``stepper.js`` draws
-it and sends the requests).  A notebook shows a
+fixed form), ``fields.py`` (a request's fields checked, each refusal
+naming its field), ``api.py`` (the page's requests by name), ``app.py``
+(them over HTTP, Starlette), ``server.py`` (uvicorn on 127.0.0.1) and
+``static/`` (the page: ``stepper.js`` draws it and sends the requests).  A notebook shows a
 :class:`~cpn.Simulator` with its drawing without any of this.
 
 The server needs Starlette and uvicorn (``pip install 'cpn[web]'``);

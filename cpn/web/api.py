@@ -6,11 +6,14 @@ A *reading* takes query parameters and answers with JSON-ready values;
 a *command* takes a JSON object and changes the session.  :func:`answer`
 turns a request into a status and a body as HTTP would: 200, 400 (a
 wrong field), 404 (no such request), 409 (not now: a run is going on, or
-the page is stale).
+the page is stale), 500 (a bug of the server: said in one line, its
+traceback written once on the server's standard error).
 """
 
 from __future__ import annotations
 
+import sys
+import traceback
 from typing import Any, Callable
 
 from .errors import SessionError
@@ -36,8 +39,7 @@ COMMANDS: dict[str, Handler] = {
     "stop": lambda session, body: session.stop(),
     "breakpoint": lambda session, body: session.add_breakpoint(body),
     "unbreak": lambda session, body: session.remove_breakpoint(body.get("number")),
-    "load": lambda session, body: session.load_trace(body.get("text"),
-                                                     str(body.get("name") or "the trace")),
+    "load": lambda session, body: session.load_trace(body.get("text"), body.get("name")),
 }
 
 
@@ -45,7 +47,7 @@ def answer(session: WebSession, kind: str, name: str, arguments: Any) -> tuple[i
     """The status and body of request ``name`` (a ``reading`` or a
     ``command``) with its ``arguments``."""
     table = READINGS if kind == "reading" else COMMANDS if kind == "command" else {}
-    if name not in table:
+    if not isinstance(name, str) or name not in table:
         return 404, {"error": f"no {kind} {name!r}"}
     if not isinstance(arguments, dict):
         return 400, {"error": "the request body must be a JSON object"}
@@ -54,4 +56,24 @@ def answer(session: WebSession, kind: str, name: str, arguments: Any) -> tuple[i
     except SessionError as error:
         return 409 if error.conflict else 400, {"error": str(error),
                                                 "running": session.running}
+    except Exception as error:  # noqa: BLE001 - a bug: said to the page, not a bare 500
+        return 500, {"error": _reported(error, name), "running": session.running}
     return 200, result if kind == "reading" else {"running": session.running}
+
+
+#: The tracebacks already written, so that a page polling a broken
+#: request does not fill the terminal with copies.
+_REPORTED: set[str] = set()
+
+
+def _reported(error: Exception, name: str) -> str:
+    """Write the traceback of ``error`` on standard error (the first time
+    it happens) and say in one line what failed."""
+    text = "".join(traceback.format_exception(error))
+    if text not in _REPORTED:
+        _REPORTED.add(text)
+        print(f"cpn.web: a bug, please report it: the request {name!r} failed:\n"
+              f"{text}", end="", file=sys.stderr)
+    summary = (str(error).splitlines() or [""])[0][:200]
+    return (f"the server failed on request {name!r} ({type(error).__name__}: {summary}): "
+            "a bug, please report it with the traceback the server wrote")

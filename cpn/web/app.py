@@ -4,7 +4,8 @@ of :mod:`cpn.web.api`, a reading as ``GET /api/NAME?FIELD=...`` (``state``,
 ``tokens``, ``progress``, ``trace``), a command as ``POST /api/NAME``
 with a JSON object (``fire``, ``step``, ``run``, ``undo``, ...).  A refused
 request answers ``{"error": "..."}`` with status 400 (a wrong field), 404
-or 409 (not now: a run is going on, or the page is stale).
+or 409 (not now: a run is going on, or the page is stale); a bug of the
+server, with status 500 and its traceback on the server's standard error.
 
 Only JSON commands are taken (a form another site posts cannot be), and
 only requests to ``127.0.0.1`` or ``localhost`` (a site that renames

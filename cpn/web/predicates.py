@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 from ..monitors import Breakpoint
 from ..simulator import Simulator
 from ..stepper.breakpoints import SessionBreakpoint, guarded
+from . import fields
 from .errors import SessionError
 
 #: The comparisons a place breakpoint may make of its token count.
@@ -29,10 +30,12 @@ def place_breakpoint(sim: Simulator, place: Any, op: Any, count: Any) -> Session
     """Stop a run once ``place`` holds a number of tokens that compares
     with ``count`` by ``op`` (a key of :data:`OPERATORS`)."""
     path = sim.net.place_path(_path(sim, place, "place", sim.net.place_names()))
-    if op not in OPERATORS:
-        raise SessionError(f"op: expected one of {' '.join(OPERATORS)}, not {op!r}")
+    if not isinstance(op, str) or op not in OPERATORS:
+        raise SessionError(f"op: expected one of {' '.join(OPERATORS)}, "
+                           f"not {fields.shown(op)}")
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise SessionError(f"count: expected a whole number of tokens, not {count!r}")
+        raise SessionError(f"count: expected a whole number of tokens, "
+                           f"not {fields.shown(count)}")
     compare = OPERATORS[op]
     monitor = Breakpoint(place=path, when=lambda tokens: compare(len(tokens), count))
     return _entry(sim, f"place {path} when len(tokens) {op} {count}", monitor)
@@ -53,9 +56,10 @@ def named_breakpoint(sim: Simulator, name: Any,
     """Stop a run once the predicate the net file calls ``name`` holds of
     its place's token values (a predicate that fails stops it too, and
     says why)."""
-    if name not in named:
+    if fields.name(name, "name", "the name of a breakpoint of the net file") not in named:
         known = ", ".join(map(repr, named)) or "none"
-        raise SessionError(f"name: no breakpoint {name!r} in the net file (it has: {known})")
+        raise SessionError(f"name: no breakpoint {fields.shown(name)} in the net file "
+                           f"(it has: {known})")
     place, holds = named[name]
     entry = SessionBreakpoint(f"place {place} when {name}", None,  # type: ignore[arg-type]
                               frozenset())
@@ -75,6 +79,6 @@ def _entry(sim: Simulator, text: str, monitor: Breakpoint) -> SessionBreakpoint:
 
 
 def _path(sim: Simulator, name: Any, kind: str, paths: list[str]) -> str:
-    if name not in paths:
-        raise SessionError(f"{kind}: no {kind} {name!r} in net {sim.net.name!r}")
+    if fields.name(name, kind, f"a {kind}'s name") not in paths:
+        raise SessionError(f"{kind}: no {kind} {fields.shown(name)} in net {sim.net.name!r}")
     return name

@@ -15,7 +15,6 @@ every other command out until the run ends.
 
 from __future__ import annotations
 
-import math
 import tempfile
 import threading
 from pathlib import Path
@@ -28,6 +27,7 @@ from ..stepper import Message, Stepper, Table
 from ..stepper.breakpoints import SessionBreakpoint
 from ..times import time_text
 from ..trace import load_trace, replay_on, save_trace
+from . import fields
 from .errors import SessionError
 from .predicates import check_named, named_breakpoint, place_breakpoint, transition_breakpoint
 from .views import bindings_view, drawing, places_view, token_table, waiting_text
@@ -93,8 +93,8 @@ class WebSession:
     def fire(self, number: Any, version: Any = None) -> None:
         """Fire binding ``number`` (from 1) of the enabled list the page
         showed at ``version``; refused if the state has changed since."""
-        number = _whole(number, "number")
-        shown = None if version is None else _whole(version, "version")
+        number = fields.whole(number, "number")
+        shown = None if version is None else fields.whole(version, "version")
         with self._locked():
             if shown is not None and shown != self.version:
                 raise SessionError("the marking changed since this list was shown; "
@@ -136,12 +136,12 @@ class WebSession:
         if steps is not None and until is not None:
             raise SessionError("give steps or until, not both")
         if steps is not None:
-            count = _whole(steps, "steps")
+            count = fields.whole(steps, "steps")
             if count < 1:
                 raise SessionError(f"steps: run at least 1 step, not {count}")
             line, goal = f"n {count}", {"goal_steps": count}
         elif until is not None:
-            time = _number(until, "until")
+            time = fields.number(until, "until")
             if time < self.simulator.now:
                 raise SessionError(f"until: time {time_text(time)} is in the past (the clock "
                                    f"is at {time_text(self.simulator.now)})")
@@ -210,7 +210,7 @@ class WebSession:
 
     def remove_breakpoint(self, number: Any) -> None:
         """Remove breakpoint ``number`` (from 1)."""
-        number, count = _whole(number, "number"), len(self.stepper.recorder.breakpoints)
+        number, count = fields.whole(number, "number"), len(self.stepper.recorder.breakpoints)
         if not 1 <= number <= count:
             raise SessionError(f"number: there is no breakpoint {number} "
                                f"({'none is set' if not count else f'1 to {count} are set'})")
@@ -226,12 +226,16 @@ class WebSession:
                        seed=self.stepper.seed, end_time=self.simulator.now)
             return path.read_text(encoding="utf-8")
 
-    def load_trace(self, text: Any, name: str = "the trace") -> None:
+    def load_trace(self, text: Any, name: Any = None) -> None:
         """Start again from the initial marking and fire the trace ``text``
         (as ``cpn replay --step`` does), keeping the breakpoints; on a trace
-        that does not fit, say why and keep the session as it was."""
+        that does not fit, say why (naming the file ``name``) and keep the
+        session as it was."""
         if not isinstance(text, str):
             raise SessionError("text: expected the trace file's text")
+        if name is not None:
+            fields.name(name, "name", "the trace file's name")
+        name = name or "the trace"
         with self._locked(), tempfile.TemporaryDirectory() as folder:
             path = Path(folder, "trace.jsonl")
             path.write_text(text, encoding="utf-8")
@@ -256,10 +260,12 @@ class WebSession:
                           "kind": "info"})
 
     # -- what the page shows -------------------------------------------------
-    def state(self, module: str | None = None, svg: bool = True) -> dict[str, Any]:
+    def state(self, module: Any = None, svg: bool = True) -> dict[str, Any]:
         """Everything the page draws, with the drawing of ``module`` (a
         substitution path; the top level when empty) unless ``svg`` is
         False, and the log of what the commands since the last call did."""
+        if module is not None:
+            fields.name(module, "module", "a module's path")
         with self._locked():
             sim, stepper = self.simulator, self.stepper
             bindings, total = bindings_view(sim, BINDINGS_SHOWN)
@@ -304,21 +310,9 @@ def modules_of(net: Net | FlatNet) -> list[str]:
 
 def _place_path(sim, place: Any) -> str:
     """The path of the place named ``place`` (as ``Simulator.tokens`` finds it)."""
-    if not isinstance(place, str) or place not in sim.net.place_names():
-        raise SessionError(f"place: no place {place!r} in net {sim.net.name!r}")
+    if fields.name(place, "place", "a place's name") not in sim.net.place_names():
+        raise SessionError(f"place: no place {fields.shown(place)} in net {sim.net.name!r}")
     return sim.net.place_path(place)
-
-
-def _whole(value: Any, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SessionError(f"{field}: expected a whole number, not {value!r}")
-    return value
-
-
-def _number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise SessionError(f"{field}: expected a number, not {value!r}")
-    return float(value)
 
 
 class _Held:
