@@ -181,10 +181,46 @@ def test_an_unknown_request_is_not_found(client):
         == ({"error": "no command 'shutdown'"}, {"error": "no reading 'secrets'"})
 
 
-def test_out_of_range_number_is_the_steppers_hint(client):
-    client.post("/api/fire", json={"number": 7})
-    assert client.get("/api/state").json()["log"] == [
-        {"text": "? no binding 7: choose 1..1 (l lists them all)", "kind": "hint"}]
+@pytest.mark.parametrize("number", [7, 0, -1])
+def test_a_binding_number_out_of_range_is_refused_naming_the_field(client, session, number):
+    # It was {"running": false} [200], and the terminal's hint in the log:
+    # "? no binding 7: choose 1..1 (l lists them all)", "? unknown command '-1'"
+    refused = client.post("/api/fire", json={"number": number})
+    assert (refused.status_code, refused.json()) == (400, {
+        "error": f"number: no binding {number}: choose 1 to 1", "running": False})
+    with pytest.raises(SessionError, match=f"^number: no binding {number}: choose 1 to 1$"):
+        session.fire(number)
+    assert session.simulator.steps == 0 and client.get("/api/state").json()["log"] == []
+
+
+def test_a_binding_number_when_nothing_is_enabled_says_which_button_helps(session):
+    # "... type a to advance the clock", "... (a dead marking): u to undo, q to quit"
+    session.fire(1)
+    session.fire(1)  # Desk/Start: nothing more until the next order arrives at 1
+    with pytest.raises(SessionError, match=r"^number: no binding 1 to fire: nothing is "
+                                           r"enabled at time 0; the next event is at time 1: "
+                                           r"Advance clock moves to it$"):
+        session.fire(1)
+    session.run()
+    assert session.wait(10)
+    with pytest.raises(SessionError, match=r"^number: no binding 1 to fire: nothing is "
+                                           r"enabled at time 8, nor ever will be \(a dead "
+                                           r"marking\); Undo goes back$"):
+        session.fire(1)
+    undone = WebSession(build_net())
+    undone.run()
+    assert undone.wait(10)
+    undone.undo()
+    undone.redo()
+    undone.undo()
+    with pytest.raises(SessionError, match=r"^nothing to undo$"):
+        undone.undo()
+    undone.redo()
+    with pytest.raises(SessionError, match=r"^nothing to redo: Redo does again what Undo "
+                                           r"took back$"):
+        undone.redo()
+    assert [entry["kind"] for entry in session.state(svg=False)["log"]
+            + undone.state(svg=False)["log"]].count("hint") == 0
 
 
 def test_refusals_are_said_in_the_pages_words_not_the_terminals(session):
@@ -201,9 +237,11 @@ def test_refusals_are_said_in_the_pages_words_not_the_terminals(session):
         session.remove_breakpoint(1)
     session.run()  # to the end
     assert session.wait(10)
-    with pytest.raises(SessionError, match=r"nor ever will be \(a dead marking\)$"):
+    with pytest.raises(SessionError, match=r"nor ever will be \(a dead marking\); Undo "
+                                           r"goes back$"):
         session.step()
-    with pytest.raises(SessionError, match=r"nor ever will be \(a dead marking\)$"):
+    with pytest.raises(SessionError, match=r"nor ever will be \(a dead marking\); Undo "
+                                           r"goes back$"):
         session.advance()
     assert all("q to quit" not in entry["text"] and "e.g. n 10" not in entry["text"]
                for entry in session.state(svg=False)["log"])
@@ -211,11 +249,11 @@ def test_refusals_are_said_in_the_pages_words_not_the_terminals(session):
 
 def test_a_refused_request_for_the_state_keeps_the_log_for_the_next(client):
     # A state asked for an unknown module took the log and answered 400:
-    # the hint was never shown.
-    client.post("/api/fire", json={"number": 7})
+    # what the command did was never shown.
+    client.post("/api/fire", json={"number": 1})
     assert client.get("/api/state", params={"module": "Kitchen"}).status_code == 400
     assert client.get("/api/state").json()["log"] == [
-        {"text": "? no binding 7: choose 1..1 (l lists them all)", "kind": "hint"}]
+        {"text": "fired Arrive<order=Order(id=1, size=2)> at time 0", "kind": "info"}]
 
 
 def test_only_json_from_this_machine_is_taken(session):

@@ -74,12 +74,10 @@ class WebSession:
             self._log.append({"text": item.text, "kind": item.kind})
 
     # -- commands ------------------------------------------------------------
-    def _command(self, line: str) -> None:
-        """Run one stepper command made here from checked numbers."""
-        with self._locked():
-            self._execute(line)
-
     def _execute(self, line: str) -> None:
+        """Run one stepper command made here from checked numbers, in a
+        state where the stepper takes it (its refusals would be hints in
+        the terminal's words)."""
         before = (self.simulator.steps, self.simulator.now, len(self.stepper.trace))
         self.stepper.execute(line)
         if (self.simulator.steps, self.simulator.now, len(self.stepper.trace)) != before:
@@ -99,6 +97,12 @@ class WebSession:
             if shown is not None and shown != self.version:
                 raise SessionError("the marking changed since this list was shown; "
                                    "it has been refreshed", conflict=True)
+            enabled = len(self.simulator.enabled())
+            if not enabled:
+                raise SessionError(f"number: no binding {number} to fire: "
+                                   f"{self._nothing_enabled()}")
+            if not 1 <= number <= enabled:
+                raise SessionError(f"number: no binding {number}: choose 1 to {enabled}")
             self._execute(str(number))
 
     def step(self) -> None:
@@ -117,17 +121,30 @@ class WebSession:
             self._execute("a")
 
     def _refuse_dead(self) -> None:
-        """A dead marking is said in the page's words (the stepper's hint
-        speaks of its keys: u to undo, q to quit)."""
         sim = self.simulator
         if sim.next_event_time() is None and not sim.enabled():
-            raise SessionError(waiting_text(sim))
+            raise SessionError(self._nothing_enabled())
+
+    def _nothing_enabled(self) -> str:
+        """Why nothing can fire, and which button helps, in the page's
+        words: the stepper's hints speak of its keys (type a to advance
+        the clock; u to undo, q to quit)."""
+        sim = self.simulator
+        if sim.next_event_time() is not None:
+            return f"{waiting_text(sim)}: Advance clock moves to it"
+        return waiting_text(sim) + ("; Undo goes back" if self.stepper.can_undo else "")
 
     def undo(self) -> None:
-        self._command("u")
+        with self._locked():
+            if not self.stepper.can_undo:
+                raise SessionError("nothing to undo")
+            self._execute("u")
 
     def redo(self) -> None:
-        self._command("redo")
+        with self._locked():
+            if not self.stepper.can_redo:
+                raise SessionError("nothing to redo: Redo does again what Undo took back")
+            self._execute("redo")
 
     def run(self, steps: Any = None, until: Any = None) -> None:
         """Start a run in the background: ``steps`` firings, until the
@@ -210,11 +227,13 @@ class WebSession:
 
     def remove_breakpoint(self, number: Any) -> None:
         """Remove breakpoint ``number`` (from 1)."""
-        number, count = fields.whole(number, "number"), len(self.stepper.recorder.breakpoints)
-        if not 1 <= number <= count:
-            raise SessionError(f"number: there is no breakpoint {number} "
-                               f"({'none is set' if not count else f'1 to {count} are set'})")
-        self._command(f"b del {number}")
+        number = fields.whole(number, "number")
+        with self._locked():
+            count = len(self.stepper.recorder.breakpoints)
+            if not 1 <= number <= count:
+                raise SessionError(f"number: there is no breakpoint {number} ("
+                                   f"{'none is set' if not count else f'1 to {count} are set'})")
+            self._execute(f"b del {number}")
 
     # -- traces --------------------------------------------------------------
     def trace_text(self) -> str:
