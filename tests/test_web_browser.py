@@ -23,7 +23,7 @@ from cpn.stepper import Stepper
 from cpn.times import time_text
 from cpn.trace import replay
 from cpn.web import WebSession
-from tests.web_nets import BREAKPOINTS, build_net
+from tests.web_nets import BREAKPOINTS, build_net, long_names_net
 
 pytest.importorskip("starlette", reason="the [web] extra is not installed")
 playwright = pytest.importorskip("playwright.sync_api",
@@ -213,6 +213,44 @@ def test_a_page_whose_server_stopped_says_so(browser, tmp_path):
                                 ".some(item => item.textContent.includes('does not answer'))")
     assert page.log()[-1].startswith("the server does not answer (stopped?): ")
     assert len(page.log()) == 1 and page.errors == []
+
+
+def test_a_long_transition_name_is_shortened_in_the_middle_within_the_panel(browser, tmp_path):
+    # A 92-character path ran off the 30em side panel, unwrapped, squeezing
+    # the values to a letter a line (rows ~300 px tall); so did the
+    # breakpoint form's list of transitions.
+    path = ("Worker_substitution_with_a_long_name/"
+            "Handles_each_order_with_a_name_going_on_and_ever_really")
+    with running(long_names_net()) as url:
+        page = Page(browser, tmp_path, lambda page: page.goto(url))
+        page.page.set_viewport_size({"width": 1200, "height": 800})
+        page.page.wait_for_function("document.querySelector('.name-line').textContent"
+                                    ".includes('…')")
+        page.shot("long-names")
+        panel = page.page.eval_on_selector("aside", "a => [a.scrollWidth, a.clientWidth, "
+                                                    "a.getBoundingClientRect().right]")
+        assert len(path) == 92 and panel[0] <= panel[1]
+        rows = page.page.eval_on_selector_all(".binding-rows tr", """rows => rows.map(row => {
+            const [name, values] = row.querySelectorAll(".name-line, .values");
+            return [name.textContent, name.title, name.scrollWidth <= name.clientWidth,
+                    values.textContent, row.getBoundingClientRect().height,
+                    values.getBoundingClientRect().top >= name.getBoundingClientRect().bottom,
+                    row.getBoundingClientRect().right];
+        })""")
+        assert len(rows) == 5
+        for number, (text, title, fits, values, height, under, right) in enumerate(rows):
+            start, end = text.split("…")
+            assert path.startswith(start) and path.endswith(end) and len(text) < len(path)
+            assert abs(len(start) - len(end)) <= 1 and len(text) > 30
+            assert (title, fits, values) == (path, True, f"order=Order(id={number}, size=3)")
+            assert height < 60 and under and right <= panel[2]
+        listed = page.page.eval_on_selector(".bp-transition", "list => [list.value, "
+                                            "list.options[0].title, list.options[0].text, "
+                                            "list.getBoundingClientRect().right]")
+        assert listed[:2] == [path, path] and "…" in listed[2] and listed[3] <= panel[2]
+        page.click(".bp-transition-form button")
+        assert page.text(".bp-list li").startswith(f"transition {path}")
+        assert page.errors == []
 
 
 def test_an_answer_that_is_not_json_is_shown_by_its_status_and_text(browser, tmp_path):

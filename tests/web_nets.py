@@ -49,6 +49,24 @@ def build_net() -> Net:
     return shop
 
 
+def long_names_net() -> Net:
+    """Orders handled by a transition whose path is 92 characters long, in
+    a module instance of a long name: too long for the page's side panel."""
+    worker = Net("Worker")
+    worker.place("In", Order, port="in")
+    worker.place("Out", Order, port="out")
+    handle = "Handles_each_order_with_a_name_going_on_and_ever_really"
+    worker.transition(handle)
+    worker.arc("In", handle, "order")
+    worker.arc(handle, "Out", "order")
+    top = Net("long_names")
+    top.place("Orders", Order, initial=[Order(id, 3) for id in range(5)])
+    top.place("Done", Order)
+    top.substitution("Worker_substitution_with_a_long_name", worker,
+                     {"In": "Orders", "Out": "Done"})
+    return top
+
+
 #: Place predicates the page offers as breakpoints, by name.
 BREAKPOINTS = {
     "a big order is done": ("Done", lambda orders: any(order.size >= 5 for order in orders)),

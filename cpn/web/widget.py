@@ -3,7 +3,7 @@
     from cpn.web.widget import StepperWidget
     StepperWidget(net)          # the last line of a cell shows it
 
-It is the served page itself (``static/stepper.js``), its requests carried
+It is the served page itself (``static/*.js``), its requests carried
 by the widget's comm instead of HTTP and answered by the same
 :func:`cpn.web.api.answer`; so nothing listens on a port.  anywidget
 (``pip install 'cpn[notebook]'``) loads it in Jupyter, JupyterLab and VS
@@ -13,6 +13,7 @@ cells around it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +53,19 @@ export default { render({ model, el }) { mount(el, commTransport(model)); } };
 """
 
 
+def page_module() -> str:
+    """The page's scripts as one module, as anywidget takes it: a module
+    it loads cannot import its neighbours (``stepper.js`` imports
+    ``names.js``), so they come first and the imports go."""
+    scripts = [(STATIC / name).read_text(encoding="utf-8") for name in ("names.js", "stepper.js")]
+    return re.sub(r'^import .* from "\./[\w.]+";\n', "", "".join(scripts), flags=re.MULTILINE)
+
+
 class StepperWidget(anywidget.AnyWidget):
     """Step ``net`` (or drive an existing :class:`WebSession`) in a
     notebook cell, with the controls of ``cpn step --web``."""
 
-    _esm = (STATIC / "stepper.js").read_text(encoding="utf-8") + COMM_TRANSPORT
+    _esm = page_module() + COMM_TRANSPORT
     _css = (STATIC / "style.css").read_text(encoding="utf-8")
 
     def __init__(self, net: Net | FlatNet | WebSession, seed: int | None = 0, **kwargs):

@@ -5,6 +5,8 @@
 // Text from the session is put in the page as text (textContent), never as
 // markup, except the drawing, which Graphviz made from the net file.
 
+import { fitNames, nameLine } from "./names.js";
+
 const MARKUP = `
 <header>
   <h1 class="net">cpn step</h1>
@@ -60,11 +62,11 @@ const MARKUP = `
     <section>
       <h2>Breakpoints</h2>
       <form class="bp-transition-form row">
-        <label>after <select class="bp-transition"></select> fires</label>
+        <label>after <select class="bp-transition names"></select> fires</label>
         <button>Add</button>
       </form>
       <form class="bp-place-form row">
-        <label>when <select class="bp-place"></select></label>
+        <label>when <select class="bp-place names"></select></label>
         <label>holds <select class="bp-op">
           <option>&gt;=</option><option>&gt;</option><option>==</option>
           <option>!=</option><option>&lt;=</option><option>&lt;</option>
@@ -73,7 +75,7 @@ const MARKUP = `
         <button>Add</button>
       </form>
       <form class="bp-named-form row" hidden>
-        <label>when <select class="bp-named"></select> holds (from the net file)</label>
+        <label>when <select class="bp-named names"></select> holds (from the net file)</label>
         <button>Add</button>
       </form>
       <ol class="bp-list"></ol>
@@ -213,6 +215,7 @@ export function mount(root, transport) {
     renderBindings(state);
     renderPlaces(state);
     renderBreakpoints(state);
+    fitNames(root);
     for (const line of state.log) log(line.text, line.kind);
   }
 
@@ -262,6 +265,8 @@ export function mount(root, transport) {
     }
   }
 
+  // A binding: its number, a Fire button, the transition's name on one line
+  // and the values of its variables wrapped under it.
   function renderBindings(state) {
     $("enabled-count").textContent = `(${state.enabled})`;
     $("waiting").textContent = state.waiting +
@@ -271,10 +276,11 @@ export function mount(root, transport) {
       row.dataset.number = binding.number;
       const fire = element("button", "Fire", "fire");
       fire.onclick = () => command("fire", { number: binding.number, version: view.version });
-      const cell = element("td");
+      const cell = element("td", undefined, "fire-cell");
       cell.appendChild(fire);
-      row.append(element("td", String(binding.number), "number"), cell,
-                 element("td", binding.transition), element("td", binding.values, "values"));
+      const described = element("td");
+      described.append(nameLine(binding.transition), element("div", binding.values, "values"));
+      row.append(element("td", String(binding.number), "number"), cell, described);
       return row;
     }));
   }
@@ -295,7 +301,9 @@ export function mount(root, transport) {
 
   function fillSelect(select, values) {
     const chosen = select.value;
-    select.replaceChildren(...values.map((value) => element("option", value)));
+    // An option's text may be shortened (fitNames): its value and title are the name.
+    select.replaceChildren(...values.map((value) =>
+      Object.assign(new Option(value, value), { title: value })));
     if (values.includes(chosen)) select.value = chosen;
   }
 
@@ -385,5 +393,6 @@ export function mount(root, transport) {
     await command("load", { text: await file.text(), name: file.name });
     event.target.value = "";
   };
+  new ResizeObserver(() => fitNames(root)).observe(root);
   refresh();
 }
