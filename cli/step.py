@@ -105,9 +105,9 @@ def _serve(net: Net | FlatNet, breakpoints: dict[str, tuple], args: argparse.Nam
         console.print(Text(f"cpn step --web: {error}", style="red"))
         return 2
 
-    def announce(url: str) -> None:
+    def announce(url: str) -> None:  # one line, however narrow: a script may look for it
         console.print(Text(f"stepping {net.name} in the browser at {url} "
-                           "(Ctrl-C stops the server)", style="bold"))
+                           "(Ctrl-C stops the server)", style="bold"), soft_wrap=True)
 
     try:
         session = WebSession(net, seed=args.seed, named=breakpoints)

@@ -138,6 +138,11 @@ def test_a_binding_number_from_a_stale_list_is_refused(client):
     ("/api/unbreak", {"number": "1"}, "number: expected a whole number, not '1'"),
     ("/api/load", {"text": "", "name": ["a.jsonl"]},
      "name: expected the trace file's name (text), not ['a.jsonl']"),
+    # Numbers out of bounds: taken, a goal of 1e23 steps; a 500 (no JSON for inf).
+    ("/api/run", {"steps": 99999999999999999999999},
+     "steps: run at most 1000000 steps at a time, not 99999999999999999999999"),
+    ("/api/run", {"until": 10**400},
+     "until: expected a finite number, not 100000000000000000...0000000000000000000"),
 ])
 def test_bad_fields_are_refused_naming_the_field(client, session, path, body, error):
     answer = client.post(path, json=body)
@@ -174,6 +179,48 @@ def test_a_bug_of_the_server_is_a_json_error_and_its_traceback_written_once(
     assert err.startswith("cpn.web: a bug, please report it: the request 'redo' failed:\n"
                           "Traceback (most recent call last):\n")
     assert err.count("Traceback") == 1 and err.endswith("KeyError: 'lost'\n")
+
+
+@pytest.mark.parametrize("body, error", [
+    ('{"number": 1', "the request body is not JSON"),
+    (b'{"number": "\xff"}', "the request body is not JSON"),
+    # Valid JSON, all "not JSON" (and the second a 500): what is wrong, said.
+    ('{"number": ' + "9" * 5000 + "}",
+     f"a number in the request is too large (more than {sys.get_int_max_str_digits()} "
+     "digits)"),
+    ("[" * 100_000 + "]" * 100_000, "the request nests lists or objects too deeply"),
+])
+def test_a_body_python_cannot_read_is_refused_saying_why(client, session, body, error):
+    refused = client.post("/api/fire", content=body,
+                          headers={"Content-Type": "application/json"})
+    assert (refused.status_code, refused.json()) == (400, {"error": error})
+    assert session.simulator.steps == 0
+
+
+@pytest.mark.parametrize("until", ["1e400", "Infinity", "NaN"])
+def test_a_run_to_no_finite_time_is_refused(client, session, until):
+    # Python's JSON reader takes them: a run to time inf, whose progress
+    # was a 500 (JSON has no inf to answer with).
+    refused = client.post("/api/run", content=f'{{"until": {until}}}',
+                          headers={"Content-Type": "application/json"})
+    assert (refused.status_code, refused.json()) == (400, {
+        "error": f"until: expected a finite number, not {float(until)}", "running": False})
+    assert client.get("/api/progress").status_code == 200 and session.simulator.steps == 0
+
+
+def test_the_address_is_announced_on_one_line_for_scripts_to_find(tmp_path, monkeypatch,
+                                                                  capsys):
+    # At 80 columns (output not a terminal) the line wrapped: the URL could
+    # land on a line of its own, or be cut in two.
+    file = tmp_path / "shop.py"
+    file.write_text("from tests.web_nets import build_net\nnet = build_net()\n"
+                    "net.name = 'a_shop_with_a_name_long_enough_to_wrap'\n")
+    monkeypatch.setattr("cpn.web.server.serve",
+                        lambda session, port, announce: announce("http://127.0.0.1:38517/"))
+    assert main_step(["step", str(file), "--web"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "stepping a_shop_with_a_name_long_enough_to_wrap in the browser at "
+        "http://127.0.0.1:38517/ (Ctrl-C stops the server)", "stopped"]
 
 
 def test_an_unknown_request_is_not_found(client):

@@ -14,7 +14,10 @@ itself to reach this server is refused).
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -44,10 +47,9 @@ def create_app(session: WebSession, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
                 != "application/json":
             return JSONResponse({"error": "send the command as JSON (Content-Type: "
                                           "application/json)"}, status_code=415)
-        try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        body, refused = _parsed(await request.body())
+        if refused:
+            return JSONResponse({"error": refused}, status_code=400)
         return await _answered(session, "command", request.path_params["name"], body)
 
     routes = [
@@ -58,6 +60,22 @@ def create_app(session: WebSession, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
     ]
     return Starlette(routes=routes, middleware=[
         Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
+
+
+def _parsed(body: bytes) -> tuple[Any, str]:
+    """The JSON value of a command's body, or why there is none (valid JSON
+    too is refused: Python's reader will not make an int of more digits
+    than ``sys.get_int_max_str_digits()``, 4300 by default, nor nest lists
+    deeper than its recursion limit)."""
+    try:
+        return json.loads(body), ""
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None, "the request body is not JSON"
+    except ValueError:  # the one other: too many digits for an int
+        return None, (f"a number in the request is too large (more than "
+                      f"{sys.get_int_max_str_digits()} digits)")
+    except RecursionError:
+        return None, "the request nests lists or objects too deeply"
 
 
 async def _answered(session: WebSession, kind: str, name: str, arguments) -> Response:

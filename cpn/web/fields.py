@@ -31,9 +31,17 @@ def whole(value: Any, field: str) -> int:
 
 
 def number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    """A finite number: JSON's reader takes NaN, Infinity, 1e400 (as
+    inf) and whole numbers of 400 digits, which are no float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SessionError(f"{field}: expected a number, not {shown(value)}")
-    return float(value)
+    try:
+        finite = float(value)
+    except OverflowError:
+        finite = math.inf
+    if not math.isfinite(finite):
+        raise SessionError(f"{field}: expected a finite number, not {shown(value)}")
+    return finite
 
 
 def name(value: Any, field: str, what: str) -> str:

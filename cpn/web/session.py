@@ -156,6 +156,9 @@ class WebSession:
             count = fields.whole(steps, "steps")
             if count < 1:
                 raise SessionError(f"steps: run at least 1 step, not {count}")
+            if count > self.run_limit:  # the cap of a run to a time or to the end
+                raise SessionError(f"steps: run at most {self.run_limit} steps at a time, "
+                                   f"not {fields.shown(count)}")
             line, goal = f"n {count}", {"goal_steps": count}
         elif until is not None:
             time = fields.number(until, "until")
