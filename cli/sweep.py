@@ -314,6 +314,7 @@ def command_sweep(args) -> int:
     from studies.grids import plan
     from studies.results import collect
     from studies.sweep import dask_client, run_sweep
+    from studies.workloads import refuse_cobalt_log
 
     console = Console()
     if args.collect is not None:
@@ -331,8 +332,10 @@ def command_sweep(args) -> int:
                           f"{', '.join(skipped[:5])}{' ...' if len(skipped) > 5 else ''}[/]")
         return 0
     trace = args.trace or _default_trace(args.model)
-    if trace != "synthetic" and not Path(trace).exists() and args.grid is None:
-        raise ValueError(f"no trace at {trace}")
+    if trace != "synthetic" and args.grid is None:
+        if not Path(trace).exists():
+            raise ValueError(f"no trace at {trace}")
+        refuse_cobalt_log(trace)
     experiments = experiments_from_args(args, console)
     writable_directory(args.out, "--out")
     runs = plan(experiments)

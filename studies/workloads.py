@@ -63,7 +63,18 @@ def _window_seed(seed: int, month: int | None) -> int:
 
 
 @functools.lru_cache(maxsize=8)
+def refuse_cobalt_log(trace: str) -> None:
+    """Sweeps and studies read SWF traces: a Cobalt log is refused by name,
+    which the SWF reader would refuse for its machine size or its fields."""
+    from modules.cobalt_log import is_cobalt_log
+
+    if is_cobalt_log(trace):
+        raise ValueError(f"{trace}: a Cobalt log (Mira's); sweeps and studies take SWF "
+                         "traces: run a Cobalt log with cpn run or cpn validate")
+
+
 def _read_trace(trace: str, procs_per_node, allocation_unit, machine_nodes):
+    refuse_cobalt_log(trace)
     return read_swf(trace, procs_per_node=procs_per_node, allocation_unit=allocation_unit,
                     machine_nodes=machine_nodes)
 

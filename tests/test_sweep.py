@@ -592,6 +592,22 @@ def test_the_dask_path_reads_traces_from_the_clients_directory(trace, tmp_path, 
             comparable(read_result(tmp_path / "local", key))
 
 
+@pytest.mark.parametrize("command", [["sweep", "--policy", "fcfs"], ["study", "fig13"]])
+def test_a_cobalt_log_is_refused_by_sweeps_and_studies_by_name(tmp_path, capsys, command):
+    # It was "machine size unknown ... pass --machine-nodes", then "expected
+    # 18 fields, found 9" once given, and cpn sweep counted it a failed run.
+    log = tmp_path / "week.log"
+    log.write_text("01/19/2018 00:00:00;E;1;queue=default qtime=1516320000.0 "
+                   "Resource_List.nodect=512 Resource_List.walltime=01:00:00 "
+                   "start=1516320010.0 exec_host=MIR-00000-33331-512 end=1516320610.0 "
+                   "runtime=600.0 hold=0 overhead=0 queue_name=prod-short\n")
+    assert cpn([*command, "--trace", str(log), "--out", str(tmp_path / "out"),
+                "--no-progress"]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"{log}: a Cobalt log (Mira's); sweeps and studies take SWF traces" in said
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("address", ["local", "tcp://host", "host:port"])
 def test_a_scheduler_address_without_a_port_is_refused_with_what_to_do(trace, tmp_path,
                                                                         capsys, address):
