@@ -69,18 +69,35 @@ def serve(net: Net | FlatNet | WebSession, port: int | None = None, seed: int | 
     """Serve a session stepping ``net`` until interrupted (Ctrl-C), then
     return; ``announce`` is told the address to open."""
     session = _session(net, seed)
-    sock = listen(port)
-    with sock:
-        # A Ctrl-C in the middle of the announcement is a request: raised
-        # there, it left rich's text in its buffer, printed again later.
-        with ctrl_c_requests() as pressed:
-            announce(url_of(sock))
+    sock, server = listen(port), _server(session)
+    # Ctrl-C is a request from here on, but while uvicorn serves (it takes
+    # SIGINT over, and gives back what it caught): raised in the middle of
+    # the announcement it left rich's text in its buffer, printed again
+    # later; raised as asyncio or uvicorn started, it left a coroutine never
+    # awaited or a CancelledError's traceback on stderr.
+    with sock, ctrl_c_requests() as pressed:
+        announce(url_of(sock))
+        ended = threading.Event()
         try:
             if not pressed():
-                _server(session).run(sockets=[sock])
-        except KeyboardInterrupt:  # uvicorn shut down cleanly, then raised it again
+                threading.Thread(target=_stop_once_started, args=(server, pressed, ended),
+                                 name="cpn-web-ctrl-c", daemon=True).start()
+                server.run(sockets=[sock])
+        except KeyboardInterrupt:  # SIGINT was not ours to take (a caller's own handler)
             pass
+        finally:
+            ended.set()
         session.stop()
+
+
+def _stop_once_started(server: uvicorn.Server, pressed: Callable[[], bool],
+                       ended: threading.Event) -> None:
+    """Stop ``server`` once started if Ctrl-C came before it took SIGINT
+    over (and give up if it ``ended`` without starting)."""
+    while not (server.started or ended.wait(0.02)):
+        pass
+    if pressed():
+        server.should_exit = True
 
 
 @contextlib.contextmanager
