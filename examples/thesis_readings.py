@@ -164,7 +164,8 @@ def main(argv=None) -> None:
     table = readings_table(args.trace, args.profile_seed)
     with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
         print(table.pivot(index="reading", columns="policy", values="bsld")
-              .reindex(READINGS).to_string())
+              .reindex(READINGS).to_string(na_rep="-"))
+        print("(-: the reading changes MaxJobPerf only)")
         print()
         print(table.to_string(index=False))
 
