@@ -188,10 +188,12 @@ def describe_partial_replication(metrics: dict, model) -> str | None:
     """The line saying how many jobs were too large for r full replicas on
     the machine and ran with the replicas that fit (``plan_job``): their
     degree is not the --redundancy asked for.  None when there were none."""
+    from modules.words import counted
+
     count = metrics.get("partially_replicated_jobs")
     if not count:
         return None
-    return (f"{count:,} job{'s' if count > 1 else ''} too large for "
+    return (f"{counted(count, 'job')} too large for "
             f"{model.resilience.redundancy:g} full replicas on the machine's "
             f"{model.units:,} units ran with partial replication, the replicas that fit "
             "(partially_replicated_jobs in metrics.json)")

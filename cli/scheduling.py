@@ -77,10 +77,12 @@ def past_request(jobs_table) -> int:
 def describe_past_request(count: int, overrun: str) -> str | None:
     """The line of a clamped run whose model made jobs outlast their
     request (None when none did, or when --overrun keep lets every job)."""
+    from modules.words import counted
+
     if not count or overrun != "clamp":
         return None
-    jobs, them, they = ("job", "it", "it runs") if count == 1 else ("jobs", "them", "they run")
-    return (f"{count:,} {jobs} ran past the requested time because the model slowed or "
+    them, they = ("it", "it runs") if count == 1 else ("them", "they run")
+    return (f"{counted(count, 'job')} ran past the requested time because the model slowed or "
             f"lengthened {them} (DVFS, checkpoints, restarts): {they} to the end, as in the "
             "papers; --overrun clamp kills only the trace's own overruns")
 

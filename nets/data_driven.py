@@ -87,6 +87,7 @@ import pandas as pd
 from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
 from modules.power_learning import LearnerConfig, PowerLearner, learning_rate
+from modules.power_profile import MIRA_NODE_WATTS
 from modules.power_samples import NoisyProfile, SampleTable
 from modules.data_driven_allocation import (NAIVE_RULES, Sampler, measured_allocation,
                                             naive_allocation)
@@ -133,7 +134,7 @@ class DataDrivenConfig:
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     sample_noise: float = 0.03
     samples: SampleTable | None = None
-    node_watts: float = 65_760 / 1024
+    node_watts: float = MIRA_NODE_WATTS
     idle_fraction: float = 0.3
     csr_interval: float = 240.0
     naive: str = "block"

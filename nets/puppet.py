@@ -39,6 +39,7 @@ from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig
 from modules.easy import easy_pass_on_nodes
 from modules.job import Job, checked_jobs
 from modules.metrics import summary_metrics
+from modules.power_profile import MIRA_NODE_WATTS
 from modules.power_steps import cap_excess, collapse_step_series, energy_fixed_step
 from modules.run_files import UNFINISHED_COLUMNS
 from modules.power import PowerModel
@@ -74,7 +75,7 @@ class PuppetConfig:
     """
 
     machine_nodes: int
-    node_watts: float = 65_760 / 1024  # Mira: 65.76 kW per 1,024-node rack
+    node_watts: float = MIRA_NODE_WATTS  # Mira: 65.76 kW per 1,024-node rack
     idle_fraction: float = 0.3
     scheduling: SchedulingConfig = field(default_factory=SchedulingConfig)
     cap: PowerCap | CpuScaling = field(default_factory=PowerCap)  # no cap by default

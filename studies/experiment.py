@@ -68,7 +68,7 @@ DEFAULT_CAP_FRACTION = 0.7
 #: window: the paper's January (window 0); ``"own"``: each window its own.
 PAPER_CAP_MONTH = 0
 OWN_MONTH = "own"
-MIRA_NODE_WATTS = 65_760 / 1024
+MIRA_NODE_WATTS = 65_760 / 1024  # modules.power_profile's (not imported here: no numpy)
 #: Mira's whole-machine MTTF: a rack's 92.9 days (``FaultTolerance``) over
 #: its 48 racks.  TOPPER runs on other machines fail as often by default.
 MIRA_SYSTEM_MTTF_HOURS = 46.45  # 92.9 * 24 / 48

@@ -151,6 +151,22 @@ def test_cpn_study_runs_a_puppet_figure_like_run_study(trace, tmp_path, capsys):
     assert len(pd.read_csv(files[0])) == 2 * 2 * 2  # policies x months x (BLOCK, WAIT)
 
 
+def test_a_study_of_its_own_runs_writes_its_rows_of_the_findings_table(trace, tmp_path,
+                                                                     monkeypatch):
+    """Only the runs the claims are about write the page's rows (here the
+    test trace's stand in for them): their verdicts, and the comparison."""
+    study, options = STUDIES["fig13"], StudyOptions(trace=str(trace), months="all", cap=0.6)
+    monkeypatch.setattr(Study, "default_runs", lambda self: self.design.runs(
+        self.design.base(options), options))
+    outcome = run_study(study, options, out=tmp_path / "out", results=tmp_path / "runs",
+                        workers=1, progress=False)
+    findings = tmp_path / "out" / "fig13_findings.md"
+    assert findings in outcome.files
+    rows = findings.read_text().splitlines()
+    assert [row.split(" | ")[4] for row in rows] == [check.verdict for check in outcome.checks]
+    assert outcome.unlike_claims is not None
+
+
 def test_a_study_of_whole_traces_says_their_caps_are_shares_of_their_own_peaks(
         trace, tmp_path, capsys):
     # --months none runs the whole trace, capped at a share of its own
