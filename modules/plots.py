@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 #: Above this many steps, :func:`plot_power` draws per-bin envelopes instead of every step.
 MAX_DRAWN_STEPS = 4000
 
-_thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 #: Units of power, largest first (scale in watts, name).
 POWER_UNITS = ((1e6, "MW"), (1e3, "kW"), (1.0, "W"))
 
@@ -102,10 +101,24 @@ def plot_daily_energy(
     ax.set_title(title)
     ax.set_xlabel("Time (days)")
     ax.set_ylabel("Daily energy (kWh)")
-    ax.yaxis.set_major_formatter(_thousands)
+    ax.yaxis.set_major_formatter(_thousands_to_the_step(ax.yaxis))
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     return save_figure(fig, path)
+
+
+def _thousands_to_the_step(axis) -> FuncFormatter:
+    """Tick labels with thousands separators and as many decimals as the
+    step between ticks needs (2.5 needs one): whole numbers for Mira's
+    10^6 kWh a day, but 0.05, 0.10, ... for a few nodes' day, which whole
+    numbers drew as a column of zeros."""
+    def label(value: float, _position) -> str:
+        steps = np.diff(axis.get_majorticklocs())
+        step = steps[steps > 0].min() if (steps > 0).any() else 1.0
+        decimals = next((places for places in range(9)
+                         if abs(round(step, places) - step) <= 1e-9 * step), 9)
+        return f"{value:,.{decimals}f}"
+    return FuncFormatter(label)
 
 
 def _mark_partial_days(ax, days, kwh, hours, short, color) -> list:

@@ -57,3 +57,26 @@ def test_a_partial_last_day_is_marked_on_the_daily_energy_plot(tmp_path, monkeyp
     assert main(["run", "--trace", str(trace), "--out", str(tmp_path / "out")]) == 0
     assert legends[:2] == [["partial day (12.0 h)"], []]
     assert ["partial day (2 min)"] in legends[2:]
+
+
+def test_daily_energy_ticks_keep_the_decimals_their_step_needs(tmp_path, monkeypatch):
+    """A few nodes' day of 0.2 kWh had its ticks all labelled "0"."""
+    from modules.power_steps import daily_energy
+
+    labels = []
+
+    def saved(fig, path):
+        fig.canvas.draw()
+        labels.append([tick.get_text() for tick in fig.axes[0].get_yticklabels()])
+        modules.plots.plt.close(fig)
+        return path
+
+    monkeypatch.setattr(modules.plots, "save_figure", saved)
+    day = 86400.0
+    for watts in (8.0, 90.0, 4e7):  # 0.19 kWh, 2.16 kWh and 960,000 kWh a day
+        modules.plots.plot_daily_energy(daily_energy([0, day], [watts, watts / 2], 2 * day),
+                                        tmp_path / "daily.png")
+    tiny, small, mira = labels
+    assert len(set(tiny)) == len(tiny) and tiny[1] in ("0.02", "0.05", "0.025")
+    assert len(set(small)) == len(small)
+    assert all("." not in text for text in mira) and "," in mira[-1]
