@@ -29,7 +29,7 @@ import pandas as pd
 
 from .claims import Claim, table_rows, unlike_claims
 from .grids import Run
-from .results import left_out_note, load_results
+from .results import left_out_note, load_results, partial_replication_note
 from .sweep import run_sweep
 
 #: A study's runs, each with the label its table knows it by.
@@ -170,7 +170,10 @@ class StudyOutcome:
     files: list[Path]
     unlike_claims: list[str] | None = None  # None: not the runs the claims are about
     outdated_note: str | None = None  # stored results run again (``SweepSummary``)
-    left_out_note: str | None = None  # jobs some runs left out (:func:`left_out_note`)
+    #: what some runs left out or changed: jobs over the cap alone or rejected
+    #: by the trace reader (:func:`left_out_note`), jobs with fewer replicas
+    #: than asked (:func:`partial_replication_note`)
+    notes: tuple[str, ...] = ()
 
     def report(self) -> list[str]:
         """The lines a user reads: the summary, the checks, how they compare
@@ -180,7 +183,7 @@ class StudyOutcome:
         return [study.heading,
                 *study.design.summary(study, self.table, self.base, self.runs),
                 *([self.outdated_note] if self.outdated_note else []),
-                *([self.left_out_note] if self.left_out_note else []),
+                *self.notes,
                 "checks against the paper's findings:",
                 *(f"  {check}" for check in self.checks),
                 *self._claims_lines(),
@@ -225,12 +228,13 @@ def run_study(study: Study, options: StudyOptions = StudyOptions(), *, out, resu
     stored = _stored_results(study, runs, results)
     table = design.table(runs, stored)
     checks = study.checks(table)
-    left_out = left_out_note(stored[stored["key"].isin({run.key() for _, run in runs})])
+    ours = stored[stored["key"].isin({run.key() for _, run in runs})]
+    notes = tuple(filter(None, (left_out_note(ours), partial_replication_note(ours))))
     claimed = bool(study.claims) and runs == study.default_runs()
-    files = _write(study, base, table, checks, Path(out), left_out, claimed)
+    files = _write(study, base, table, checks, Path(out), notes, claimed)
     return StudyOutcome(study, base, runs, table, checks, files,
                         unlike_claims(checks, study.claims) if claimed else None,
-                        summary.outdated_note(), left_out)
+                        summary.outdated_note(), notes)
 
 
 
@@ -246,9 +250,9 @@ def _stored_results(study: Study, runs: Runs, results) -> pd.DataFrame:
 
 
 def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], out: Path,
-           left_out: str | None = None, claimed: bool = False) -> list[Path]:
+           notes: tuple[str, ...] = (), claimed: bool = False) -> list[Path]:
     """The study's CSV files, its figure and its checks, in ``out`` (after
-    them, the ``left_out`` note, if any); when ``claimed`` (the study's
+    them, the ``notes`` on what runs left out or changed); when ``claimed`` (the study's
     own runs), its rows of the findings table: another workload's would
     sit beside the page's explanations of the synthetic one's numbers."""
     out.mkdir(parents=True, exist_ok=True)
@@ -262,5 +266,5 @@ def _write(study: Study, base: Run, table: pd.DataFrame, checks: list[Check], ou
         files[-1].write_text("".join(f"{row}\n" for row in
                                      table_rows(study.name, checks, study.claims)))
     files.append(out / f"{study.name}_checks.txt")
-    files[-1].write_text("".join(f"{line}\n" for line in [*checks, *filter(None, [left_out])]))
+    files[-1].write_text("".join(f"{line}\n" for line in [*checks, *notes]))
     return files

@@ -734,10 +734,10 @@ def test_a_study_writes_its_table_figure_and_checks(trace, tmp_path, name):
     assert [check.verdict for check in outcome.checks] == VERDICTS_ON_THE_TEST_TRACE[name]
     # a 60 % cap rejects the month's largest jobs (BLOCK and WAIT runs, DVFS
     # runs on their own cap): the checks' file ends saying so
-    assert outcome.left_out_note.startswith(f"note: {LEFT_OUT_RUNS[name]} runs left out jobs "
-                                            "over the power cap alone (up to 28 jobs")
-    assert checks.read_text() == "".join(f"{line}\n" for line in
-                                         [*outcome.checks, outcome.left_out_note])
+    left_out, = outcome.notes
+    assert left_out.startswith(f"note: {LEFT_OUT_RUNS[name]} runs left out jobs "
+                               "over the power cap alone (up to 28 jobs")
+    assert checks.read_text() == "".join(f"{line}\n" for line in [*outcome.checks, left_out])
     assert set(outcome.table["cap_fraction"].dropna()) == {0.6}
     none = outcome.table[outcome.table.capping == "none"]
     assert (none.get("utilization_norm", 1) == 1).all()

@@ -175,3 +175,16 @@ def test_a_study_bar_is_the_mean_over_seeds(trace, tmp_path):
         assert row["seeds"] == len(keys) == 2
         assert row["failures"] == pytest.approx(results.loc[keys, "failures"].mean())
         assert row["wait_mean_s"] == pytest.approx(results.loc[keys, "wait_mean_s"].mean())
+
+
+def test_a_study_says_when_jobs_ran_partially_replicated(trace, tmp_path, capsys):
+    """r = 3 on this 16-node machine leaves jobs of 6 to 8 nodes without
+    three full replicas: cpn run and cpn sweep said so, cpn study did not."""
+    assert cpn(["study", "topper_fig13", "--trace", str(trace), "--months", "0",
+                "--system-mttf-hours", "5", "--out", str(tmp_path / "out"),
+                "--results", str(tmp_path / "runs"), "--workers", "1", "--no-progress"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert ("runs ran jobs too large for r full replicas with partial replication, the "
+            "replicas that fit") in printed
+    checks = (tmp_path / "out" / "topper_fig13_checks.txt").read_text()
+    assert "partially_replicated_jobs in the results" in checks
