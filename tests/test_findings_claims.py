@@ -124,3 +124,12 @@ def test_a_study_report_says_whether_its_verdicts_are_the_claimed_ones():
         "  x: measured DIFFERS, claimed PASS"
     outcome.unlike_claims = None  # other runs than the claims' own
     assert not any("claims" in line for line in outcome.report())
+
+
+def test_the_dvfs_double_comparison_is_cited_from_toppers_conclusion():
+    """TOPPER says power-aware scheduling "is comparable to DVFS with two
+    times higher failure rate" in its conclusion, section 8; its section 6
+    (discussion) says nothing of DVFS failure rates."""
+    cited = [claim.paper for finding, claim in STUDIES["topper_fig15"].claims.items()
+             if "DVFS-double are comparable" in finding]
+    assert len(cited) == 3 and all(paper.endswith("(8)") for paper in cited)
