@@ -157,7 +157,8 @@ def command_run(args) -> int:
 
     from cpn.interrupts import ctrl_c_requests
 
-    from .mira import is_cobalt, refuse_mira_options_without_cobalt
+    from .mira import (is_cobalt, note_replayed_overruns, refuse_mira_options_without_cobalt,
+                       replayed_ids)
     from .workload import load_workload, refuse_nothing_to_run
 
     writable_directory(args.out, "--out")
@@ -172,11 +173,12 @@ def command_run(args) -> int:
         refuse_other_models_on_mira(args, model)
     if model is not None:
         console.print(describe_topper(args, model))
-    overran = overruns(workload.jobs)
+    overran = overruns(workload.jobs, replayed_ids(workload))
     with ctrl_c_requests() as ctrl_c:  # from here on, Ctrl-C stops the run cleanly
         console.print(workload.summary())
         if overran:
             console.print(describe_overruns(overran, args.overrun))
+        note_replayed_overruns(console, workload)
         capped = _capped(console, args, workload, config, model, stop=ctrl_c)
         if capped is None:
             console.print("[yellow]interrupted before the capped run started[/]")
@@ -286,11 +288,13 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
     outlasted their request as simulated, the trace."""
     from modules.tables import row_count, stored
 
+    from .mira import replayed_ids
+
     if capping and row_count(stored(result, "jobs")):  # the model's, under cpn run's name
         capping["time_above_cap_s"] = result.metrics.pop("cap_exceeded_s")
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = row_count(stored(workload, "rejected"))
-    result.metrics["past_request_jobs"] = past_request(stored(result, "jobs"))
+    result.metrics["past_request_jobs"] = past_request(stored(result, "jobs"), replayed_ids(workload))
     result.metrics["size_unit"] = workload.size_unit
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
 

@@ -128,6 +128,25 @@ def is_cobalt(workload) -> bool:
     return isinstance(workload, CobaltWorkload)
 
 
+def replayed_ids(workload) -> frozenset[int]:
+    """The jobs a Cobalt log replays at their logged start, for their
+    logged time (none for any other trace)."""
+    return workload.replayed if is_cobalt(workload) else frozenset()
+
+
+def note_replayed_overruns(console, workload) -> None:
+    """Say how many replayed jobs ran past their request as logged: neither
+    ``--overrun`` nor the model changes a replayed run."""
+    from modules.words import counted
+
+    replayed = replayed_ids(workload)
+    over = sum(job.rt > job.wt for job in workload.jobs if job.id in replayed)
+    if over:
+        console.print(f"{counted(over, 'replayed job')} (running as the window opens, or of "
+                      "a reservation) ran past the requested time as logged: replayed as "
+                      "logged, whatever --overrun says")
+
+
 def note_undefined_blocks(console, args, workload, config) -> None:
     """Say which replayed jobs ran on blocks the partition file lacks (they
     stand on a defined block: ``nets.mira.logged_block``)."""

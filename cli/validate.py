@@ -16,8 +16,8 @@ from pathlib import Path
 from .quantities import format_duration
 from .scheduling import (add_scheduling_arguments, describe_overruns, overruns,
                          scheduling_config)
-from .mira import (add_mira_arguments, is_cobalt, mira_config, note_undefined_blocks,
-                   refuse_mira_options_without_cobalt)
+from .mira import (add_mira_arguments, is_cobalt, mira_config, note_replayed_overruns,
+                   note_undefined_blocks, refuse_mira_options_without_cobalt, replayed_ids)
 from .values import non_negative_int
 from .output_dir import writable_directory
 from .workload import add_trace_arguments, read_trace, refuse_nothing_to_run
@@ -73,9 +73,10 @@ def command_validate(args) -> int:
     except ValueError as error:
         raise type(error)(f"{workload.path}: {error}") from None
     console.print(workload.summary())
-    overran = overruns(workload.jobs)
+    overran = overruns(workload.jobs, replayed_ids(workload))
     if overran:
         console.print(describe_overruns(overran, args.overrun))
+    note_replayed_overruns(console, workload)
     scheduling = scheduling_config(args, "wfp" if is_cobalt(workload) else "fcfs")
     config = PuppetConfig(machine_nodes=workload.machine_nodes, scheduling=scheduling)
     model = {**asdict(scheduling), "machine": workload.machine_nodes, "overrun_jobs": overran}

@@ -4,6 +4,8 @@ the log's table, which the replay must not need)."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -121,3 +123,27 @@ def test_jobs_larger_than_the_machine_are_counted_under_one_reason(tiny):
     workload = read_cobalt_log(log, machine_nodes=512)
     assert workload.rejection_counts() == {"size larger than the machine": 1}
     assert workload.problems == (f"{log}:3: size larger than the machine, 1,024 > 512 nodes",)
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_replayed_jobs_past_their_request_are_said_as_logged(tmp_path, capsys, command):
+    """Job 1, running as the window opens, ran 40 min of its 30: replayed
+    as logged, it was counted as killed at its limit and then blamed on the
+    model (wk1.log: 15 such jobs, "slowed or lengthened ... (DVFS,
+    checkpoints, restarts)" in a run with neither).  Job 3 the model
+    schedules, and kills at its limit."""
+    log = tmp_path / "tiny.log"
+    log.write_text("\n".join([
+        record("E", 1, OPENS - 600, 512, "00:30:00", OPENS - 600, OPENS + 1800),
+        record("E", 3, OPENS + 100, 512, "00:10:00", OPENS + 100, OPENS + 1300)]) + "\n")
+    out = tmp_path / "out"
+    assert main([command, "--trace", str(log), "--machine-nodes", "1536", "--out", str(out),
+                 "--no-plots"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "ran past their requested time: killed at their limit (--overrun clamp)" in said
+    assert ("1 replayed job (running as the window opens, or of a reservation) ran past the "
+            "requested time as logged") in said
+    assert "slowed or lengthened" not in said
+    if command == "run":
+        metrics = json.loads((out / "metrics.json").read_text())
+        assert metrics["overrun_jobs"] == 1 and metrics["past_request_jobs"] == 0
