@@ -144,7 +144,8 @@ def _add_execution_options(execution) -> None:
                                                     "(default out/NAME)")
     execution.add_argument("--results", type=Path,
                            help="directory of the runs, shared between studies (default: "
-                                "out/runs, out/topper_runs or out/thesis_runs)")
+                                "out/runs, out/topper_runs, out/data_driven_runs or "
+                                "out/thesis_runs)")
     execution.add_argument("--workers", type=positive_int, help="local worker processes (default: "
                                                        "all cores)")
     execution.add_argument("--scheduler", metavar="ADDRESS",

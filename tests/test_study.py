@@ -40,6 +40,16 @@ def test_one_registry_holds_every_study_of_the_three_papers():
         find_study("fig9")
 
 
+def test_cpn_study_help_names_every_default_directory_of_runs(capsys):
+    """--results' help named three of the four (data-driven's
+    out/data_driven_runs was missing)."""
+    with pytest.raises(SystemExit):
+        cpn(["study", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    for results in {study.design.results for study in STUDIES.values()}:
+        assert results in said
+
+
 def test_cpn_study_list_names_paper_figure_and_title(capsys):
     assert cpn(["study", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
