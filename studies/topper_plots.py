@@ -48,7 +48,8 @@ def plot_bars(design, heading: str, table: pd.DataFrame, path, subtitle: str = "
             ax.set_xticks(np.arange(len(months)), [month_label(m) for m in months])
             ax.set_title(f"{policy.upper()}-EASY: {METRICS[metric]}", fontsize=10)
             ax.grid(axis="y", alpha=0.3)
-    axes[0][-1].legend(fontsize=8, loc="best")
+    # beside the last panel: inside, no corner is free when every bar is tall
+    axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.suptitle(heading + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     fig.tight_layout()
     return save_figure(fig, path)
