@@ -289,12 +289,12 @@ def _add_run_metrics(result, workload, config, capping: dict) -> None:
     from modules.tables import row_count, stored
 
     from .mira import replayed_ids
-
     if capping and row_count(stored(result, "jobs")):  # the model's, under cpn run's name
         capping["time_above_cap_s"] = result.metrics.pop("cap_exceeded_s")
     result.metrics.update({key: value for key, value in capping.items() if value is not None})
     result.metrics["rejected_jobs"] = row_count(stored(workload, "rejected"))
-    result.metrics["past_request_jobs"] = past_request(stored(result, "jobs"), replayed_ids(workload))
+    result.metrics["past_request_jobs"] = past_request(stored(result, "jobs"),
+                                                       replayed_ids(workload))
     result.metrics["size_unit"] = workload.size_unit
     result.metrics["trace"] = str(workload.path) if workload.path else "synthetic"
 
