@@ -94,5 +94,7 @@ def describe_past_request(count: int, overrun: str) -> str | None:
 
 def describe_overruns(count: int, overrun: str) -> str:
     """One line on the jobs that ran past their request, and their fate."""
-    return (f"{count:,} jobs ran past their requested time: {OVERRUN_OUTCOMES[overrun]} "
+    from modules.words import counted
+
+    return (f"{counted(count, 'job')} ran past their requested time: {OVERRUN_OUTCOMES[overrun]} "
             f"(--overrun {overrun})")

@@ -206,7 +206,7 @@ def test_cpn_run_in_cqsim_mode(tmp_path, capsys, unknown, expected):
     reference_jobs, machine = reference_cqsim.read_trace(path, unknown_walltime=unknown)
     assert reference_cqsim.simulate(reference_jobs, machine) == expected
     printed = " ".join(capsys.readouterr().out.split())  # as wrapped to the terminal
-    assert "1 jobs ran past their requested time: killed at their limit (--overrun clamp)" in (
+    assert "1 job ran past their requested time: killed at their limit (--overrun clamp)" in (
         printed)
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["overrun_jobs"] == 1 and metrics["config"]["scheduling"] == {
@@ -222,7 +222,7 @@ def test_cpn_run_keeps_overruns_when_asked(tmp_path, capsys):
                  "--out", str(out), "--no-plots"]) == 0
     jobs = pd.read_csv(out / "jobs.csv").set_index("job_id")
     assert (jobs.loc[1, "end"], jobs.loc[2, "start"]) == (1300, 1300)
-    assert "1 jobs ran past their requested time: kept running to their end (--overrun keep)" \
+    assert "1 job ran past their requested time: kept running to their end (--overrun keep)" \
         in " ".join(capsys.readouterr().out.split())
 
 
