@@ -21,7 +21,8 @@ __all__ = ["Calendar", "MaintenanceFileError", "read_maintenance"]
 
 
 class MaintenanceFileError(ValueError):
-    """A maintenance file line that is not two UTC times."""
+    """A maintenance file that is not text, has no window, or a line that is
+    not two UTC times."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,15 @@ def _unix(text: str) -> float:
 def read_maintenance(path: str | Path) -> Calendar:
     """The windows of a maintenance file, in Unix seconds."""
     path = Path(path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise MaintenanceFileError(f"{path}:{line}: not a text file (byte "
+                                   f"0x{data[error.start]:02x})") from None
     windows = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -75,4 +83,6 @@ def read_maintenance(path: str | Path) -> Calendar:
         if end <= start:
             raise MaintenanceFileError(f"{path}:{number}: the window ends before it starts")
         windows.append((start, end))
+    if not windows:  # asked for maintenance, a run without any would not say so
+        raise MaintenanceFileError(f"{path}: no maintenance window in the file")
     return Calendar(tuple(sorted(windows)))

@@ -51,7 +51,7 @@ HARDWARE_REPAIR_HOURS = 11.0
 
 
 class RasFileError(ValueError):
-    """An event line of the RAS file that cannot be read."""
+    """A RAS file that cannot be read, or that fails no compute rack."""
 
 
 @dataclass(frozen=True)
@@ -95,8 +95,13 @@ def read_ras_failures(path: str | Path) -> tuple[list[Failure], int]:
     events name no compute hardware (I/O drawers, no location)."""
     path = Path(path)
     failures, elsewhere = [], 0
-    with open(path, encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
+    with open(path, "rb") as stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise RasFileError(f"{path}:{number}: not a text file (byte "
+                                   f"0x{raw[error.start]:02x}); a RAS log is text") from None
             if not line.startswith("event"):
                 continue
             fields = line.split()
@@ -109,6 +114,9 @@ def read_ras_failures(path: str | Path) -> tuple[list[Failure], int]:
                 raise RasFileError(f"{path}:{number}: event time {fields[7]!r} is not "
                                    "YYYY-MM-DD;HH:MM:SS") from None
             failures.append(Failure(when, fields[5], fields[11]))
+    if not failures:  # asked for failures, a run without any would not say so
+        raise RasFileError(f"{path}: no fatal event on a compute rack ('event ... R..-M.-..' "
+                           f"lines; {elsewhere:,} elsewhere): not Mira's RAS log?")
     return failures, elsewhere
 
 

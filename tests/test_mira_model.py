@@ -177,6 +177,25 @@ def test_block_options_without_blocks_are_refused(files, tmp_path, capsys, monke
     assert f"{flag.split('=')[0]} needs --blocks: it works on blocks" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag, content, said", [
+    ("--failures", b"garbage\n", "bad: no fatal event on a compute rack"),
+    ("--failures", b"\x1f\x8b\x08\x00", "bad:1: not a text file (byte 0x8b)"),
+    ("--maintenance", b"", "bad: no maintenance window in the file"),
+    ("--maintenance", b"2018-01-19 02:00:00,2018-01-19 03:00:00\n\xff\n",
+     "bad:2: not a text file (byte 0xff)")])
+def test_a_mira_part_file_that_gives_nothing_is_refused_naming_it(files, tmp_path, capsys,
+                                                                   flag, content, said):
+    """A failures or maintenance file with nothing in it would run as if
+    the option were not given; a binary one named no file."""
+    log, blocks, _ = files
+    (tmp_path / "bad").write_bytes(content)
+    assert main(["run", "--trace", str(log), "--machine-nodes", "1536", "--blocks",
+                 str(blocks), flag, str(tmp_path / "bad"), "--out", str(tmp_path / "o"),
+                 "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+
+
 @pytest.mark.skipif(not (MIRA / "wk1.log").exists(), reason="../shared/data absent")
 def test_node_count_easy_on_a_mira_week_as_docs_mira_reports():
     """The first row of docs/mira.md's wk1.log table (the cheapest run)."""
