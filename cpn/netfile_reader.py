@@ -101,8 +101,12 @@ class Reader:
             self.name_check(name, where)
             self.definitions[name] = self.definition(self.string(text, where, name), {},
                                                      where)
-        return self.net({key: document[key] for key in NET_KEYS if key in document}, (),
-                        default_name)
+        net = self.net({key: document[key] for key in NET_KEYS if key in document}, (),
+                       default_name)
+        if not (net.places or net.transitions or net.substitutions):
+            # an empty or cut file would check as a net of one dead state
+            raise self.fail((), "no [places], [transitions] or [substitutions]: no net to read")
+        return net
 
     def declare_colours(self, tables: dict) -> None:
         records = {}

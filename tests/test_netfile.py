@@ -239,6 +239,8 @@ def test_a_registry_is_checked():
 @pytest.mark.parametrize("text, message", [
     ('name = "a"\nx = = 1', r"^bad\.toml: not TOML: Invalid value \(at line 2, column 5\)$"),
     ("format = 2", r"^bad\.toml, line 1: the file: format 2 is not one this reader knows"),
+    ("", r"^bad\.toml: the file: no \[places\], \[transitions\] or \[substitutions\]: no net"),
+    ('format = 1\nname = "cut"', r"^bad\.toml: the file: no \[places\], \[transitions\] or "),
     ("nets = 1", r"^bad\.toml, line 1: the file: unknown key 'nets' \(expected format, "),
     ("[places.P]\ncolour = \"integer\"",
      r"^bad\.toml, line 2: place 'P': unknown colour 'integer' \(built in: int, float"),
