@@ -101,21 +101,23 @@ def run_check(args: argparse.Namespace) -> int:
 def explored(net, args: argparse.Namespace):
     """The state space of ``net`` within the bounds asked; on a terminal,
     a line counts the states found, and Ctrl-C stops the exploration
-    between two firings (the graph so far is kept, incomplete)."""
+    between two firings (the graph so far is kept, incomplete); a second
+    stops it inside a firing, for one that never ends."""
     from rich.console import Console
 
     from cpn.statespace import state_space
     from cpn.interrupts import ctrl_c_requests
 
     console = Console(stderr=True)
-    with ctrl_c_requests() as ctrl_c:
+    with ctrl_c_requests(second_interrupts=True) as ctrl_c:
         if not console.is_terminal:
             return state_space(net, max_states=args.max_states, time_limit=args.time_limit,
                                merge_shifts=args.merge_shifts, stop=ctrl_c)
         with console.status("exploring") as status:
             def progress(states: int) -> None:
                 found = f"{states:,} state{'' if states == 1 else 's'}"
-                status.update(f"exploring: {found} (at most {args.max_states:,}; Ctrl-C stops)")
+                status.update(f"exploring: {found} (at most {args.max_states:,}; Ctrl-C stops, "
+                              "twice cuts a firing short)")
             return state_space(net, max_states=args.max_states, time_limit=args.time_limit,
                                merge_shifts=args.merge_shifts, progress=progress, stop=ctrl_c)
 

@@ -3,6 +3,7 @@ queries, counterexamples saved and replayed, and bad input."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,25 @@ def test_an_incomplete_graph_leaves_queries_unknown(capsys):
     assert "  dead markings  none (of the states explored)\n" in out  # it said 'none'
     assert ("  unknown  eventually dead\n           none of the 10 states explored satisfies "
             "it, and the states not explored are not known") in out
+
+
+def test_a_second_ctrl_c_stops_a_firing_that_does_not_end(capsys, tmp_path):
+    """The first Ctrl-C waits for the firing to end; one that builds a
+    huge value never did, and cpn check could not be stopped."""
+    net = tmp_path / "endless.py"
+    net.write_text(COUNTER.replace('guard="x < 3"', 'guard="endless(x)"').replace(
+        'net = Net("counter")', 'import os, signal, time\n\n'
+        'def endless(x):\n'
+        '    if x == 5:\n'
+        '        os.kill(os.getpid(), signal.SIGINT)\n'
+        '        os.kill(os.getpid(), signal.SIGINT)\n'
+        '        time.sleep(30)\n'
+        '    return True\n\n'
+        'net = Net("counter", env={"endless": endless})'))
+    started = time.monotonic()
+    assert main(["check", str(net), "--query", "never P == 5"]) == 130
+    assert time.monotonic() - started < 20
+    assert "  complete       no: interrupted with 6 states" in capsys.readouterr().out
 
 
 def test_ctrl_c_reports_the_states_explored(capsys, tmp_path):
