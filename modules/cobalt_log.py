@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .job import Job
+from .words import counted
 from .swf import LOG_COLUMNS, Workload
 from .workload import LARGER_THAN_MACHINE
 from .trace_file import open_trace
@@ -121,9 +122,9 @@ class CobaltWorkload(Workload):
         running = sum(job.st < self.window_opens and job.id in self.replayed
                       for job in self.jobs)
         reserved = len(self.replayed) - running
-        lines.append(f"  window {opens} to {closes} UTC: {running:,} jobs running as it opens and "
-                     f"{reserved:,} reservation jobs start as logged; {before:,} jobs "
-                     "queued before it wait from their qtime")
+        lines.append(f"  window {opens} to {closes} UTC: {counted(running, 'job')} running as "
+                     f"it opens and {counted(reserved, 'reservation job')} started as logged; "
+                     f"{counted(before, 'job')} queued before it, waiting from their qtime")
         lines += [f"  {problem}" for problem in self.problems[:10]]
         if len(self.problems) > 10:
             lines.append(f"  ... {len(self.problems) - 10:,} more bad records")
@@ -224,6 +225,8 @@ def _job(record: _Record) -> tuple[Job, dict]:
         raise ValueError(f"non-positive walltime ({fields['Resource_List.walltime']})")
     if values["start"] < values["qtime"]:
         raise ValueError(f"start {fields['start']} before qtime {fields['qtime']}")
+    if values["end"] < values["start"]:  # the window and the replay read both
+        raise ValueError(f"end {fields['end']} before start {fields['start']}")
     job = Job(record.job_id, values["qtime"], values["runtime"],
               int(values["Resource_List.nodect"]), walltime)
     return job, values

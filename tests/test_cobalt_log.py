@@ -70,8 +70,9 @@ def test_records_become_jobs_and_bad_ones_are_reported_by_line(tiny_log):
     assert ("the run's clock starts at the first logged start, 1,516,316,400 s in the log; "
             "the files keep the log's times") in summary
     assert "first submit" not in summary
-    assert "window 2018-01-19 00:00 to 2018-01-20 00:00 UTC: 1 jobs running as it opens and " \
-        "1 reservation jobs start as logged; 1 jobs queued" in summary
+    assert ("window 2018-01-19 00:00 to 2018-01-20 00:00 UTC: 1 job running as it opens and "
+            "1 reservation job started as logged; 1 job queued before it, waiting from their "
+            "qtime") in summary
 
 
 def test_the_window_starts_from_its_real_state(tiny_log):
@@ -86,6 +87,19 @@ def test_the_window_starts_from_its_real_state(tiny_log):
     assert jobs.loc[11, "submit"] == OPENS - 86_400
     assert jobs.loc[12, "start"] == OPENS + 20_000  # the reservation, as logged
     assert jobs.loc[13, "start"] == OPENS + 100  # 512 nodes free beside job 10
+
+
+def test_a_record_that_ends_before_it_starts_is_rejected(tmp_path):
+    """It was read, and run for its runtime from its start: the log
+    contradicts itself, and which of its times is wrong no one knows."""
+    log = tmp_path / "backwards.log"
+    log.write_text(record("E", 13, OPENS + 100, 512, "00:10:00", OPENS + 200, OPENS + 500) + "\n"
+                   + record("E", 16, OPENS + 100, 512, "00:10:00", OPENS + 900, OPENS + 1500)
+                   .replace(f"end={OPENS + 1500:.1f}", f"end={OPENS + 800:.1f}") + "\n")
+    workload = read_cobalt_log(log, machine_nodes=2048)
+    assert [job.id for job in workload.jobs] == [13]
+    assert workload.problems == (
+        f"{log}:2: end {OPENS + 800:.1f} before start {OPENS + 900:.1f}",)
 
 
 def test_formats_are_told_apart_by_the_first_line(tiny_log, tmp_path):
