@@ -227,6 +227,8 @@ def test_a_stop_or_ctrl_c_ends_the_exploration_with_the_graph_so_far():
             raise KeyboardInterrupt
     space = state_space(periodic(), max_states=10**9, progress=ctrl_c)
     assert space.stopped == f"interrupted with {space.states:,} states" and space.states > 1
+    at_once = state_space(periodic(), stop=lambda: True)
+    assert at_once.stopped == "interrupted with 1 state"  # not "1 states"
 
 
 def drawing(outcomes: int, draws: int = 1) -> Net:

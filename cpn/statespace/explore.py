@@ -167,7 +167,7 @@ class _Explorer:
                            "(max_states)")
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise _Stopped(f"stopped at the time limit of {self.time_limit:g} s with "
-                           f"{len(self.index):,} states")
+                           f"{self._states()}")
 
     def add_state(self, key: tuple, marking, state: tuple) -> int:
         node = self.index[key] = len(self.index)
@@ -176,7 +176,11 @@ class _Explorer:
         return node
 
     def interrupted(self) -> str:
-        return f"interrupted with {len(self.index):,} states"
+        return f"interrupted with {self._states()}"
+
+    def _states(self) -> str:
+        count = len(self.index)
+        return f"{count:,} state{'' if count == 1 else 's'}"
 
     def expand(self, node: int, state: tuple) -> None:
         """Add the successors of ``node``; a bound reached on the way
