@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 
 from .output_dir import writable_directory
@@ -77,10 +78,10 @@ def run_check(args: argparse.Namespace) -> int:
         verdicts = [(name, query, checked(query, space)) for name, query in queries.items()]
     except (LoadError, StateSpaceError, NetError, ColourError, BindingError,
             ValueError) as error:
-        print(f"cpn check: {error}")
+        print(f"cpn check: error: {error}", file=sys.stderr)  # not into a report piped to a file
         return 2
     except KeyboardInterrupt:  # while checking the queries: the exploration is reported
-        print("cpn check: interrupted")
+        print("cpn check: interrupted", file=sys.stderr)
         return 130
     summary = report(space)
     print(f"state space of {args.net}")

@@ -52,31 +52,32 @@ def run_step(args: argparse.Namespace) -> int:
 
     from .terminal import make_console, show_on
 
-    console = make_console()
+    console, errors = make_console(), make_console(stderr=True)  # errors apart from the session
     refused = _web_flags_refused(args)
     if refused:
-        console.print(Text(f"cpn step: {refused}", style="red"))
+        errors.print(Text(f"cpn step: error: {refused}", style="red"))
         return 2
     try:
         if args.web:
-            return _serve(*load_net_and_breakpoints(args.net, args.functions), args, console)
+            return _serve(*load_net_and_breakpoints(args.net, args.functions), args, console,
+                          errors)
         net = load_net(args.net, args.functions)
         stepper = Stepper(net, seed=args.seed, show=show_on(console), show_diff=args.diff,
                           width=lambda: console.width)
         if args.trace is not None:
             replay_on(stepper.simulator, args.trace)
     except LoadError as error:
-        console.print(Text(f"cpn step: {error}", style="red"))
+        errors.print(Text(f"cpn step: error: {error}", style="red"))
         return 2
     except (NetError, ColourError) as error:
-        console.print(Text(f"cpn step: the net is invalid: {error}", style="red"))
+        errors.print(Text(f"cpn step: error: the net is invalid: {error}", style="red"))
         return 2
     except OSError as error:
-        console.print(Text(f"cpn step: --trace {args.trace}: cannot read it: "
-                           f"{error.strerror or error}", style="red"))
+        errors.print(Text(f"cpn step: error: --trace {args.trace}: cannot read it: "
+                          f"{error.strerror or error}", style="red"))
         return 2
     except ReplayError as error:
-        console.print(Text(f"cpn step: --trace {args.trace}: {error}", style="red"))
+        errors.print(Text(f"cpn step: error: --trace {args.trace}: {error}", style="red"))
         return 1
     return _session(stepper, args.script, console)
 
@@ -93,16 +94,17 @@ def _web_flags_refused(args: argparse.Namespace) -> str | None:
 
 
 def _serve(net: Net | FlatNet, breakpoints: dict[str, tuple], args: argparse.Namespace,
-           console: Console) -> int:
+           console: Console, errors: Console) -> int:
     """Serve the stepper to a browser on 127.0.0.1 until Ctrl-C, offering
-    the net file's ``breakpoints``, from where ``--trace`` leads if given."""
+    the net file's ``breakpoints``, from where ``--trace`` leads if given;
+    ``errors`` says why it cannot."""
     from rich.text import Text
 
     try:
         from cpn.web import SessionError, WebSession, serve
         from cpn.web.server import PortInUse
     except ImportError as error:
-        console.print(Text(f"cpn step --web: {error}", style="red"))
+        errors.print(Text(f"cpn step: error: --web: {error}", style="red"))
         return 2
 
     def announce(url: str) -> None:  # one line, however narrow: a script may look for it
@@ -112,7 +114,7 @@ def _serve(net: Net | FlatNet, breakpoints: dict[str, tuple], args: argparse.Nam
     try:
         session = WebSession(net, seed=args.seed, named=breakpoints)
     except SessionError as error:
-        console.print(Text(f"cpn step: {args.net}: {error}", style="red"))
+        errors.print(Text(f"cpn step: error: {args.net}: {error}", style="red"))
         return 2
     if args.trace is not None:  # its errors are run_step's, as in the terminal
         from cpn.trace import replay_on
@@ -121,7 +123,7 @@ def _serve(net: Net | FlatNet, breakpoints: dict[str, tuple], args: argparse.Nam
     try:
         serve(session, port=args.port, announce=announce)
     except PortInUse as error:
-        console.print(Text(f"cpn step --port: {error}", style="red"))
+        errors.print(Text(f"cpn step: error: --port: {error}", style="red"))
         return 2
     console.print("stopped")
     return 0

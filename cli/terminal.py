@@ -32,10 +32,10 @@ STYLES = {"heading": "bold", "hint": "yellow", "error": "red", "breakpoint": "ma
 GREETING = "type help for the commands, q (or Ctrl-D) to quit"
 
 
-def make_console() -> Console:
+def make_console(stderr: bool = False) -> Console:
     """A console that prints values as they are (no guessing of numbers or
-    paths to colour)."""
-    return Console(highlight=False)
+    paths to colour), on standard output or ``stderr``."""
+    return Console(highlight=False, stderr=stderr)
 
 
 def show_on(console: Console) -> Callable[[Message | Table], None]:

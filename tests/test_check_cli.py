@@ -135,18 +135,18 @@ def test_ctrl_c_reports_the_states_explored(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("query, message", [
-    ("always P <=", "cpn check: query 'always P <=': expected a value (a number, "
+    ("always P <=", "cpn check: error: query 'always P <=': expected a value (a number, "
                     "a place, count(PLACE), now) at the end"),
-    ("sometimes P < 3", "cpn check: --query 'sometimes P < 3' names none of the QUERIES of "
-                        "{net} ('small'), and does not read as a query: unknown operator "
-                        "'sometimes': use always, never, reachable, eventually, or 'P leads "
-                        "to Q'"),
-    ("always Q < 3", "cpn check: query 'always Q < 3': the net has no place 'Q' (its "
+    ("sometimes P < 3", "cpn check: error: --query 'sometimes P < 3' names none of the "
+                        "QUERIES of {net} ('small'), and does not read as a query: unknown "
+                        "operator 'sometimes': use always, never, reachable, eventually, or "
+                        "'P leads to Q'"),
+    ("always Q < 3", "cpn check: error: query 'always Q < 3': the net has no place 'Q' (its "
                      "places: P, Spare)"),
 ])
 def test_bad_queries_are_one_line_errors(counter, capsys, query, message):
     assert main(["check", counter, "--query", query]) == 2
-    assert capsys.readouterr().out.strip() == message.format(net=counter)
+    assert capsys.readouterr().err.strip() == message.format(net=counter)
 
 
 def test_an_unknown_place_is_refused_before_exploring(capsys, tmp_path):
@@ -155,8 +155,8 @@ def test_an_unknown_place_is_refused_before_exploring(capsys, tmp_path):
     net.write_text(COUNTER.replace('guard="x < 3"', 'guard="True"'))
     assert main(["check", str(net), "--time-limit", "20", "--query",
                  "always count(Nope) < 3"]) == 2
-    assert capsys.readouterr().out == ("cpn check: query 'always count(Nope) < 3': the net "
-                                       "has no place 'Nope' (its places: P, Spare)\n")
+    assert capsys.readouterr().err == ("cpn check: error: query 'always count(Nope) < 3': the "
+                                       "net has no place 'Nope' (its places: P, Spare)\n")
 
 
 def test_a_query_that_cannot_be_evaluated_is_an_error_of_its_own(capsys, tmp_path):
@@ -185,9 +185,9 @@ def test_a_query_that_cannot_be_evaluated_is_an_error_of_its_own(capsys, tmp_pat
 def test_a_name_that_is_none_of_the_queries_lists_them(capsys):
     # it said only: expected a comparison (< <= == != >= >) at '1'
     assert main(["check", BROKEN, "--query", "job 1 run"]) == 2
-    out = capsys.readouterr().out
-    assert out.startswith(f"cpn check: --query 'job 1 run' names none of the QUERIES of "
-                          f"{BROKEN} ('reservation', 'job 1 runs', 'job 2 runs', ")
+    out = capsys.readouterr().err
+    assert out.startswith(f"cpn check: error: --query 'job 1 run' names none of the QUERIES "
+                          f"of {BROKEN} ('reservation', 'job 1 runs', 'job 2 runs', ")
     assert "and does not read as a query: the net has no place 'job'" in out
 
 
@@ -204,7 +204,7 @@ def test_bad_queries_of_a_file_are_told_as_such(capsys, tmp_path, queries, messa
     net.write_text(COUNTER.replace('QUERIES = {"small": always(token("P") <= 3)}',
                                    f"QUERIES = {queries}"))
     assert main(["check", str(net)]) == 2
-    assert capsys.readouterr().out.startswith(f"cpn check: {message.format(net=net)}")
+    assert capsys.readouterr().err.startswith(f"cpn check: error: {message.format(net=net)}")
 
 
 @pytest.mark.parametrize("option, value, message", [
@@ -224,7 +224,9 @@ def test_bounds_of_the_exploration_are_refused_when_parsed(counter, capsys, opti
 
 def test_a_missing_net_is_a_one_line_error(capsys, tmp_path):
     assert main(["check", str(tmp_path / "none.py")]) == 2
-    assert capsys.readouterr().out.strip() == f"cpn check: no such file: {tmp_path / 'none.py'}"
+    said = capsys.readouterr()
+    assert said.err.strip() == f"cpn check: error: no such file: {tmp_path / 'none.py'}"
+    assert said.out == ""  # a report piped to a file does not hide the error in it
 
 
 def test_query_text_reads_back_what_queries_print():
@@ -283,5 +285,5 @@ def test_cpn_step_starts_where_a_counterexample_leads(counter, capsys, tmp_path)
     assert "[t=0 step 2]>" in out and "1`2" in out  # P holds 2, after the 2 firings
     missing = tmp_path / "missing.jsonl"
     assert main(["step", counter, "--trace", str(missing)]) == 2
-    said = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
-    assert said == f"cpn step: --trace {missing}: cannot read it: No such file or directory"
+    said = " ".join(capsys.readouterr().err.split())  # the console wraps long lines
+    assert said == f"cpn step: error: --trace {missing}: cannot read it: No such file or directory"

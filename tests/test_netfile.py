@@ -346,13 +346,13 @@ def test_cpn_step_reads_a_data_file_with_a_registry(capsys, tmp_path):
                       str(script)]) == 0
     assert "Scheduler/Submit" in capsys.readouterr().out
     assert main_step(["step", demo, "--script", str(script)]) == 2
-    out = " ".join(capsys.readouterr().out.split())
+    out = " ".join(capsys.readouterr().err.split())
     assert re.search(r"puppet_demo\.toml, line \d+: definition 'power_cap': name 'PowerCap' "
                      r"is not defined \(the registry names: nothing\) \(a net naming "
                      r"functions needs --functions MODULE, e.g. --functions nets.puppet\)", out)
     assert main_step(["step", demo, "--functions", "nets.demo"]) == 2
     assert "--functions nets.demo: the module has no FUNCTIONS dict" in \
-        " ".join(capsys.readouterr().out.split())
+        " ".join(capsys.readouterr().err.split())
 
 
 # -- fuzzing -------------------------------------------------------------------------------------

@@ -296,9 +296,9 @@ def test_a_net_that_is_a_directory_or_a_registry_for_the_built_in_is_refused(tmp
                                                                             capsys):
     assert main(["step", str(tmp_path)]) == 2
     assert (f"{tmp_path} is a directory: give a net's .py or .toml file"
-            in " ".join(capsys.readouterr().out.split()))
+            in " ".join(capsys.readouterr().err.split()))
     assert main(["step", "puppet", "--functions", "nets.puppet"]) == 2
-    assert "takes a registry; puppet is built in" in " ".join(capsys.readouterr().out.split())
+    assert "takes a registry; puppet is built in" in " ".join(capsys.readouterr().err.split())
 
 
 NET_FILE = textwrap.dedent("""
@@ -344,9 +344,11 @@ def test_cpn_step_with_build_net_and_bad_nets(tmp_path, capsys):
     empty = tmp_path / "empty.py"
     empty.write_text("x = 1\n")
     assert main_step(["step", str(empty)]) == 2
-    assert "neither a 'net' attribute nor a build_net()" in capsys.readouterr().out
+    assert "neither a 'net' attribute nor a build_net()" in capsys.readouterr().err
     assert main_step(["step", str(tmp_path / "missing.py")]) == 2
-    assert "no such file" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert said.err.startswith("cpn step: error: ") and "no such file" in said.err
+    assert said.out == ""  # errors on stderr, apart from a session's output
 
 
 def test_a_failing_inscription_is_reported_and_its_command_undone():

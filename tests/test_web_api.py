@@ -472,7 +472,7 @@ def test_bad_breakpoints_in_a_net_file_are_refused(tmp_path, breakpoints, error,
     file.write_text(f"from tests.web_nets import build_net\nnet = build_net()\n"
                     f"BREAKPOINTS = {breakpoints}\n")
     assert main_step(["step", str(file), "--web"]) == 2
-    assert " ".join(capsys.readouterr().out.split()) == f"cpn step: {file}: {error}"
+    assert " ".join(capsys.readouterr().err.split()) == f"cpn step: error: {file}: {error}"
 
 
 def test_a_named_breakpoint_on_a_missing_place_is_refused():
@@ -504,7 +504,7 @@ def test_a_fused_place_is_found_by_each_members_path():
 ])
 def test_cpn_step_web_flags_refused(argv, message, capsys):
     assert main_step(argv) == 2
-    assert capsys.readouterr().out.replace("\n", " ").strip() == f"cpn step: {message}"
+    assert " ".join(capsys.readouterr().err.split()) == f"cpn step: error: {message}"
 
 
 def test_cpn_step_web_on_a_port_in_use(capsys):
@@ -513,8 +513,8 @@ def test_cpn_step_web_on_a_port_in_use(capsys):
         taken.listen()
         port = taken.getsockname()[1]
         assert main_step(["step", "puppet", "--web", "--port", str(port)]) == 2
-    out = capsys.readouterr().out.replace("\n", " ")
-    assert out.startswith(f"cpn step --port: cannot listen on 127.0.0.1:{port}: ")
+    out = " ".join(capsys.readouterr().err.split())
+    assert out.startswith(f"cpn step: error: --port: cannot listen on 127.0.0.1:{port}: ")
     assert "choose another --port, or leave it out for a free one" in out
 
 
