@@ -258,7 +258,11 @@ def parse_months(text: str):
         item = item.strip()
         if "-" in item:
             first, last = item.split("-")
+            if int(last) < int(first):  # an empty range would run nothing, and say little
+                raise ValueError(f"the range {item} ends before it starts")
             months += range(int(first), int(last) + 1)
         elif item:
             months.append(int(item))
+    if not months:
+        raise ValueError(f"no month in {text!r}")
     return months

@@ -385,6 +385,11 @@ def test_bad_values_are_refused_as_typed(capsys, command, flag, value, message):
                                   "(0,1,2 or 0-3), 'all' or 'none', not 'abc'"),
     (["study", "fig10", "--seeds", "abc"], "cpn study: error: argument --seeds: seeds are a "
                                            "list (0,1,2 or 0-4), not 'abc'"),
+    # A range that ends before it starts ran no month: "axis 'month' has no values".
+    (["sweep", "--month", "5-2"], "cpn sweep: error: argument --month: months are a list "
+                                  "(0,1,2 or 0-3), 'all' or 'none', not '5-2'"),
+    (["study", "fig13", "--months", "3-1"], "cpn study: error: argument --months: months are "
+                                            "a list (0,1,2 or 0-3), 'all' or 'none', not '3-1'"),
     # An empty item was dropped: one of the values meant was left out unsaid.
     (["sweep", "--policy", "fcfs,,wfp"], "cpn sweep: error: argument --policy: 'fcfs,,wfp' has "
                                          "an empty item")])
