@@ -50,6 +50,7 @@ class HeaderLines:
         self.path = path
         self.values: dict[str, str] = {}
         self._last_key: str | None = None
+        self._numbers_at: dict[str, int] = {}  # the line each of NUMERIC_KEYS came from
 
     def add(self, text: str, lineno: int) -> None:
         """Take one ``;`` line of the trace, line ``lineno`` of the file."""
@@ -58,6 +59,7 @@ class HeaderLines:
             key, value = parsed
             if key in NUMERIC_KEYS:
                 self._check_number(key, value, lineno)
+                self._check_once(key, value, lineno)
             self.values[key] = f"{self.values[key]}\n{value}" if key in self.values else value
             self._last_key = key
             return
@@ -75,6 +77,16 @@ class HeaderLines:
         if number is None or (number < least and number != -1):
             raise SWFError(f"{self.path}:{lineno}: {key}: {value!r} is not {what} "
                            "(nor -1, unknown)")
+
+
+    def _check_once(self, key: str, value: str, lineno: int) -> None:
+        """Refuse a second value of one of :data:`NUMERIC_KEYS`: only the
+        first would size the machine, the other ignored unsaid."""
+        first = self._numbers_at.setdefault(key, lineno)
+        known = self.values.get(key, value).split("\n")[0]
+        if first != lineno and int(known) != int(value):
+            raise SWFError(f"{self.path}:{lineno}: {key}: {value} here, but {known} on line "
+                           f"{first}: which is the machine's?")
 
 
 def header_number(header: dict[str, str], key: str) -> int | None:

@@ -103,6 +103,17 @@ def test_a_bad_header_number_is_an_error_naming_its_line(tmp_path, line, message
         read_swf(path, machine_nodes=8, procs_per_node=1)
 
 
+def test_a_machine_size_given_twice_differently_is_refused(tmp_path):
+    """The first sized the machine and the second was ignored unsaid."""
+    path = write(tmp_path, ["; MaxNodes: 128", "; Note: an upgrade", "; MaxNodes: 256",
+                            swf_line()])
+    with pytest.raises(SWFError, match=f"^{re.escape(str(path))}:3: MaxNodes: 256 here, but "
+                                       "128 on line 1: which is the machine's\\?$"):
+        read_swf(path)
+    same = write(tmp_path, ["; MaxNodes: 128", "; MaxNodes: 128", swf_line()])
+    assert read_swf(same).machine_nodes == 128  # said twice alike: no doubt
+
+
 def test_cpn_run_refuses_a_bad_max_nodes_beside_a_good_max_procs(tmp_path, capsys):
     path = write(tmp_path, ["; MaxNodes: abc", "; MaxProcs: 32", swf_line()])
     out = tmp_path / "out"
