@@ -265,12 +265,20 @@ def test_an_answer_that_is_not_json_is_shown_by_its_status_and_text(browser, tmp
         assert page.text(".clock") == "time 0   step 0" and page.errors == []
 
 
-def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
-    """The widget's own script in Chromium, its comm played by a model
-    whose messages go to the widget's Python side and back."""
-    widget = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed") \
-        .StepperWidget(WebSession(build_net(), named=BREAKPOINTS))
+#: The widget's model as anywidget gives it to each view: what one sends goes
+#: to the widget's Python side, and every answer reaches every view.
+SIMULATED_MODEL = """
+    const heard = [];
+    const model = {
+      send: (message) => window.throughComm(message)
+        .then((reply) => heard.forEach((handler) => handler(reply))),
+      on: (event, handler) => heard.push(handler),
+    };"""
 
+
+def widget_page(browser, shots: Path, widget, views: int = 1) -> Page:
+    """The widget's own script in Chromium, mounted in ``views`` cells
+    that share one simulated model."""
     def through_comm(request):
         replies = []
         widget.send = replies.append
@@ -279,17 +287,24 @@ def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
 
     def load(page):
         page.expose_function("throughComm", through_comm)
-        page.set_content(f"<style>{widget._css}</style><div class='cell'></div>")
-        page.add_script_tag(type="module", content=widget._esm + """
-            const heard = [];
-            const model = {
-              send: (message) => window.throughComm(message)
-                .then((reply) => heard.forEach((handler) => handler(reply))),
-              on: (event, handler) => heard.push(handler),
-            };
-            mount(document.querySelector(".cell"), commTransport(model));""")
+        page.set_content(f"<style>{widget._css}</style>" + "<div class='cell'></div>" * views)
+        page.add_script_tag(type="module", content=widget._esm + SIMULATED_MODEL + """
+            for (const cell of document.querySelectorAll(".cell")) {
+              mount(cell, commTransport(model));
+            }""")
+        page.wait_for_function(f"document.querySelectorAll('[data-ready]').length == {views}")
 
-    page = Page(browser, tmp_path, load)
+    return Page(browser, shots, load)
+
+
+def stepper_widget(session: WebSession):
+    return pytest.importorskip("cpn.web.widget", reason="anywidget is not installed") \
+        .StepperWidget(session)
+
+
+def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
+    widget = stepper_widget(WebSession(build_net(), named=BREAKPOINTS))
+    page = widget_page(browser, tmp_path, widget)
     sim = widget.session.simulator
     assert page.counts() == sim.marking.counts() and page.text(".net") == "shop"
     page.click(".binding-rows tr[data-number='1'] button.fire")
@@ -304,6 +319,25 @@ def test_the_notebook_widget_steps_through_its_comm(browser, tmp_path):
     assert "breakpoint hit: place Done when a big order is done" in page.log()
     assert page.counts()["Done"] == 2
     page.shot("widget")
+    assert page.errors == []
+
+
+def test_two_views_of_one_widget_take_only_their_own_answers(browser, tmp_path):
+    # Both views numbered their requests 1, 2, ...: the second view took the
+    # first's answer to Fire as its token table, "Tokens of Inbox (undefined)".
+    widget = stepper_widget(WebSession(build_net()))
+    page = widget_page(browser, tmp_path, widget, views=2)
+    page.page.evaluate("""() => {
+        const [first, second] = document.querySelectorAll(".cpn-stepper");
+        delete first.dataset.ready;
+        first.querySelector(".binding-rows button.fire").click();
+        second.querySelector(".place-rows tr[data-place='Inbox']").click(); }""")
+    page.page.wait_for_function("document.querySelectorAll('.tokens:not([hidden])').length")
+    page.page.wait_for_selector("div.cell:nth-of-type(1)[data-ready]")
+    # Before or after the first view's firing took one order out of Inbox:
+    assert page.page.text_content("div.cell:nth-of-type(2) .tokens-place") in {
+        "Inbox (3)", "Inbox (2)"}
+    assert page.page.text_content("div.cell:nth-of-type(1) .clock") == "time 0   step 1"
     assert page.errors == []
 
 

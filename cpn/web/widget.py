@@ -27,9 +27,12 @@ from .session import WebSession
 STATIC = Path(__file__).parent / "static"
 
 #: Mounts the page in the widget's element, with the comm as its transport:
-#: each request carries an id that its answer repeats.
+#: each request carries an id that its answer repeats.  Every view of the
+#: widget (its cell shown twice, say) hears every answer, so an id names its
+#: view too.
 COMM_TRANSPORT = """
 function commTransport(model) {
+  const view = Math.random().toString(36).slice(2);
   let last = 0;
   const waiting = new Map();
   model.on("msg:custom", (message) => {
@@ -40,8 +43,9 @@ function commTransport(model) {
   });
   const request = (kind, name, args) => new Promise((resolve) => {
     last += 1;
-    waiting.set(last, resolve);
-    model.send({ id: last, kind, name, args: args || {} });
+    const id = `${view}:${last}`;
+    waiting.set(id, resolve);
+    model.send({ id, kind, name, args: args || {} });
   });
   return {
     read: (name, query) => request("reading", name, query),
