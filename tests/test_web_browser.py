@@ -270,8 +270,11 @@ def test_an_answer_that_is_not_json_is_shown_by_its_status_and_text(browser, tmp
 SIMULATED_MODEL = """
     const heard = [];
     const model = {
-      send: (message) => window.throughComm(message)
-        .then((reply) => heard.forEach((handler) => handler(reply))),
+      send: (message) => {
+        if (window.kernelGone) throw new Error("Cannot send");  // as a closed comm does
+        return window.throughComm(message)
+          .then((reply) => heard.forEach((handler) => handler(reply)));
+      },
       on: (event, handler) => heard.push(handler),
     };"""
 
@@ -339,6 +342,17 @@ def test_two_views_of_one_widget_take_only_their_own_answers(browser, tmp_path):
         "Inbox (3)", "Inbox (2)"}
     assert page.page.text_content("div.cell:nth-of-type(1) .clock") == "time 0   step 1"
     assert page.errors == []
+
+
+def test_a_widget_whose_kernel_restarted_says_so(browser, tmp_path):
+    # A click sent nothing and said nothing: "Cannot send" was a page error.
+    page = widget_page(browser, tmp_path, stepper_widget(WebSession(build_net())))
+    page.page.evaluate("window.kernelGone = true")
+    page.page.click(".step")
+    page.page.wait_for_selector(".log li.error")
+    assert page.log() == ["the kernel does not answer (restarted?): run the widget's cell "
+                          "again (Cannot send)"]
+    assert page.text(".clock") == "time 0   step 0" and page.errors == []
 
 
 def test_an_empty_number_field_is_asked_for_not_sent_as_0(browser, tmp_path):

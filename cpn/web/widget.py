@@ -28,8 +28,9 @@ STATIC = Path(__file__).parent / "static"
 
 #: Mounts the page in the widget's element, with the comm as its transport:
 #: each request carries an id that its answer repeats.  Every view of the
-#: widget (its cell shown twice, say) hears every answer, so an id names its
-#: view too.
+#: widget (shown in two cells, say) hears every answer, so an id names its
+#: view too.  A comm that no longer sends (the kernel restarted) is an error
+#: the log shows, as the served page shows a stopped server.
 COMM_TRANSPORT = """
 function commTransport(model) {
   const view = Math.random().toString(36).slice(2);
@@ -45,7 +46,13 @@ function commTransport(model) {
     last += 1;
     const id = `${view}:${last}`;
     waiting.set(id, resolve);
-    model.send({ id, kind, name, args: args || {} });
+    try {
+      model.send({ id, kind, name, args: args || {} });
+    } catch (error) {
+      waiting.delete(id);
+      resolve({ status: 0, data: { error: "the kernel does not answer (restarted?): " +
+        `run the widget's cell again (${error.message || error})` } });
+    }
   });
   return {
     read: (name, query) => request("reading", name, query),
