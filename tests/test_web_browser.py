@@ -355,6 +355,30 @@ def test_a_widget_whose_kernel_restarted_says_so(browser, tmp_path):
     assert page.text(".clock") == "time 0   step 0" and page.errors == []
 
 
+#: The contrast of an element's text against the first background behind it.
+CONTRAST = """(element) => {
+  const rgb = (text) => text.match(/[\\d.]+/g).map(Number);
+  const luminance = ([r, g, b]) => [r, g, b].map((c) => c / 255)
+    .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, c, k) => sum + c * [0.2126, 0.7152, 0.0722][k], 0);
+  let behind = element;
+  while (rgb(getComputedStyle(behind).backgroundColor)[3] === 0) behind = behind.parentElement;
+  const [a, b] = [getComputedStyle(element).color, getComputedStyle(behind).backgroundColor]
+    .map((colour) => luminance(rgb(colour)));
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+def test_the_widget_is_legible_in_a_dark_notebook(browser, tmp_path):
+    # Its text was #222 on the dark theme's near-black cell: headings,
+    # place list and log could not be read.
+    page = widget_page(browser, tmp_path, stepper_widget(WebSession(build_net())))
+    page.page.evaluate("document.body.style.background = '#111'")
+    for selector in (".bindings h2", ".place-rows td", ".bp-transition-form label"):
+        assert page.page.eval_on_selector(selector, CONTRAST) >= 4.5, selector
+    page.shot("dark")
+
+
 def test_an_empty_number_field_is_asked_for_not_sent_as_0(browser, tmp_path):
     # Number("") is 0: "? n takes a positive number of steps, e.g. n 10"
     with running(build_net()) as url:
