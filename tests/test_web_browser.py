@@ -173,6 +173,12 @@ def test_stepping_puppet_in_the_browser(browser, tmp_path):
         headers = page.page.eval_on_selector_all(".tokens-table th",
                                                  "cells => cells.map(c => c.textContent)")
         assert headers[:4] == ["id", "st", "rt", "js"]
+        # Each on one line: the panel's wrapping broke them, "i d", "execut able".
+        lines = page.page.eval_on_selector_all(".tokens-table th", """cells => cells.map(c => {
+            const range = document.createRange();
+            range.selectNodeContents(c);
+            return range.getClientRects().length; })""")
+        assert lines == [1] * len(headers)
         page.shot("module-and-tokens")
         assert page.errors == []
 
