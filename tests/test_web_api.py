@@ -591,6 +591,8 @@ def test_the_notebook_widget_answers_each_request_by_its_id():
                     {"id": 9, "kind": "command", "name": "run", "args": {"steps": "all"}},
                     {"id": 10, "kind": "reading", "name": "eval", "args": {}}):
         widget._answer(widget, request, [])
+    changed = {"changed": {"version": 1, "step": 1, "time": 0.0}}  # for the other views
+    assert replies.pop(1) == changed
     assert replies[0] == {"id": 7, "status": 200, "data": {"running": False}}
     assert replies[1]["id"] == 8 and replies[1]["data"]["steps"] == 1
     assert replies[2] == {"id": 9, "status": 400, "data": {

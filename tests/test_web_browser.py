@@ -278,11 +278,11 @@ SIMULATED_MODEL = """
     const model = {
       send: (message) => {
         if (window.kernelGone) throw new Error("Cannot send");  // as a closed comm does
-        return window.throughComm(message)
-          .then((reply) => heard.forEach((handler) => handler(reply)));
+        return window.throughComm(message).then((replies) => replies.forEach(window.deliver));
       },
       on: (event, handler) => heard.push(handler),
-    };"""
+    };
+    window.deliver = (reply) => heard.forEach((handler) => handler(reply));"""
 
 
 def widget_page(browser, shots: Path, widget, views: int = 1) -> Page:
@@ -292,7 +292,7 @@ def widget_page(browser, shots: Path, widget, views: int = 1) -> Page:
         replies = []
         widget.send = replies.append
         widget._answer(widget, request, [])
-        return replies[0]
+        return replies
 
     def load(page):
         page.expose_function("throughComm", through_comm)
@@ -347,6 +347,27 @@ def test_two_views_of_one_widget_take_only_their_own_answers(browser, tmp_path):
     assert page.page.text_content("div.cell:nth-of-type(2) .tokens-place") in {
         "Inbox (3)", "Inbox (2)"}
     assert page.page.text_content("div.cell:nth-of-type(1) .clock") == "time 0   step 1"
+    assert page.errors == []
+
+
+def test_every_view_draws_a_change_made_elsewhere(browser, tmp_path):
+    # A cell that stepped widget.session left the page at the old marking;
+    # a click then jumped several steps while the log said it fired one.
+    widget = stepper_widget(WebSession(build_net()))
+    page = widget_page(browser, tmp_path, widget, views=2)
+    clocks = "[...document.querySelectorAll('.cpn-stepper .clock')].map((c) => c.textContent)"
+    told = []
+    widget.send = told.append
+    widget.tell()
+    assert told == []  # nothing changed: nothing said
+    widget.session.step()
+    widget.session.simulator.step()  # the simulator itself, from a cell
+    widget.tell()
+    assert told == [{"changed": {"version": 1, "step": 2, "time": 0.0}}]
+    page.page.evaluate("(message) => window.deliver(message)", told[0])
+    page.page.wait_for_function(f"{clocks}.every((c) => c.endsWith('step 2'))")
+    page.page.click("div.cell:nth-of-type(1) .step")  # the other view follows a view's click
+    page.page.wait_for_function(f"{clocks}.every((c) => c.endsWith('step 3'))")
     assert page.errors == []
 
 

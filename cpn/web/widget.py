@@ -14,6 +14,7 @@ cells around it.
 from __future__ import annotations
 
 import re
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,16 @@ STATIC = Path(__file__).parent / "static"
 #: each request carries an id that its answer repeats.  Every view of the
 #: widget (shown in two cells, say) hears every answer, so an id names its
 #: view too.  A comm that no longer sends (the kernel restarted) is an error
-#: the log shows, as the served page shows a stopped server.
+#: the log shows, as the served page shows a stopped server.  A message
+#: without an id says the state changed elsewhere (``StepperWidget.tell``).
 COMM_TRANSPORT = """
 function commTransport(model) {
   const view = Math.random().toString(36).slice(2);
   let last = 0;
   const waiting = new Map();
+  const watchers = [];
   model.on("msg:custom", (message) => {
+    if ("changed" in message) return watchers.forEach((watch) => watch(message.changed));
     const settle = waiting.get(message.id);
     if (!settle) return;
     waiting.delete(message.id);
@@ -57,6 +61,7 @@ function commTransport(model) {
   return {
     read: (name, query) => request("reading", name, query),
     command: (name, body) => request("command", name, body),
+    onChanged: (watch) => watchers.push(watch),
   };
 }
 
@@ -82,12 +87,55 @@ class StepperWidget(anywidget.AnyWidget):
     def __init__(self, net: Net | FlatNet | WebSession, seed: int | None = 0, **kwargs):
         super().__init__(**kwargs)
         self.session = net if isinstance(net, WebSession) else WebSession(net, seed=seed)
+        self._told = self._shown_state()
         self.on_msg(self._answer)
+        _after_each_cell(self)
 
     def _answer(self, widget, request: Any, buffers) -> None:
-        """Answer one request of the page, repeating its id."""
+        """Answer one request of the page, repeating its id; then tell the
+        other views if it changed the state."""
         if not isinstance(request, dict):
             return
         status, data = answer(self.session, request.get("kind"), request.get("name"),
                               request.get("args", {}))
         self.send({"id": request.get("id"), "status": status, "data": data})
+        self.tell()
+
+    def tell(self) -> None:
+        """Have every view draw the state again if it changed since they
+        were last told: a cell that stepped ``widget.session`` (or its
+        simulator) left the page showing the old marking, and a click
+        then jumped several steps while the log said it fired one.  Done
+        after each cell in IPython, and after each request of a view."""
+        shown = self._shown_state()
+        if shown != self._told:
+            self._told = shown
+            self.send({"changed": shown})
+
+    def _shown_state(self) -> dict[str, Any]:
+        """What a view's ``data-ready`` says it shows (the version alone
+        misses a cell that ran the simulator itself)."""
+        sim = self.session.simulator
+        return {"version": self.session.version, "step": sim.steps, "time": sim.now}
+
+
+def _after_each_cell(widget: StepperWidget) -> None:
+    """Call ``widget.tell()`` after each cell the IPython kernel runs, for
+    as long as the widget lives (a weak reference: a cell run again makes a
+    new widget, and the old one goes)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - anywidget needs IPython
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    alive = weakref.ref(widget)
+
+    def after_cell(*_) -> None:
+        live = alive()
+        if live is None:
+            shell.events.unregister("post_run_cell", after_cell)
+        else:
+            live.tell()
+    shell.events.register("post_run_cell", after_cell)

@@ -1,7 +1,8 @@
 // The stepping page: draws what the session's "state" reading says and sends
 // commands.  mount(root, transport) builds it inside root; the transport
 // carries the requests of cpn/web/api.py: over HTTP for the served page
-// (httpTransport), over a Jupyter comm for the notebook widget (widget.py).
+// (httpTransport), over a Jupyter comm for the notebook widget (widget.py),
+// which also tells the page when the state changed elsewhere (onChanged).
 // Text from the session is put in the page as text (textContent), never as
 // markup, except the drawing, which Graphviz made from the net file.
 
@@ -394,5 +395,14 @@ export function mount(root, transport) {
     event.target.value = "";
   };
   new ResizeObserver(() => fitNames(root)).observe(root);
+  // Changed elsewhere (a notebook cell, another view): drawn again, unless
+  // this view shows that state already or is following a run of its own.
+  if (transport.onChanged) {
+    transport.onChanged(({ step, time, version }) => {
+      if ("ready" in root.dataset && root.dataset.ready !== `${step}@${time}#${version}`) {
+        refresh();
+      }
+    });
+  }
   refresh();
 }
