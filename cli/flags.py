@@ -7,6 +7,17 @@ import argparse
 import re
 
 
+#: Options whose flag is not their name spelt with dashes, by argparse name.
+RENAMED = {"size_unit": "--unit"}
+
+
+def flag(name: str) -> str:
+    """The flag of the option ``name`` (argparse's): ``cap_month`` ->
+    ``--cap-month``, ``size_unit`` -> ``--unit``, so that an error names
+    what the user typed."""
+    return RENAMED.get(name, "--" + name.replace("_", "-"))
+
+
 def negative_values_attached(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
     """``argv`` with each value that starts with a minus sign attached to
     its option (``--cap -5%`` -> ``--cap=-5%``).  argparse takes any word

@@ -18,16 +18,13 @@ from modules.resilience import ON_FAILURE
 
 from .capping import CAP_MONTH_HELP, cap_month, parse_cap
 from .choices import MIRA_SYSTEM_MTTF_HOURS
+from .flags import flag
 from .output_dir import writable_directory
 from .resilience import check_one_failure_rate
 from .choices import DATA_DRIVEN_OVER_CAP, KNAPSACK_BUDGETS
 from .values import job_numbers, non_negative_int, positive_float, positive_int, \
     trace_or_synthetic
-
-
-def flag(name: str) -> str:
-    """The command-line spelling of a study option: ``cap_month`` -> ``--cap-month``."""
-    return "--" + name.replace("_", "-")
+from .workload import SIZE_UNITS
 
 
 def _items(text: str) -> list[str]:
@@ -94,6 +91,10 @@ def _add_workload_options(workload) -> None:
                                "at Mira's January and March loads)")
     workload.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
                           help="processors per node (default: MaxProcs/MaxNodes, else 1)")
+    workload.add_argument("--unit", choices=SIZE_UNITS, dest="size_unit",
+                          help="what a job's size counts: nodes (default), or procs for a "
+                               "machine whose processors are not a whole number of nodes, "
+                               "as in cpn run (PuPPET, TOPPER)")
     workload.add_argument("--allocation-unit", type=positive_int, metavar="NODES",
                           help="round job sizes up to this many nodes (default 1)")
     workload.add_argument("--machine-nodes", type=positive_int, metavar="NODES",

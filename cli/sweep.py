@@ -22,17 +22,19 @@ from modules.resilience import system_mttf_hours
 from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
                       capping_methods, parse_cap, refuse_unread_options)
 from .choices import MODELS, OVERRUNS, POWER_OPTIONS, THESIS_POLICIES
+from .flags import flag
 from .output_dir import writable_directory
 from .resilience import (add_resilience_arguments, check_failure_options, describe_failures,
                          unit_nodes)
 from .values import (Remembered, add_option, choice, comma_list, existing_file, fraction, given,
                      integer, job_numbers, non_negative_int, positive_float, positive_int,
                      trace_or_synthetic)
+from .workload import SIZE_UNITS
 
 #: Options of PuPPET and TOPPER runs only (``--model puppet``), by argparse name.
-PUPPET_OPTIONS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "power",
-                  "seed", "estimate", "capping", "cap", "cap_month", "wait_queue", "max_wait",
-                  "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
+PUPPET_OPTIONS = ("month", "procs_per_node", "size_unit", "allocation_unit", "machine_nodes",
+                  "power", "seed", "estimate", "capping", "cap", "cap_month", "wait_queue",
+                  "max_wait", "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
                   "resilience", "on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
                   "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
                   "over_cap", "dvfs_admission", "overrun")
@@ -139,6 +141,10 @@ def _add_workload_options(workload) -> None:
                                "or 'none' for the whole trace (default)")
     workload.add_argument("--procs-per-node", type=positive_int, metavar="PROCS",
                           help="processors per node (default: MaxProcs/MaxNodes, else 1)")
+    workload.add_argument("--unit", choices=SIZE_UNITS, dest="size_unit",
+                          help="what a job's size counts: nodes (default), or procs for a "
+                               "machine whose processors are not a whole number of nodes, "
+                               "as in cpn run (options that count nodes then count processors)")
     workload.add_argument("--allocation-unit", type=positive_int, default=1, metavar="NODES",
                           action=Remembered,
                           help="round job sizes up to this many nodes (default 1)")
@@ -214,12 +220,12 @@ def experiments_from_args(args, console=None):
     """The runs the options ask for; ``console`` is told which units fail."""
     from studies.experiment import Experiment
     from studies.grids import grid, grid_from_json, unique
-    from studies.workloads import trace_months
+    from studies.workloads import trace_months, trace_shape
 
     if args.grid is not None:
         given = grid_options_given(args)
         if given:
-            raise ValueError(f"--{given[0].replace('_', '-')} cannot be combined with --grid: "
+            raise ValueError(f"{flag(given[0])} cannot be combined with --grid: "
                              "put it in the grid file")
         # the file's PuPPET runs kill overruns as the flags do (--overrun's default)
         overrun, = args.puppet_defaults["overrun"]
@@ -228,7 +234,7 @@ def experiments_from_args(args, console=None):
         return thesis_runs_from_args(args)
     given = [name for name in THESIS_OPTIONS if getattr(args, name) is not None]
     if given:
-        raise ValueError(f"--{given[0].replace('_', '-')} applies to --model thesis only")
+        raise ValueError(f"{flag(given[0])} applies to --model thesis only")
     methods = capping_methods(args.capping, args.cap)
     check_failure_options(args, methods)
     refuse_unread_options(args, methods)
@@ -237,11 +243,11 @@ def experiments_from_args(args, console=None):
                                        or all(cap.fraction is None for cap in caps)):
         raise ValueError("--cap-month needs a cap given as a share of the peak (--cap 70%)")
     base = Experiment(trace=args.trace or "synthetic", procs_per_node=args.procs_per_node,
-                      allocation_unit=args.allocation_unit, machine_nodes=args.machine_nodes)
+                      allocation_unit=args.allocation_unit, machine_nodes=args.machine_nodes,
+                      size_unit=args.size_unit)
     months = args.month
     if months == "all":
-        months = list(range(trace_months(base.trace, args.procs_per_node,
-                                         args.allocation_unit, args.machine_nodes)))
+        months = list(range(trace_months(*trace_shape(base))))
     elif months == "none":
         months = [None]
     axes = {"month": months, "policy": args.policy or ["fcfs"], "estimate": args.estimate,
@@ -294,8 +300,7 @@ def thesis_runs_from_args(args):
 
     puppet_options = puppet_options_given(args)
     if puppet_options:
-        raise ValueError(f"--{puppet_options[0].replace('_', '-')} applies to --model puppet "
-                         "only")
+        raise ValueError(f"{flag(puppet_options[0])} applies to --model puppet only")
     first, last = args.jobs or (10_001, 15_000)
     base = ThesisRun(args.trace or ATLAS, machine_cpus=args.cpus or 9216, first_job=first,
                      last_job=last, profiles=args.profiles)

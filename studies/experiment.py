@@ -85,7 +85,7 @@ TOPPER_DEFAULTS = {
 #: Fields left out of the canonical JSON when None, so that experiments
 #: declared before they existed keep their keys.
 _OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale",
-             "over_cap", "dvfs_admission", "overrun")
+             "over_cap", "dvfs_admission", "overrun", "size_unit")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
@@ -119,8 +119,9 @@ class Experiment:
     synthetic study has a quieter and a busier month, as the papers').
     ``month``: index of a 30-day window of submit times, counted from the
     first submit (jobs of the window run to completion), or ``None`` for
-    the whole trace.  ``procs_per_node``, ``allocation_unit`` and
-    ``machine_nodes`` are passed to :func:`modules.swf.read_swf`.
+    the whole trace.  ``procs_per_node``, ``allocation_unit``,
+    ``machine_nodes`` and ``size_unit`` (None: nodes; ``"procs"``: as ``cpn
+    run --unit procs``) are passed to :func:`modules.swf.read_swf`.
     ``policy``, ``estimate``, ``trigger``, ``backfill`` and ``overrun`` (a
     job past its requested walltime: ``None`` or ``"keep"``, it runs on;
     ``"clamp"``, it is killed at it) are ``SchedulingConfig``'s.
@@ -161,6 +162,7 @@ class Experiment:
     procs_per_node: int | None = None
     allocation_unit: int = 1
     machine_nodes: int | None = None
+    size_unit: str | None = None  # None: "nodes" (a job's size counts nodes)
     policy: str = "fcfs"
     estimate: str = "requested"
     trigger: str = "event"
@@ -215,6 +217,8 @@ class Experiment:
                 put(name, int(value))
         if self.overrun == "keep" or trace == SYNTHETIC:
             put("overrun", None)  # one spelling of the default (synthetic jobs never overrun)
+        if self.size_unit == "nodes":
+            put("size_unit", None)  # one spelling of the default: a nodes run keeps its key
         check_choices(self)
         put("backfill", bool(self.backfill))  # a table's numpy bool too
         defaults = {f.name: f.default for f in fields(self)}
@@ -225,8 +229,7 @@ class Experiment:
             elif getattr(self, name) is None:
                 put(name, defaults[name])
 
-        capped = self.capping != "none"
-        dvfs = self.capping == "dvfs"
+        capped, dvfs = self.capping != "none", self.capping == "dvfs"
         for name in ("l", "w_minutes"):
             relevant(name, self.capping == "wait")
         for name in ("alpha", "beta", "latency", "core_share", "dvfs_admission"):
@@ -237,9 +240,8 @@ class Experiment:
             put("levels", None)
         relevant("over_cap", capped)
         if not capped:
-            put("cap_fraction", None)
-            put("cap_watts", None)
-            put("cap_month", None)
+            for name in ("cap_fraction", "cap_watts", "cap_month"):
+                put(name, None)
         elif self.cap_watts is not None:
             if self.cap_fraction is not None:
                 raise ValueError("give the cap either in watts or as a fraction, not both "
@@ -292,10 +294,8 @@ class Experiment:
         """An experiment from :meth:`to_dict` or from a result row (other
         keys are ignored; ``levels`` may be a list or ``"1;0.9;..."``)."""
         names = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
-        for name, value in list(values.items()):
-            if isinstance(value, float) and math.isnan(value):  # empty CSV cell
-                values[name] = None
+        values = {k: None if isinstance(v, float) and math.isnan(v) else v  # empty CSV cell
+                  for k, v in data.items() if k in names}
         levels = values.get("levels")
         if isinstance(levels, str):
             values["levels"] = tuple(float(f) for f in levels.split(";") if f)
@@ -363,10 +363,9 @@ class Experiment:
 
     def label(self) -> str:
         """A short human-readable description."""
-        name = Path(self.trace).name
-        for suffix in (".gz", ".swf"):
-            name = name.removesuffix(suffix)
-        parts = [name]
+        parts = [Path(self.trace).name.removesuffix(".gz").removesuffix(".swf")]
+        if self.size_unit == "procs":
+            parts.append("in processors")
         if self.month is not None:
             parts.append(f"month {self.month}")
         parts.append(self.policy)

@@ -26,6 +26,9 @@ CAPPINGS = ("none", "block", "wait", "dvfs")
 POWER_OPTIONS = ("drawn", "constant")
 #: The ``trace`` of a run on the built-in Mira-like workload.
 SYNTHETIC = "synthetic"
+#: What a job's size counts (``modules.swf.SIZE_UNITS``, not imported here:
+#: declaring an experiment loads no numpy).
+SIZE_UNITS = ("nodes", "procs")
 
 
 def check_choices(exp: "Experiment") -> None:
@@ -39,7 +42,7 @@ def check_choices(exp: "Experiment") -> None:
             raise ValueError(f"{name} must be one of {allowed}, not {getattr(exp, name)!r}")
     for name, allowed in (("resilience", METHODS), ("on_failure", ON_FAILURE),
                           ("over_cap", OVER_CAP), ("dvfs_admission", ADMISSIONS),
-                          ("overrun", OVERRUNS)):
+                          ("overrun", OVERRUNS), ("size_unit", SIZE_UNITS)):
         value = getattr(exp, name)
         if value is not None and value not in allowed:
             raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
@@ -69,9 +72,13 @@ def check_values(exp: "Experiment") -> None:
     """Each number lies in its range (once the fields are settled)."""
     if exp.trace == SYNTHETIC and (exp.procs_per_node is not None
                                    or exp.machine_nodes is not None
-                                   or exp.allocation_unit != 1):
+                                   or exp.allocation_unit != 1 or exp.size_unit is not None):
         raise ValueError("the synthetic workload has its own machine: procs_per_node, "
-                         "machine_nodes and allocation_unit apply to SWF traces only")
+                         "machine_nodes, allocation_unit and size_unit apply to SWF traces "
+                         "only")
+    if exp.size_unit == "procs" and exp.procs_per_node not in (None, 1):
+        raise ValueError(f"procs_per_node={exp.procs_per_node} means nothing with "
+                         'size_unit="procs": sizes count processors')
     for name in ("month", "cap_month", "seed"):
         value = getattr(exp, name)
         if isinstance(value, int) and value < 0:

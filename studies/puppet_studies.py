@@ -49,8 +49,8 @@ class CappingDesign:
     paper: ClassVar[str] = "PuPPET"
     results: ClassVar[str] = "out/runs"
     options: ClassVar[frozenset[str]] = frozenset({
-        "trace", "months", "procs_per_node", "allocation_unit", "machine_nodes", "policies",
-        "values", "seeds", "cap", "cap_month"})
+        "trace", "months", "procs_per_node", "allocation_unit", "machine_nodes", "size_unit",
+        "policies", "values", "seeds", "cap", "cap_month"})
     baselines: ClassVar[bool] = True
 
     parameter: str
@@ -72,6 +72,7 @@ class CappingDesign:
                           procs_per_node=options.procs_per_node,
                           allocation_unit=options.allocation_unit or 1,
                           machine_nodes=options.machine_nodes,
+                          size_unit=options.size_unit,
                           cap_fraction=CAP_FRACTION if options.cap is None else options.cap,
                           cap_month=options.cap_month, seed=seeds[0],
                           capping="wait")  # any capping: keeps the cap fields

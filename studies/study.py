@@ -58,7 +58,8 @@ class StudyOptions:
 
     The workload: ``trace`` (an SWF file, or ``"synthetic"``), ``months``
     (30-day windows: a list, ``"all"``, or ``"none"`` for the whole trace),
-    ``procs_per_node``, ``allocation_unit``, ``machine_nodes``; for the DVFS
+    ``procs_per_node``, ``allocation_unit``, ``machine_nodes``, ``size_unit``
+    (``"procs"``: sizes count processors, PuPPET and TOPPER); for the DVFS
     thesis, ``cpus``, ``jobs`` (first and last job numbers),
     ``profile_seed`` and ``profiles``.  The runs: ``policies``, ``values``
     (of the parameter a figure varies), ``seeds``, ``cap`` (a fraction of the
@@ -74,6 +75,7 @@ class StudyOptions:
     procs_per_node: int | None = None
     allocation_unit: int | None = None
     machine_nodes: int | None = None
+    size_unit: str | None = None
     policies: Sequence[str] | None = None
     values: Sequence[Any] | None = None
     seeds: Sequence[int] | None = None

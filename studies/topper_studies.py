@@ -57,8 +57,8 @@ class VariantsDesign:
     paper: ClassVar[str] = "TOPPER"
     results: ClassVar[str] = "out/topper_runs"
     options: ClassVar[frozenset[str]] = frozenset({
-        "trace", "months", "procs_per_node", "allocation_unit", "machine_nodes", "policies",
-        "seeds", "cap", "cap_month", "unit_nodes", "mttf_days", "system_mttf_hours",
+        "trace", "months", "procs_per_node", "allocation_unit", "machine_nodes", "size_unit",
+        "policies", "seeds", "cap", "cap_month", "unit_nodes", "mttf_days", "system_mttf_hours",
         "on_failure"})
     baselines: ClassVar[bool] = False  # normalised to a variant, not to an uncapped twin
 
@@ -80,6 +80,7 @@ class VariantsDesign:
                           procs_per_node=options.procs_per_node,
                           allocation_unit=options.allocation_unit or 1,
                           machine_nodes=options.machine_nodes,
+                          size_unit=options.size_unit,
                           policy=(options.policies or self.policies)[0],
                           resilience="checkpoint", unit_nodes=options.unit_nodes,
                           system_mttf_hours=options.system_mttf_hours,

@@ -73,18 +73,19 @@ def refuse_cobalt_log(trace: str) -> None:
                          "traces: run a Cobalt log with cpn run or cpn validate")
 
 
-def _read_trace(trace: str, procs_per_node, allocation_unit, machine_nodes):
+def _read_trace(trace: str, procs_per_node, allocation_unit, machine_nodes, size_unit):
+    """The trace as read by ``read_swf`` (``size_unit`` None: nodes)."""
     refuse_cobalt_log(trace)
     return read_swf(trace, procs_per_node=procs_per_node, allocation_unit=allocation_unit,
-                    machine_nodes=machine_nodes)
+                    machine_nodes=machine_nodes, size_unit=size_unit or "nodes")
 
 
 @functools.lru_cache(maxsize=8)
-def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, power: str,
-                node_watts: float, seed: int):
+def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, size_unit,
+                power: str, node_watts: float, seed: int):
     """The whole trace with job powers (drawn over the whole trace, so a
     job's power does not depend on the window it is simulated in)."""
-    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes)
+    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes, size_unit)
     if power == "constant":
         jobs = assign_constant_power(workload.jobs, node_watts)
     else:
@@ -93,12 +94,12 @@ def _trace_jobs(trace: str, procs_per_node, allocation_unit, machine_nodes, powe
 
 
 @functools.lru_cache(maxsize=8)
-def _rejected_submits(trace: str, procs_per_node, allocation_unit, machine_nodes):
+def _rejected_submits(trace: str, procs_per_node, allocation_unit, machine_nodes, size_unit):
     """The submit times, on the jobs' clock, of the rejected job lines that
     have one in the trace's log, and how many have none: an unknown submit
     (-1), or a repeated job id, whose later lines the log (one row per id)
     leaves out."""
-    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes)
+    workload = _read_trace(trace, procs_per_node, allocation_unit, machine_nodes, size_unit)
     lines = np.asarray(columns_of(stored(workload, "rejected"))["line"], dtype=np.int64)
     log = columns_of(stored(workload, "log"))
     logged, submits = np.asarray(log["line"], dtype=np.int64), np.asarray(log["submit"], float)
@@ -176,8 +177,7 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
         jobs = (assign_constant_power(jobs, exp.node_watts) if exp.power == "constant"
                 else scaled_to_node(jobs, exp.node_watts))
         return PreparedWorkload(tuple(jobs), workload.machine_nodes, workload.time_offset, 0)
-    jobs, workload = _trace_jobs(exp.trace, exp.procs_per_node, exp.allocation_unit,
-                                 exp.machine_nodes, exp.power, exp.node_watts, exp.seed)
+    jobs, workload = _trace_jobs(*trace_shape(exp), exp.power, exp.node_watts, exp.seed)
     last = max((job.st for job in jobs), default=0.0)
     months = int(last // MONTH_SECONDS) + 1
     start = 0.0
@@ -188,8 +188,7 @@ def trace_window(exp: Experiment) -> PreparedWorkload:
         jobs = tuple(job._replace(st=job.st - start) for job in jobs
                      if start <= job.st < start + MONTH_SECONDS)
     day_offset = _local_day_offset(workload.header, workload.time_offset + start)
-    rejected, undated = _rejected_submits(exp.trace, exp.procs_per_node, exp.allocation_unit,
-                                          exp.machine_nodes)
+    rejected, undated = _rejected_submits(*trace_shape(exp))
     return PreparedWorkload(jobs, workload.machine_nodes, day_offset, months,
                             rejected_in_window(rejected, exp.month, months), undated)
 
@@ -203,23 +202,29 @@ def study_months(exp: Experiment, months: Sequence[int | None] | str | None = No
     if months is None and exp.trace == SYNTHETIC:
         return [0, 1]
     if months is None or months == "all":
-        count = trace_months(exp.trace, exp.procs_per_node, exp.allocation_unit,
-                             exp.machine_nodes)
+        count = trace_months(*trace_shape(exp))
         return list(range(count if months == "all" else min(4, count)))
     if months == "none":
         return [None]
     return list(months)
 
 
+def trace_shape(exp: Experiment) -> tuple:
+    """What reading ``exp``'s trace depends on: the trace and how its job
+    sizes map onto the machine (so windows, months and rejected lines are
+    counted in the run's unit)."""
+    return exp.trace, exp.procs_per_node, exp.allocation_unit, exp.machine_nodes, exp.size_unit
+
+
 def trace_months(trace: str, procs_per_node: int | None = None, allocation_unit: int = 1,
-                 machine_nodes: int | None = None) -> int:
+                 machine_nodes: int | None = None, size_unit: str | None = None) -> int:
     """How many 30-day windows the trace's submit times span."""
     if os.fspath(trace) == SYNTHETIC:
         raise ValueError("the synthetic workload has as many months as you ask for: "
                          "give them (e.g. 0,1,2,3)")
     return trace_window(Experiment(trace=os.fspath(trace), procs_per_node=procs_per_node,
-                                       allocation_unit=allocation_unit,
-                                       machine_nodes=machine_nodes)).months
+                                   allocation_unit=allocation_unit, machine_nodes=machine_nodes,
+                                   size_unit=size_unit)).months
 
 
 def refuse_months_beyond_traces(runs) -> None:
@@ -231,7 +236,7 @@ def refuse_months_beyond_traces(runs) -> None:
     for run in runs:
         if not isinstance(run, Experiment) or run.month is None or run.trace == SYNTHETIC:
             continue
-        shape = (run.trace, run.procs_per_node, run.allocation_unit, run.machine_nodes)
+        shape = trace_shape(run)
         if shape not in months_of:
             months_of[shape] = trace_months(*shape)
         if run.month >= months_of[shape]:

@@ -138,7 +138,8 @@ def test_the_parsers_choices_are_the_models_own():
     from cli.workload import SIZE_UNITS as SIZE_UNITS_SHOWN
     from modules.workload import SIZE_UNITS
     from modules.validation import PERIODS
-    assert SIZE_UNITS_SHOWN == tuple(SIZE_UNITS)
+    from studies.experiment_fields import SIZE_UNITS as SIZE_UNITS_OF_RUNS
+    assert SIZE_UNITS_SHOWN == SIZE_UNITS_OF_RUNS == tuple(SIZE_UNITS)
     assert PERIODS_SHOWN == tuple(PERIODS)
 
 
