@@ -18,6 +18,7 @@ from pathlib import Path
 from modules.dvfs_thesis.gears import IDLE_SCENARIOS
 from modules.easy import ESTIMATES, POLICIES
 from modules.resilience import system_mttf_hours
+from modules.words import counted
 
 from .capping import (CAP_MONTH_HELP, DEFAULT_CAP, CapSpec, add_capping_arguments, cap_month,
                       capping_methods, parse_cap, refuse_unread_options)
@@ -344,8 +345,8 @@ def command_sweep(args) -> int:
     experiments = experiments_from_args(args, console)
     writable_directory(args.out, "--out")
     runs = plan(experiments)
-    console.print(f"{len(experiments)} experiments, {len(runs)} runs with their baselines "
-                  f"and prerequisites; results in {args.out}/")
+    console.print(f"{counted(len(experiments), 'experiment')}, {counted(len(runs), 'run')} "
+                  f"with their baselines and prerequisites; results in {args.out}/")
     if args.dry_run:
         for run in runs:
             console.print(f"  {run.key()}  {run.label()}")

@@ -167,6 +167,9 @@ def test_cpn_sweep_grid_kills_overruns_as_its_flags_do(trace, tmp_path, capsys):
                                          "overrun": "keep"}, "grid": {"capping": ["block"]}}))
     assert keys("--grid", str(spec))[0] == replace(clamp, overrun=None).key()  # as it says
     assert grid_from_json({"base": {"trace": str(trace)}})[0].overrun is None  # the API's keep
+    assert cpn(["sweep", "--trace", str(trace), "--month", "0", "--out", str(tmp_path / "one"),
+                "--dry-run"]) == 0
+    assert capsys.readouterr().out.startswith("1 experiment, 1 run with their baselines")
 
 
 @pytest.mark.parametrize("text, refused", [
