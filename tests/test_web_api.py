@@ -591,7 +591,7 @@ def test_the_notebook_widget_answers_each_request_by_its_id():
                     {"id": 9, "kind": "command", "name": "run", "args": {"steps": "all"}},
                     {"id": 10, "kind": "reading", "name": "eval", "args": {}}):
         widget._answer(widget, request, [])
-    changed = {"changed": {"version": 1, "step": 1, "time": 0.0}}  # for the other views
+    changed = {"changed": {"version": 1, "step": 1, "time": 0.0, "running": False}}  # others
     assert replies.pop(1) == changed
     assert replies[0] == {"id": 7, "status": 200, "data": {"running": False}}
     assert replies[1]["id"] == 8 and replies[1]["data"]["steps"] == 1
@@ -612,3 +612,25 @@ def test_the_puppet_demo_offers_breakpoints_at_the_moments_of_its_story():
                 first_hit.setdefault(name, sim.now)
     assert first_hit == {"the machine is full": 100.0, "power reaches the cap": 100.0,
                          "a job has finished": 100.0}
+
+
+def test_each_view_reads_the_whole_log_from_its_own_place(monkeypatch):
+    """The log was emptied by each read: with two views (two tabs, a widget
+    shown twice), each line reached one of them only."""
+    import cpn.web.session as session_module
+
+    session = WebSession(build_net())
+    session.step()
+    first = session.state(svg=False, log_from=0)
+    second = session.state(svg=False, log_from="0")  # as a query string gives it
+    assert first["log"] == second["log"] != [] and first["log_next"] == 1
+    assert session.state(svg=False, log_from=1)["log"] == []
+    assert session.state(svg=False)["log"] == first["log"]  # no log_from: on from the last
+    assert session.state(svg=False)["log"] == []
+    monkeypatch.setattr(session_module, "LOG_KEPT", 2)
+    for _ in range(3):
+        session.step()
+    kept = session.state(svg=False, log_from=0)
+    assert kept["log_next"] == 4 and len(kept["log"]) == 2  # the last LOG_KEPT lines
+    with pytest.raises(SessionError, match="log_from: expected a whole number"):
+        session.state(log_from="x")

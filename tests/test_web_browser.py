@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from cli.net_loading import load_net
+from cpn import Net
 from cpn.stepper import Stepper
 from cpn.times import time_text
 from cpn.trace import replay
@@ -363,11 +365,35 @@ def test_every_view_draws_a_change_made_elsewhere(browser, tmp_path):
     widget.session.step()
     widget.session.simulator.step()  # the simulator itself, from a cell
     widget.tell()
-    assert told == [{"changed": {"version": 1, "step": 2, "time": 0.0}}]
+    assert told == [{"changed": {"version": 1, "step": 2, "time": 0.0, "running": False}}]
     page.page.evaluate("(message) => window.deliver(message)", told[0])
     page.page.wait_for_function(f"{clocks}.every((c) => c.endsWith('step 2'))")
     page.page.click("div.cell:nth-of-type(1) .step")  # the other view follows a view's click
     page.page.wait_for_function(f"{clocks}.every((c) => c.endsWith('step 3'))")
+    # each view logs every line, not the one that read the state first
+    page.page.wait_for_function("[...document.querySelectorAll('.cpn-stepper')].every("
+                                "(v) => v.querySelector('.log').textContent.includes('fired'))")
+    assert page.errors == []
+
+
+def test_a_run_a_cell_started_is_followed_though_it_had_not_fired(browser, tmp_path):
+    # As the cell ended nothing had changed yet, so no view was told, and
+    # none drew the run's end until a click jumped there.
+    net = Net("slow", env={"slow": lambda x: (time.sleep(0.05), x + 1)[1]})
+    net.place("P", int, initial=[0])
+    net.transition("Tick", guard="x < 20")
+    net.arc("P", "Tick", "x")
+    net.arc("Tick", "P", "slow(x)")
+    widget = stepper_widget(WebSession(net))
+    page = widget_page(browser, tmp_path, widget)
+    told = []
+    widget.send = told.append
+    widget.session.run(steps=10)
+    widget.tell()  # as the cell ends
+    assert told[0]["changed"]["running"]
+    page.page.evaluate("(message) => window.deliver(message)", told[0])
+    page.page.wait_for_function("document.querySelector('.clock').textContent"
+                                ".endsWith('step 10') && document.querySelector('[data-ready]')")
     assert page.errors == []
 
 

@@ -22,7 +22,8 @@ from .session import WebSession
 Handler = Callable[[WebSession, dict[str, Any]], Any]
 
 READINGS: dict[str, Handler] = {
-    "state": lambda session, query: session.state(query.get("module")),
+    "state": lambda session, query: session.state(query.get("module"),
+                                                  log_from=query.get("log_from")),
     "tokens": lambda session, query: session.tokens(query.get("place")),
     "progress": lambda session, query: session.progress(),
     "trace": lambda session, query: {"text": session.trace_text(),

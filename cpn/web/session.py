@@ -38,6 +38,8 @@ LOGGED = frozenset({"info", "hint", "error", "breakpoint", "changes"})
 
 #: How many enabled bindings the page lists.
 BINDINGS_SHOWN = 200
+#: Lines of the log kept for views that read it later (a page shows its own).
+LOG_KEPT = 1000
 
 
 class WebSession:
@@ -54,7 +56,11 @@ class WebSession:
         self._lock = threading.Lock()
         self._runner: threading.Thread | None = None
         self._run_goal: dict[str, float] = {}
+        # What the commands did, for every view: each reads on from where it
+        # left (``state``'s ``log_from``), the last LOG_KEPT lines kept.
         self._log: list[dict[str, str]] = []
+        self._log_start = 0  # the position of _log[0] in the whole log
+        self._log_read = 0  # where a reader that gives no log_from goes on
         # Counts changes of state, never going back: the binding numbers a
         # page shows are those of one version.
         self.version = 0
@@ -71,7 +77,13 @@ class WebSession:
 
     def _shown(self, item: Message | Table) -> None:
         if isinstance(item, Message) and item.kind in LOGGED:
-            self._log.append({"text": item.text, "kind": item.kind})
+            self._logged({"text": item.text, "kind": item.kind})
+
+    def _logged(self, line: dict[str, str]) -> None:
+        self._log.append(line)
+        if len(self._log) > LOG_KEPT:
+            self._log_start += len(self._log) - LOG_KEPT
+            del self._log[:-LOG_KEPT]
 
     # -- commands ------------------------------------------------------------
     def _execute(self, line: str) -> None:
@@ -225,8 +237,7 @@ class WebSession:
     def _add(self, entry: SessionBreakpoint) -> None:
         breakpoints = self.stepper.recorder.breakpoints
         breakpoints.append(entry)
-        self._log.append({"text": f"breakpoint {len(breakpoints)}: {entry.text}",
-                          "kind": "info"})
+        self._logged({"text": f"breakpoint {len(breakpoints)}: {entry.text}", "kind": "info"})
 
     def remove_breakpoint(self, number: Any) -> None:
         """Remove breakpoint ``number`` (from 1)."""
@@ -276,23 +287,34 @@ class WebSession:
                 raise SessionError(message.replace(str(path), name) if str(path) in message
                                    else f"{name}: {message}") from None
             self.version += 1
-        self._log.append({"text": f"replayed {len(records)} firing"
-                                  f"{'' if len(records) == 1 else 's'} of {name}: time "
-                                  f"{time_text(self.simulator.now)}, step {self.simulator.steps}",
-                          "kind": "info"})
+        self._logged({"text": f"replayed {len(records)} firing"
+                               f"{'' if len(records) == 1 else 's'} of {name}: time "
+                               f"{time_text(self.simulator.now)}, step {self.simulator.steps}",
+                       "kind": "info"})
 
     # -- what the page shows -------------------------------------------------
-    def state(self, module: Any = None, svg: bool = True) -> dict[str, Any]:
+    def state(self, module: Any = None, svg: bool = True,
+              log_from: Any = None) -> dict[str, Any]:
         """Everything the page draws, with the drawing of ``module`` (a
         substitution path; the top level when empty) unless ``svg`` is
-        False, and the log of what the commands since the last call did."""
+        False, and the log from position ``log_from`` on (a view's own
+        place in it, so that two views each show every line; by default,
+        from where the last call that gave none stopped) with the position
+        after it, ``log_next``."""
         if module is not None:
             fields.name(module, "module", "a module's path")
+        if log_from is not None:
+            log_from = fields.whole(int(log_from) if isinstance(log_from, str)
+                                    and log_from.isdigit() else log_from, "log_from")
         with self._locked():
             sim, stepper = self.simulator, self.stepper
             bindings, total = bindings_view(sim, BINDINGS_SHOWN)
             svg_text = drawing(self.net, sim, module) if svg else None  # may refuse module
-            log, self._log = self._log, []  # taken once nothing can fail: else lost
+            log_next = self._log_start + len(self._log)
+            log = self._log[max((self._log_read if log_from is None else log_from)
+                                - self._log_start, 0):]
+            if log_from is None:  # read once nothing can fail: else lost
+                self._log_read = log_next
             return {
                 "net": sim.net.name, "time": sim.now, "step": sim.steps,
                 "version": self.version, "module": module or "",
@@ -304,7 +326,7 @@ class WebSession:
                 "breakpoints": [bp.text for bp in stepper.recorder.breakpoints],
                 "named": list(self.named),
                 "can_undo": stepper.can_undo, "can_redo": stepper.can_redo,
-                "log": log,
+                "log": log, "log_next": log_next,
                 "svg": svg_text,
             }
 

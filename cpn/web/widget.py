@@ -114,9 +114,12 @@ class StepperWidget(anywidget.AnyWidget):
 
     def _shown_state(self) -> dict[str, Any]:
         """What a view's ``data-ready`` says it shows (the version alone
-        misses a cell that ran the simulator itself)."""
+        misses a cell that ran the simulator itself), and whether a run is
+        on: one a cell started may not have fired yet as the cell ends,
+        and a view that follows it draws where it ends."""
         sim = self.session.simulator
-        return {"version": self.session.version, "step": sim.steps, "time": sim.now}
+        return {"version": self.session.version, "step": sim.steps, "time": sim.now,
+                "running": self.session.running}
 
 
 def _after_each_cell(widget: StepperWidget) -> None:

@@ -142,7 +142,7 @@ export function mount(root, transport) {
   root.classList.add("cpn-stepper");
   root.innerHTML = MARKUP;
   const $ = (name) => root.querySelector("." + name);
-  const view = { module: "", version: 0, place: null };
+  const view = { module: "", version: 0, place: null, logNext: 0 };
 
   function log(text, kind) {
     const lines = $("log");
@@ -160,7 +160,8 @@ export function mount(root, transport) {
   }
 
   async function refresh() {
-    const { status, data } = await transport.read("state", { module: view.module });
+    const { status, data } = await transport.read("state", { module: view.module,
+                                                             log_from: view.logNext });
     if (status === 409 && data.running) return follow();
     if (status !== 200) {
       log(data.error, "error");
@@ -218,6 +219,7 @@ export function mount(root, transport) {
     renderBreakpoints(state);
     fitNames(root);
     for (const line of state.log) log(line.text, line.kind);
+    view.logNext = state.log_next;
   }
 
   function renderModules(state) {
@@ -398,10 +400,9 @@ export function mount(root, transport) {
   // Changed elsewhere (a notebook cell, another view): drawn again, unless
   // this view shows that state already or is following a run of its own.
   if (transport.onChanged) {
-    transport.onChanged(({ step, time, version }) => {
-      if ("ready" in root.dataset && root.dataset.ready !== `${step}@${time}#${version}`) {
-        refresh();
-      }
+    transport.onChanged(({ step, time, version, running }) => {
+      const shown = root.dataset.ready;
+      if (shown !== undefined && (running || shown !== `${step}@${time}#${version}`)) refresh();
     });
   }
   refresh();
