@@ -97,19 +97,23 @@ def test_an_incomplete_graph_leaves_queries_unknown(capsys):
             "it, and the states not explored are not known") in out
 
 
+def counter_guarded_by(path: Path, name: str, at: int, actions: list[str]) -> Path:
+    """The counter net file at ``path``, its guard a function ``name`` that
+    does ``actions`` (os, signal and time imported) when the counter is ``at``."""
+    body = "".join(f"        {action}\n" for action in actions)
+    path.write_text(COUNTER.replace('guard="x < 3"', f'guard="{name}(x)"').replace(
+        'net = Net("counter")', f'import os, signal, time\n\ndef {name}(x):\n'
+        f'    if x == {at}:\n{body}    return True\n\n'
+        f'net = Net("counter", env={{"{name}": {name}}})'))
+    return path
+
+
 def test_a_second_ctrl_c_stops_a_firing_that_does_not_end(capsys, tmp_path):
     """The first Ctrl-C waits for the firing to end; one that builds a
     huge value never did, and cpn check could not be stopped."""
-    net = tmp_path / "endless.py"
-    net.write_text(COUNTER.replace('guard="x < 3"', 'guard="endless(x)"').replace(
-        'net = Net("counter")', 'import os, signal, time\n\n'
-        'def endless(x):\n'
-        '    if x == 5:\n'
-        '        os.kill(os.getpid(), signal.SIGINT)\n'
-        '        os.kill(os.getpid(), signal.SIGINT)\n'
-        '        time.sleep(30)\n'
-        '    return True\n\n'
-        'net = Net("counter", env={"endless": endless})'))
+    net = counter_guarded_by(tmp_path / "endless.py", "endless", 5, [
+        "os.kill(os.getpid(), signal.SIGINT)", "os.kill(os.getpid(), signal.SIGINT)",
+        "time.sleep(30)"])
     started = time.monotonic()
     assert main(["check", str(net), "--query", "never P == 5"]) == 130
     assert time.monotonic() - started < 20
@@ -118,14 +122,8 @@ def test_a_second_ctrl_c_stops_a_firing_that_does_not_end(capsys, tmp_path):
 
 def test_ctrl_c_reports_the_states_explored(capsys, tmp_path):
     # Ctrl-C printed a KeyboardInterrupt traceback and lost the exploration
-    net = tmp_path / "interrupted.py"
-    net.write_text(COUNTER.replace('guard="x < 3"', 'guard="ctrl_c(x)"').replace(
-        'net = Net("counter")', 'import os, signal\n\n'
-        'def ctrl_c(x):\n'
-        '    if x == 50:\n'
-        '        os.kill(os.getpid(), signal.SIGINT)\n'
-        '    return True\n\n'
-        'net = Net("counter", env={"ctrl_c": ctrl_c})'))
+    net = counter_guarded_by(tmp_path / "interrupted.py", "ctrl_c", 50,
+                             ["os.kill(os.getpid(), signal.SIGINT)"])
     assert main(["check", str(net), "--query", "never P == 5", "--query",
                  "always count(P) <= 1"]) == 130
     out = capsys.readouterr().out
