@@ -23,12 +23,14 @@ from .values import add_option, at_least, choice, existing_file, fraction, \
 RESILIENCE = {"checkpoint": "checkpoint", "replication": "replication", "restart": "none"}
 #: Options that act only with failures, by their argparse names.
 FAILURE_OPTIONS = ("on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
-                   "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
-                   "failure_trace", "failure_format", "failure_multiplier", "recovery")
+                   "checkpoint_scale", "checkpoint_interval", "redundancy", "gamma",
+                   "dvfs_failure_multiplier", "failure_trace", "failure_format",
+                   "failure_multiplier", "recovery")
 DAY = 86_400.0
 #: Failure options only some methods read (FaultTolerance.method), by
 #: argparse name: replication checkpoints too (eq. 4).
 METHOD_OPTIONS = {"checkpoint_scale": ("checkpoint", "replication"),
+                  "checkpoint_interval": ("checkpoint", "replication"),
                   "redundancy": ("replication",), "gamma": ("replication",)}
 #: Options that scale drawn failure rates: a replayed trace has none.
 RATE_MULTIPLIERS = ("failure_multiplier", "dvfs_failure_multiplier")
@@ -75,6 +77,9 @@ def add_resilience_arguments(parser: argparse.ArgumentParser, *, axis: bool = Fa
     add_option(group, "--checkpoint-scale", non_negative_float, axis=axis,
                help="scale the checkpoint overheads O_c (600 s / 1,200 s; TOPPER Fig. 12; "
                     f"default {defaults.checkpoint_scale:g})")
+    add_option(group, "--checkpoint-interval", positive_float, axis=axis, metavar="MINUTES",
+               help="checkpoint every MINUTES of compute, as a site's policy does "
+                    "(default: Daly's optimal interval for each job, TOPPER eq. 2)")
     add_option(group, "--redundancy", at_least(1), axis=axis,
                help=f"replication degree r (default {defaults.redundancy:g}; fractional: "
                     "partial replication)")
@@ -171,16 +176,18 @@ def describe_failures(args, machine_nodes: int, unit: int,
 
 
 def describe_topper(args, model) -> str:
-    """:func:`describe_failures` of ``cpn run``'s TOPPER configuration.  A
-    replayed failure trace gives the failures; the MTTF still plans the
-    checkpoints (Daly's interval), which is said, so that --mttf-days beside
-    a trace is not taken for ignored."""
-    drawn = model.failure_trace is None
-    text = describe_failures(args, model.puppet.machine_nodes, model.resilience.unit_nodes,
-                             model.resilience.unit_mttf if drawn else None)
-    if not drawn and model.resilience.checkpoints:
+    """:func:`describe_failures` of ``cpn run``'s TOPPER configuration, and
+    a fixed checkpoint interval.  A replayed failure trace gives the
+    failures; the MTTF still plans the checkpoints (Daly's interval), which
+    is said, so that --mttf-days beside a trace is not taken for ignored."""
+    drawn, settings = model.failure_trace is None, model.resilience
+    text = describe_failures(args, model.puppet.machine_nodes, settings.unit_nodes,
+                             settings.unit_mttf if drawn else None)
+    if settings.checkpoint_interval is not None:
+        text += f"; checkpoints every {settings.checkpoint_interval / 60:,.4g} min"
+    elif not drawn and settings.checkpoints:
         text += (f"; checkpoints at Daly's interval for a unit MTTF of "
-                 f"{model.resilience.unit_mttf / DAY:,.4g} days")
+                 f"{settings.unit_mttf / DAY:,.4g} days")
     return text
 
 
@@ -216,10 +223,12 @@ def topper_config(args, puppet, time_offset: float = 0.0, report=print):
         unit_mttf = args.mttf_days * DAY
     else:
         unit_mttf = (args.system_mttf_hours or MIRA_SYSTEM_MTTF_HOURS) * 3600 * units
+    interval = args.checkpoint_interval  # minutes
     given = {name: value for name, value in (
         ("checkpoint_scale", args.checkpoint_scale), ("recovery", args.recovery),
         ("redundancy", args.redundancy), ("communication", args.gamma),
-        ("on_failure", args.on_failure)) if value is not None}
+        ("on_failure", args.on_failure),
+        ("checkpoint_interval", None if interval is None else interval * 60)) if value is not None}
     settings = FaultTolerance(unit_nodes=unit, unit_mttf=unit_mttf, method=args.resilience,
                               **given)
     trace = None

@@ -37,13 +37,14 @@ PUPPET_OPTIONS = ("month", "procs_per_node", "size_unit", "allocation_unit", "ma
                   "power", "seed", "estimate", "capping", "cap", "cap_month", "wait_queue",
                   "max_wait", "alpha", "beta", "idle_fraction", "walltime_scale", "size_scale",
                   "resilience", "on_failure", "unit_nodes", "mttf_days", "system_mttf_hours",
-                  "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
-                  "over_cap", "dvfs_admission", "overrun")
+                  "checkpoint_scale", "checkpoint_interval", "redundancy", "gamma",
+                  "dvfs_failure_multiplier", "over_cap", "dvfs_admission", "overrun")
 #: Options of DVFS thesis runs only (``--model thesis``); None when not given.
 THESIS_OPTIONS = ("cpus", "jobs", "profile_seed", "profiles", "idle", "option")
-#: Experiment fields that TOPPER's options set, when given.
-FAILURE_AXES = ("on_failure", "checkpoint_scale", "redundancy", "gamma",
-                "dvfs_failure_multiplier")
+#: Experiment fields that TOPPER's options set, when given, by argparse name.
+FAILURE_AXES = {"on_failure": "on_failure", "checkpoint_scale": "checkpoint_scale",
+                "checkpoint_interval": "checkpoint_interval_minutes", "redundancy": "redundancy",
+                "gamma": "gamma", "dvfs_failure_multiplier": "dvfs_failure_multiplier"}
 
 
 def parse_months(text: str):
@@ -281,7 +282,7 @@ def _failure_axes(args, base, console) -> dict[str, list]:
     if console is not None:
         console.print(describe_failures(args, machine, unit))
     axes = {"resilience": args.resilience}
-    axes.update({name: getattr(args, name) for name in FAILURE_AXES
+    axes.update({field: getattr(args, name) for name, field in FAILURE_AXES.items()
                  if getattr(args, name) is not None})
     if args.unit_nodes is not None:
         axes["unit_nodes"] = [args.unit_nodes]

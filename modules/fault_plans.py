@@ -1,17 +1,16 @@
 """How a job runs under fault tolerance, fixed when the workload is read
 (TOPPER section 3.2): its units and replicas, its work stretched by
-replication, Daly's checkpoint interval, its checkpoint cost, and the job
-as the scheduler sees it; and the job whose failures are expected to make
-it the slowest (:func:`slowest_job`)."""
+replication, its checkpoint interval (Daly's, or the one fixed) and cost,
+and the job as the scheduler sees it; and the job whose failures are
+expected to make it the slowest (:func:`slowest_job`)."""
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple, Sequence
 
 from .job import POSITION, Job, replaced_at
-from .resilience import (FaultTolerance, checkpoint_overhead, daly_interval, expected_stretch,
-                         replica_counts, replicated_failure_rate)
+from .resilience import (FaultTolerance, checkpoint_overhead, expected_stretch, replica_counts,
+                         replicated_failure_rate)
 
 _JS, _JP, _WT = POSITION["js"], POSITION["jp"], POSITION["wt"]
 
@@ -21,7 +20,7 @@ class Plan(NamedTuple):
 
     replicas: tuple[int, ...]  # replicas of each process (one process per unit)
     work: float  # compute time: rt stretched by replication's communication
-    interval: float  # Daly's interval (compute seconds between checkpoints)
+    interval: float  # compute seconds between checkpoints (Daly's, or the one fixed)
     overhead: float  # O_c, one checkpoint
 
 
@@ -84,7 +83,7 @@ def _planned(job: Job, settings: FaultTolerance, layout: tuple) -> tuple[Job, Pl
     replicas, stretch, overhead, nodes = layout
     work = job.rt * stretch
     rate = replicated_failure_rate(work, 1.0 / settings.unit_mttf, replicas)
-    interval = daly_interval(overhead, rate) if settings.checkpoints else math.inf
+    interval = settings.interval(overhead, rate)
     expected = job.wt * stretch
     expected = expected + checkpoint_overhead(expected, interval, overhead)
     power = job.jp * nodes / job.js if job.js else job.jp

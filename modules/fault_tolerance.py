@@ -2,9 +2,9 @@
 
 Compute units (racks, nodes, ...) carry their next failure time.  When a
 job starts, *Assign* gives it its units (``r`` times as many with
-replication), plans its checkpoints with Daly's interval, and puts it in
-*Running* until its next event: its completion, or the failure of one of
-its units (with replication: of every replica of one process).  *Fail*
+replication), plans its checkpoints (Daly's interval, or a fixed one), and
+puts it in *Running* until its next event: its completion, or the failure
+of one of its units (with replication: of every replica of one process).  *Fail*
 rolls it back to its last checkpoint (the work since is lost) and repairs
 the failed units (new failure times); then, as ``on_failure`` says, either
 *Rollback* adds the recovery overhead and puts it back on its units, or

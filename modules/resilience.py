@@ -159,6 +159,12 @@ class FaultTolerance:
     (Fig. 12).  ``recovery``: restart cost after a failure (780 s).
     ``redundancy`` r and ``communication`` gamma for replication.
 
+    ``checkpoint_interval``: seconds of compute between checkpoints, for
+    every job; None (the default) plans each job's with Daly's interval
+    (eq. 2), the optimum the paper uses.  Operators' policies checkpoint
+    at a fixed period instead, whose cost a run then shows against Daly's.
+    Without checkpoints (method "none") it is refused: it would mean nothing.
+
     ``on_failure`` says what a failed job does.  ``"keep"`` (the default,
     TOPPER's *Failed Jobs* place): it keeps its units, rolls back to its
     last checkpoint, pays the recovery and goes on at once.  ``"requeue"``
@@ -179,6 +185,7 @@ class FaultTolerance:
     redundancy: float = 2.0
     communication: float = 0.3
     on_failure: str = "keep"
+    checkpoint_interval: float | None = None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -196,6 +203,13 @@ class FaultTolerance:
         for name in ("checkpoint_small", "checkpoint_large", "checkpoint_scale", "recovery"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+        if self.checkpoint_interval is not None:
+            if not (self.checkpoint_interval > 0 and math.isfinite(self.checkpoint_interval)):
+                raise ValueError(f"checkpoint_interval must be positive and finite (seconds), "
+                                 f"not {self.checkpoint_interval}")
+            if not self.checkpoints:
+                raise ValueError('checkpoint_interval means nothing with method="none": it '
+                                 "takes no checkpoints")
 
     @property
     def checkpoints(self) -> bool:
@@ -204,6 +218,16 @@ class FaultTolerance:
     @property
     def degree(self) -> float:
         return self.redundancy if self.method == "replication" else 1.0
+
+    def interval(self, overhead: float, failure_rate: float) -> float:
+        """Compute seconds between a job's checkpoints of cost ``overhead``
+        when it fails at ``failure_rate``: none without checkpoints (an
+        infinite interval), else the fixed one, else Daly's (eq. 2)."""
+        if not self.checkpoints:
+            return math.inf
+        if self.checkpoint_interval is not None:
+            return self.checkpoint_interval
+        return daly_interval(overhead, failure_rate)
 
     def units_for(self, nodes: int) -> int:
         """Units a job of ``nodes`` nodes needs before replication."""

@@ -56,6 +56,8 @@ def topper_config(exp: Experiment, puppet):
                else {"checkpoint_scale": exp.checkpoint_scale})
     if exp.resilience == "replication":
         options.update(redundancy=exp.redundancy, communication=exp.gamma)
+    if exp.checkpoint_interval_minutes is not None:
+        options["checkpoint_interval"] = exp.checkpoint_interval_minutes * 60
     settings = FaultTolerance(unit_nodes=unit_nodes,
                               unit_mttf=exp.system_mttf_hours * 3600 * units,
                               method=exp.resilience, on_failure=exp.on_failure, **options)

@@ -58,7 +58,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .experiment_fields import SYNTHETIC, check_choices, check_values, field_number
+from .experiment_fields import (MIRA_SYSTEM_MTTF_HOURS, SYNTHETIC, TOPPER_DEFAULTS,
+                                check_choices, check_values, field_number, settle_resilience)
 from .run_keys import absolute_path, run_key
 
 #: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
@@ -69,28 +70,15 @@ DEFAULT_CAP_FRACTION = 0.7
 PAPER_CAP_MONTH = 0
 OWN_MONTH = "own"
 MIRA_NODE_WATTS = 65_760 / 1024  # modules.power_profile's (not imported here: no numpy)
-#: Mira's whole-machine MTTF: a rack's 92.9 days (``FaultTolerance``) over
-#: its 48 racks.  TOPPER runs on other machines fail as often by default.
-MIRA_SYSTEM_MTTF_HOURS = 46.45  # 92.9 * 24 / 48
-#: TOPPER's defaults (section 5) for the fields of a run with failures;
-#: each applies only where its comment says.
-TOPPER_DEFAULTS = {
-    "on_failure": "keep",
-    "system_mttf_hours": MIRA_SYSTEM_MTTF_HOURS,
-    "checkpoint_scale": 1.0,  # with checkpoints (checkpoint, replication)
-    "redundancy": 2.0,  # replication
-    "gamma": 0.3,  # replication
-    "dvfs_failure_multiplier": 1.0,  # DVFS capping
-}
 #: Fields left out of the canonical JSON when None, so that experiments
 #: declared before they existed keep their keys.
 _OPTIONAL = ("resilience", *TOPPER_DEFAULTS, "unit_nodes", "walltime_scale", "size_scale",
-             "over_cap", "dvfs_admission", "overrun", "size_unit")
+             "over_cap", "dvfs_admission", "overrun", "size_unit", "checkpoint_interval_minutes")
 
 _FLOATS = ("cap_fraction", "cap_watts", "w_minutes", "alpha", "beta", "latency",
            "idle_fraction", "node_watts", "core_share", "system_mttf_hours",
            "checkpoint_scale", "redundancy", "gamma", "dvfs_failure_multiplier",
-           "walltime_scale", "size_scale")
+           "walltime_scale", "size_scale", "checkpoint_interval_minutes")
 _INTS = ("month", "procs_per_node", "allocation_unit", "machine_nodes", "cap_month", "l",
          "seed", "unit_nodes")
 
@@ -149,7 +137,8 @@ class Experiment:
     ``unit_nodes`` nodes (default: 1,024-node racks on a machine made of
     them, else single nodes) fail as Poisson processes so that the whole
     machine fails every ``system_mttf_hours`` on average (Mira's 46.45 h by
-    default).  ``checkpoint_scale`` scales O_c (Fig. 12);
+    default).  ``checkpoint_scale`` scales O_c (Fig. 12); jobs checkpoint
+    every ``checkpoint_interval_minutes`` of compute (None: Daly's interval);
     ``dvfs_failure_multiplier`` multiplies failure rates below nominal
     frequency under DVFS (Fig. 15); ``on_failure``: a failed job ``"keep"``s
     its units or ``"requeue"``s.  ``walltime_scale`` multiplies every job's
@@ -190,6 +179,7 @@ class Experiment:
     unit_nodes: int | None = None
     system_mttf_hours: float | None = None
     checkpoint_scale: float | None = None
+    checkpoint_interval_minutes: float | None = None  # None: Daly's interval
     redundancy: float | None = None
     gamma: float | None = None
     dvfs_failure_multiplier: float | None = None
@@ -251,31 +241,11 @@ class Experiment:
             put("cap_fraction", DEFAULT_CAP_FRACTION)
         if self.cap_fraction is not None and self.month is not None and self.cap_month is None:
             put("cap_month", PAPER_CAP_MONTH)
-        self._settle_resilience(put)
+        settle_resilience(self, put)
         for name in ("walltime_scale", "size_scale"):
             if getattr(self, name) == 1.0:
                 put(name, None)
         check_values(self)
-
-    def _settle_resilience(self, put) -> None:
-        """TOPPER fields: cleared without failures or where they cannot act,
-        the paper's defaults where they can and were not given."""
-        method = self.resilience
-        applies = {
-            "on_failure": method is not None,
-            "system_mttf_hours": method is not None,
-            "checkpoint_scale": method in ("checkpoint", "replication"),
-            "redundancy": method == "replication",
-            "gamma": method == "replication",
-            "dvfs_failure_multiplier": method is not None and self.capping == "dvfs",
-        }
-        for name, default in TOPPER_DEFAULTS.items():
-            if not applies[name]:
-                put(name, None)
-            elif getattr(self, name) is None:
-                put(name, default)
-        if method is None:
-            put("unit_nodes", None)
 
     # -- identity -----------------------------------------------------------
 
@@ -386,6 +356,8 @@ class Experiment:
                 parts.append({"none": "no checkpoints"}.get(self.resilience, self.resilience))
             if self.checkpoint_scale not in (None, 1.0):
                 parts.append(f"O_c x{self.checkpoint_scale:g}")
+            if self.checkpoint_interval_minutes is not None:
+                parts.append(f"checkpoints every {self.checkpoint_interval_minutes:g} min")
             if self.system_mttf_hours != MIRA_SYSTEM_MTTF_HOURS:
                 parts.append(f"system MTTF {self.system_mttf_hours:g} h")
             if self.dvfs_failure_multiplier not in (None, 1.0):

@@ -29,6 +29,44 @@ SYNTHETIC = "synthetic"
 #: What a job's size counts (``modules.swf.SIZE_UNITS``, not imported here:
 #: declaring an experiment loads no numpy).
 SIZE_UNITS = ("nodes", "procs")
+#: Mira's whole-machine MTTF: a rack's 92.9 days (``FaultTolerance``) over
+#: its 48 racks.  TOPPER runs on other machines fail as often by default.
+MIRA_SYSTEM_MTTF_HOURS = 46.45  # 92.9 * 24 / 48
+#: TOPPER's defaults (section 5) for the fields of a run with failures;
+#: each applies only where its comment says.
+TOPPER_DEFAULTS = {
+    "on_failure": "keep",
+    "system_mttf_hours": MIRA_SYSTEM_MTTF_HOURS,
+    "checkpoint_scale": 1.0,  # with checkpoints (checkpoint, replication)
+    "redundancy": 2.0,  # replication
+    "gamma": 0.3,  # replication
+    "dvfs_failure_multiplier": 1.0,  # DVFS capping
+}
+
+
+def settle_resilience(exp: "Experiment", put) -> None:
+    """TOPPER fields: cleared without failures or where they cannot act,
+    the paper's defaults where they can and were not given; a fixed
+    checkpoint interval has no default (None: Daly's interval)."""
+    method = exp.resilience
+    checkpoints = method in ("checkpoint", "replication")
+    applies = {
+        "on_failure": method is not None,
+        "system_mttf_hours": method is not None,
+        "checkpoint_scale": checkpoints,
+        "redundancy": method == "replication",
+        "gamma": method == "replication",
+        "dvfs_failure_multiplier": method is not None and exp.capping == "dvfs",
+    }
+    for name, default in TOPPER_DEFAULTS.items():
+        if not applies[name]:
+            put(name, None)
+        elif getattr(exp, name) is None:
+            put(name, default)
+    if not checkpoints:
+        put("checkpoint_interval_minutes", None)
+    if method is None:
+        put("unit_nodes", None)
 
 
 def check_choices(exp: "Experiment") -> None:
@@ -129,7 +167,7 @@ def _check_resilience(exp: "Experiment") -> None:
                          f"{exp.dvfs_failure_multiplier}")
     if exp.unit_nodes is not None and exp.unit_nodes < 1:
         raise ValueError(f"unit_nodes must be at least 1, not {exp.unit_nodes}")
-    for name in ("walltime_scale", "size_scale"):
+    for name in ("walltime_scale", "size_scale", "checkpoint_interval_minutes"):
         value = getattr(exp, name)
         if value is not None and not (value > 0 and math.isfinite(value)):
             raise ValueError(f"{name} must be positive and finite, not {value}")
