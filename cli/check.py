@@ -207,7 +207,8 @@ def show_verdicts(verdicts: list, args: argparse.Namespace) -> None:
             args.save.mkdir(parents=True, exist_ok=True)
             file = args.save / f"{file_name(name, files)}.jsonl"
             path.save(file, net=str(args.net))
-            print(f"saved as {file}: replay it with cpn replay {args.net} {file}")
+            functions = f" --functions {args.functions}" if args.functions else ""
+            print(f"saved as {file}: replay it with cpn replay {args.net} {file}{functions}")
 
 
 #: Comparisons spelled out in file names, so that queries that differ only

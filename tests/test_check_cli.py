@@ -68,6 +68,19 @@ def test_typed_queries_fail_with_their_counterexample(counter, capsys, tmp_path)
     assert "replayed 2 firings" in capsys.readouterr().out
 
 
+
+def test_the_replay_hint_of_a_data_file_names_its_registry(capsys, tmp_path):
+    # the hint left out --functions: pasted, it failed on the file's first function
+    demo = str(ROOT / "examples" / "puppet_demo.toml")
+    assert main(["check", demo, "--functions", "nets.puppet", "--query",
+                 "never count(Finished) == 1", "--save", str(tmp_path)]) == 1
+    hint = next(line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("saved as"))
+    command = hint.split("replay it with cpn ")[1].split()
+    assert command[-2:] == ["--functions", "nets.puppet"]
+    assert main(command) == 0
+    assert "replayed" in capsys.readouterr().out
+
 def test_counterexamples_of_queries_alike_are_saved_apart(counter, capsys, tmp_path):
     # both were saved as always_P_1.jsonl, the second over the first
     assert main(["check", counter, "--query", "always P <= 1", "--query", "always P >= 1",
