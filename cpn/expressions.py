@@ -306,6 +306,12 @@ def describe(value: Any, registry: Mapping[str, Any] | None = None,
     if getattr(value, "__name__", None) == "<lambda>":
         raise DescribeError("a lambda has no name to write: define it as a function "
                             "and add it to the registry")
+    if not (inspect.isroutine(value) or isinstance(value, type) or inspect.ismodule(value)):
+        kind = type(value).__name__
+        raise DescribeError(f"{what} is an instance of {kind}, which is neither a dataclass "
+                            f"nor a named tuple, so its fields cannot be written: make {kind} "
+                            "a frozen dataclass (and name it in the registry), or add this "
+                            "object to the registry")
     raise DescribeError(f"{what} is not in the registry: add it (by the name the "
                         "file should use)")
 

@@ -321,6 +321,22 @@ def test_saving_refuses_what_would_not_read_back_the_same(build, message):
         dumps(net)
 
 
+
+class Halver:
+    def halve(self, x):
+        return x / 2
+
+
+def test_saving_says_why_an_instance_of_a_plain_class_cannot_be_written():
+    # it said "<Halver object at 0x...> is not in the registry", its class being there
+    net = loads(small_file())
+    net.env.update(f=Halver().halve)
+    with pytest.raises(NetFileError, match=r"'f': <.*Halver object at .*> is an instance of "
+                                           r"Halver, which is neither a dataclass nor a named "
+                                           r"tuple, so its fields cannot be written: make "
+                                           r"Halver a frozen dataclass"):
+        dumps(net, {"Halver": Halver})
+
 def test_saving_names_a_registry_type_a_colour_needs():
     from modules.power_capping import AllocationRules
     net = build_net(PuppetConfig(4, cap=PowerCap.wait(500.0)))
