@@ -125,11 +125,20 @@ def _breakpoints_of(module, spec: str) -> dict[str, tuple]:
 
 
 def _registry(functions: str) -> dict:
-    """The ``FUNCTIONS`` of the module ``--functions`` names."""
-    try:
-        module = importlib.import_module(functions)
-    except ImportError as error:
-        raise LoadError(f"--functions {functions}: cannot import it: {error}") from None
+    """The ``FUNCTIONS`` of the module ``--functions`` names: a dotted name,
+    or a .py file (a registry of one's own sits beside the net file, and
+    the ``cpn`` script does not import from the working directory)."""
+    if functions.endswith(".py") or "/" in functions or "\\" in functions:
+        try:
+            module = _load_module(functions, Path(functions))
+        except LoadError as error:
+            raise LoadError(f"--functions {functions}: {error}") from None
+    else:
+        try:
+            module = importlib.import_module(functions)
+        except ImportError as error:
+            raise LoadError(f"--functions {functions}: cannot import it: {error} (give a "
+                            ".py file path or a dotted module name on the Python path)") from None
     registry = getattr(module, "FUNCTIONS", None)
     if not isinstance(registry, dict):
         raise LoadError(f"--functions {functions}: the module has no FUNCTIONS dict "

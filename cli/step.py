@@ -197,8 +197,9 @@ def run_replay(args: argparse.Namespace) -> int:
 NET_HELP = ("a .py file or dotted module exposing 'net' or build_net() (run as Python), "
             "a .toml data file (read, never run), or 'puppet' (the built-in PuPPET net "
             "with three jobs)")
-FUNCTIONS_HELP = ("for a data file: the module whose FUNCTIONS dict is the registry of "
-                  "the functions and types the file names (e.g. nets.puppet)")
+FUNCTIONS_HELP = ("for a data file: the module (a dotted name or a .py file) whose "
+                  "FUNCTIONS dict is the registry of the functions and types the file "
+                  "names (e.g. nets.puppet)")
 
 
 def add_step_parsers(subparsers) -> None:

@@ -40,3 +40,19 @@ def test_a_data_file_s_suffix_is_known_in_any_case(tmp_path):
     path = tmp_path / "PC.TOML"
     path.write_text('[places.P]\ncolour = "int"\ninitial = [1]\n')
     assert list(load_net(str(path)).places) == ["P"]
+
+
+def test_a_registry_of_one_s_own_is_given_as_a_python_file(tmp_path, monkeypatch):
+    # only a dotted name was taken, and the cpn script does not import from the working
+    # directory: a registry beside the net file was "No module named 'mine'"
+    (tmp_path / "mine.py").write_text("def double(x):\n    return 2 * x\n\n"
+                                      "FUNCTIONS = {'double': double}\n")
+    path = tmp_path / "net.toml"
+    path.write_text('[functions]\nf = "double"\n' + PLACE)
+    monkeypatch.chdir(tmp_path)
+    assert load_net(str(path), "mine.py").env["f"](2) == 4
+    with pytest.raises(LoadError, match=r"^--functions mine: cannot import it: .* \(give a "
+                                        r"\.py file path"):
+        load_net(str(path), "mine")
+    with pytest.raises(LoadError, match=r"^--functions other\.py: no such file: other\.py$"):
+        load_net(str(path), "other.py")
