@@ -21,6 +21,7 @@ as ending at every instant until it does.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 from functools import partial
@@ -82,23 +83,53 @@ def scheduler_base(module: Net, submit: bool = True, overrun: str = "keep") -> N
 
 
 def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
-                     schedule: Callable | None = None, name: str = "BatchScheduling") -> Net:
+                     schedule: Callable | None = None, name: str = "BatchScheduling",
+                     checked: bool = True) -> Net:
     """The module; ports Queuing, Runtime Info, Nodes (read) and Selected.
 
     ``schedule(queue, running, free, now) -> (started, waiting)`` is the
     policy *Schedule* runs: by default EASY as ``config`` says; another
-    paper's policy (FIFO per queue, EASY with booting nodes...) plugs in
-    here and keeps Submit, Trigger and the ports."""
-    if schedule is None:
+    paper's policy (FIFO per queue, EASY with booting nodes...) or one's
+    own plugs in here and keeps Submit, Trigger and the ports.  Its answer
+    is ``checked`` (:func:`checked_answer`) unless the caller says it is
+    one of the project's own, tested against references."""
+    own = schedule is None
+    if own:
         schedule = partial(easy_pass_on_nodes, policy=config.policy,
                            estimate=config.estimate, backfill=config.backfill)
-    module = Net(name, env={"schedule": schedule})
+    call = "schedule(queue, running, free, now)"
+    check = checked and not own
+    module = Net(name, env={"schedule": schedule,
+                            **({"checked_answer": checked_answer} if check else {})})
     scheduler_base(module, overrun=config.overrun)
     module.transition(
         "Schedule", priority=P_SCHEDULE[config.trigger],
-        code="started, waiting = schedule(queue, running, free, now)",
+        code=f"started, waiting = {f'checked_answer({call}, queue, free)' if check else call}",
         inputs={"Trigger": "True", "Queuing": "queue", "RuntimeInfo": "running",
                 "Nodes": "free", "Selected": "()"},
         outputs={"Trigger": "False", "Queuing": "waiting", "RuntimeInfo": "running",
                  "Nodes": "free", "Selected": "tuple(started)"})
     return module
+
+
+def checked_answer(answer, queue: tuple[Job, ...], free: int) -> tuple[tuple, tuple]:
+    """A policy's ``(started, waiting)`` for ``queue`` with ``free`` nodes,
+    refused unless the started jobs fit together and every queued job is in
+    exactly one of the two: allocation without a cap starts what it is
+    given, so a policy that ignored ``free`` over-allocated the machine
+    unsaid, and one that left a started job queued started it again and
+    again, for ever."""
+    started, waiting = (tuple(part) for part in answer)
+    needed = sum(job.js for job in started)
+    if needed > free:
+        raise ValueError(f"the policy started jobs of {needed:,} nodes together "
+                         f"({', '.join(str(job.id) for job in started)}) with {free:,} free")
+    given = Counter(job.id for job in queue)
+    returned = Counter(job.id for job in (*started, *waiting))
+    if returned != given:
+        twice, lost = sorted(returned - given), sorted(given - returned)
+        raise ValueError("the policy must return each queued job once, started or waiting: "
+                         + "; ".join(part for part in (
+                             f"jobs {twice} came back more often than queued" if twice else "",
+                             f"jobs {lost} were lost" if lost else "") if part))
+    return started, waiting

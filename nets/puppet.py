@@ -35,7 +35,7 @@ from cpn.monitors import PlaceIntegral
 from modules.allocation import power_allocation
 from modules.cpu_scaling import CpuScaling, ScalingRules, cpu_scaling
 from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig,
-                                      batch_scheduling)
+                                      batch_scheduling, checked_answer)
 from modules.easy import easy_pass_on_nodes
 from modules.job import Job, checked_jobs
 from modules.metrics import summary_metrics
@@ -55,8 +55,9 @@ if TYPE_CHECKING:
 #: registry a PuPPET net is saved and loaded with (``net.save(path,
 #: FUNCTIONS)``, ``cpn.load(path, functions=FUNCTIONS)``), so a data file
 #: names these and never carries code.
-FUNCTIONS = {f.__name__: f for f in (easy_pass_on_nodes, requeue, Job, PowerModel, PowerCap,
-                                     AllocationRules, CpuScaling, ScalingRules)}
+FUNCTIONS = {f.__name__: f for f in (easy_pass_on_nodes, checked_answer, requeue, Job,
+                                     PowerModel, PowerCap, AllocationRules, CpuScaling,
+                                     ScalingRules)}
 
 
 @dataclass(frozen=True)

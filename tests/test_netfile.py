@@ -276,7 +276,7 @@ def test_a_registry_is_checked():
                                        r"date: tokens and constants are numbers"),
     ("[functions]\nhelper = \"missing\"",
      r"^bad\.toml, line 2: function 'helper': name 'missing' is not defined \(the registry "
-     r"names: easy_pass_on_nodes, requeue, Job, "),
+     r"names: easy_pass_on_nodes, checked_answer, requeue, Job, "),
     ("[functions]\nhelper = \"PowerCap(cap_watts=-1.0)\"",
      r"function 'helper': evaluating 'PowerCap\(cap_watts=-1\.0\)' failed: ValueError: the "
      r"power cap must be positive watts, not -1\.0$"),

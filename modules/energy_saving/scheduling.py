@@ -90,7 +90,7 @@ def fifo_scheduling(config: FifoQueues = FifoQueues()) -> Net:
     """A scheduler module for ``compose(scheduler=...)``: PuPPET's batch
     scheduling net (*Submit*, *Trigger*, *Schedule*) running
     :func:`fifo_per_queue` instead of EASY."""
-    return batch_scheduling(config.scheduling, name="FifoQueues",
+    return batch_scheduling(config.scheduling, name="FifoQueues", checked=False,
                             schedule=partial(fifo_per_queue, queue_of=QUEUE_KEYS[config.queue]))
 
 
@@ -149,6 +149,6 @@ def scheduling_module(scheduling: SchedulingConfig | FifoQueues, boot_delay: flo
     (:func:`easy_with_sleeping_nodes`)."""
     if isinstance(scheduling, FifoQueues):
         return fifo_scheduling(scheduling)
-    return batch_scheduling(scheduling, schedule=easy_with_sleeping_nodes(
+    return batch_scheduling(scheduling, checked=False, schedule=easy_with_sleeping_nodes(
         boot_delay, machine_nodes, policy=scheduling.policy, estimate=scheduling.estimate,
         backfill=scheduling.backfill))
