@@ -26,7 +26,7 @@ import threading
 from collections import Counter
 from itertools import chain
 from operator import attrgetter, le
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .job import Job
 
@@ -119,7 +119,8 @@ def shadow(head_nodes: int, free: int, running: Iterable[tuple[float, int]],
 def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float, int]],
                        free: int, now: float, policy: str = "fcfs",
                        estimate: str = "requested", backfill: bool = True,
-                       wfp_exponent: float = 3) -> tuple[list[Job], tuple[Job, ...]]:
+                       wfp_exponent: float = 3, order: Callable | None = None
+                       ) -> tuple[list[Job], tuple[Job, ...]]:
     """One scheduling pass over free nodes: the jobs to start now, and the
     queue left.  Only node counts decide (power is the allocation module's
     business, frequency the CPU scaling's); the policy is the queue order.
@@ -129,7 +130,10 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     (backfill) if they fit in the free nodes and either end by the shadow
     time or use only the nodes the head leaves over at that time.  The
     queue left keeps arrival order.  ``wfp_exponent`` is the exponent of
-    the WFP score (the paper's 3).
+    the WFP score (the paper's 3).  ``order(queue, now)``, when given, is
+    the queue order instead of ``policy``'s: the positions of ``queue``'s
+    jobs, first to start first (shortest first, by user...), so that a
+    policy of one's own keeps EASY's backfilling.
     """
     _check_names(policy, estimate)
     if not queue:
@@ -138,7 +142,10 @@ def easy_pass_on_nodes(queue: tuple[Job, ...], running: Mapping[int, tuple[float
     if free < smallest:
         return [], queue  # nothing fits: the order and the shadow time change nothing
     # FCFS order is the queue's own: no copy, and the queue left is its tail
-    where = None if policy == "fcfs" else wfp_order(queue, now, estimate, wfp_exponent)
+    if order is not None:
+        where = list(order(queue, now))
+    else:
+        where = None if policy == "fcfs" else wfp_order(queue, now, estimate, wfp_exponent)
     ordered = queue if where is None else [queue[i] for i in where]
     position, length = 0, len(ordered)
     while position < length and ordered[position].js <= free:

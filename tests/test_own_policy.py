@@ -62,3 +62,30 @@ def test_the_answer_names_lost_jobs():
     with pytest.raises(ValueError, match=r"jobs \[3\] were lost"):
         checked_answer((queue[:1], queue[1:2]), queue, 4)
     assert checked_answer(([queue[0]], queue[1:]), queue, 2) == (queue[:1], queue[1:])
+
+
+def shortest_first(queue, now):
+    """Positions of ``queue`` by requested walltime, then arrival."""
+    return sorted(range(len(queue)), key=lambda at: (queue[at].wt, at))
+
+
+def test_easy_backfills_behind_an_order_of_ones_own():
+    """Hand-checked on 4 nodes: job 1 (3 nodes) runs 0-100; jobs 2 (2 nodes,
+    500 s), 3 (2 nodes, 50 s) and 4 (1 node, 200 s) arrive at 1 with one
+    node free.  Shortest first puts job 3 at the head: blocked, reserved at
+    100 with 2 nodes left over, so job 4 backfills at 1; job 3 starts at 100
+    and job 2 when it ends, at 150.  FCFS heads with job 2 instead: it
+    starts at 100, and job 3 waits for job 4's end at 201."""
+    from functools import partial
+
+    from modules.easy import easy_pass_on_nodes
+
+    jobs = [Job(1, 0, 100, 3, 100), Job(2, 1, 500, 2, 500), Job(3, 1, 50, 2, 50),
+            Job(4, 1, 200, 1, 200)]
+    sjf = with_policy(partial(easy_pass_on_nodes, order=shortest_first))
+    result, _ = run_model(sjf, jobs, CONFIG)
+    assert dict(zip(result.jobs["job_id"], result.jobs["start"])) == {
+        1: 0.0, 2: 150.0, 3: 100.0, 4: 1.0}
+    fcfs, _ = run_model(build_net(CONFIG), jobs, CONFIG)
+    assert dict(zip(fcfs.jobs["job_id"], fcfs.jobs["start"])) == {
+        1: 0.0, 2: 100.0, 3: 201.0, 4: 1.0}
