@@ -164,11 +164,12 @@ def describe_failures(args, machine_nodes: int, unit: int,
     """One line saying which units fail (and whether by default) and, given
     a unit's MTTF in seconds, how often."""
     units = machine_nodes // unit
+    node = "processor" if getattr(args, "size_unit", None) == "procs" else "node"  # --unit
     text = (f"failures: {units:,} unit{'s' if units > 1 else ''} of {unit:,} "
-            f"node{'s' if unit > 1 else ''}")
+            f"{node}{'s' if unit > 1 else ''}")
     if args.unit_nodes is None:
-        text += (f" (by default {RACK_NODES:,}-node racks on a machine made of them, else "
-                 "single nodes; --unit-nodes to choose)")
+        text += (f" (by default {RACK_NODES:,}-{node} racks on a machine made of them, else "
+                 f"single {node}s; --unit-nodes to choose)")
     if unit_mttf is not None:
         text += (f", each failing every {unit_mttf / DAY:,.4g} days on average (the machine "
                  f"every {unit_mttf / units / 3600:,.4g} h)")

@@ -456,3 +456,15 @@ def test_power_plots_choose_their_unit_from_the_data(tmp_path, monkeypatch, watt
     monkeypatch.setattr(plots, "save_figure", keep_labels)
     plots.plot_power([0, 3600], [watts / 2, watts], tmp_path / "power.png", end=7200)
     assert drawn == [(label, title)]
+
+
+def test_failures_of_a_machine_in_processors_are_said_in_processors(tmp_path, capsys):
+    """--unit procs counts processors: the failures line said nodes."""
+    trace = tmp_path / "mixed.swf"
+    trace.write_text("; MaxNodes: 3\n; MaxProcs: 10\n"
+                     "1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 1 1 -1 -1 -1\n")
+    assert main(["run", "--trace", str(trace), "--unit", "procs", "--resilience",
+                 "checkpoint", "--out", str(tmp_path / "out"), "--no-plots"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert ("failures: 10 units of 1 processor (by default 1,024-processor racks on a machine "
+            "made of them, else single processors; --unit-nodes to choose)") in printed
