@@ -90,7 +90,8 @@ def plot_profiles(heading: str, table: pd.DataFrame, path, subtitle: str = "") -
     ax.set_ylabel("system power (kW)")
     ax.set_xticks(range(0, 24, 2))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    # below the axes: inside, it covered the cap line the curves are read against
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4)
     ax.set_title(heading + (f"\n{subtitle}" if subtitle else ""), fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)
