@@ -255,14 +255,17 @@ class Net:
                 lines.append(f"  {heading:<12} {_listed(names)}")
         return "\n".join(lines)
 
-    def _repr_svg_(self) -> str | None:
-        """Jupyter draws the net (top level, as ``cpn.drawing`` does); None
+    def _repr_html_(self) -> str | None:
+        """Jupyter draws the net (top level, as ``cpn.drawing`` does), inline
+        in HTML as a ``Simulator`` draws itself, so that a large net scales
+        to the cell (an SVG output keeps its own size, and scrolls); None
         when Graphviz's ``dot`` is missing, so Jupyter shows the text."""
         from .drawing import DrawingError, render, to_graphviz  # drawing imports net
         try:
-            return render(to_graphviz(self)).decode("utf-8")
+            svg = render(to_graphviz(self)).decode("utf-8")
         except DrawingError:
             return None
+        return svg[svg.index("<svg"):]
 
     # -- editing: each method checks and validates as editing.py says ---------
     def copy(self) -> "Net":

@@ -139,8 +139,8 @@ def test_net_text_names_its_nodes_and_counts():
 
 @needs_dot
 def test_net_draws_itself_in_a_notebook():
-    svg = shop()._repr_svg_()
-    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    svg = shop()._repr_html_()
+    assert svg.startswith("<svg")  # inline, as a Simulator's: it scales to the cell
     shown = texts(svg)
     for name in ["Queue", "Done", "Archive", "Counter", "Store", "module Server"]:
         assert name in shown
@@ -148,7 +148,7 @@ def test_net_draws_itself_in_a_notebook():
 
 def test_without_graphviz_a_notebook_falls_back_to_text(monkeypatch):
     monkeypatch.setenv("PATH", "")  # no dot to be found
-    assert shop()._repr_svg_() is None
+    assert shop()._repr_html_() is None
 
 
 def test_simulator_shows_clock_and_non_empty_places():
