@@ -202,10 +202,14 @@ def test_a_long_run_shows_progress_and_stops_in_the_browser(browser, tmp_path):
         page.page.wait_for_function(
             "Number(document.querySelector('.progress-text').textContent.split(' ')[0]) > 0")
         assert re.fullmatch(r"\d+ fired, time [\d.e+]+", page.text(".progress-text"))
+        # a breakpoint's Add was clickable, and refused: "a run is in progress"
+        assert page.page.is_disabled(".bp-transition-form button")
+        assert page.page.is_disabled(".load-trace") and page.page.is_disabled(".save-trace")
         page.shot("running")
         page.act(lambda: page.page.click(".stop"))
         assert "stopped on request" in page.log()[-1]
         assert page.page.is_disabled(".stop") and page.page.is_hidden(".progress-row")
+        assert page.page.is_enabled(".bp-transition-form button")
         sim = session.simulator
         assert page.text(".clock") == f"time {time_text(sim.now)}   step {sim.steps}"
         page.shot("stopped")

@@ -177,7 +177,9 @@ export function mount(root, transport) {
     $("busy").hidden = !busy;
     $("stop").disabled = !busy;
     $("progress-row").hidden = !busy;
-    for (const button of root.querySelectorAll(".controls button, .bindings button")) {
+    // every control but Stop: the session refuses them while a run is on
+    for (const button of root.querySelectorAll(
+      ".controls button, .bindings button, aside button, .load-trace")) {
       if (!button.classList.contains("stop")) button.disabled = busy;
     }
     if (busy) delete root.dataset.ready;
