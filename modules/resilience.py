@@ -10,6 +10,12 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from .values import is_number, is_whole_number
+
+#: Costs in seconds (and their scale) that must be finite: an infinite one
+#: never ends a job.
+_FINITE = ("checkpoint_small", "checkpoint_large", "checkpoint_scale", "recovery")
+
 
 def daly_interval(overhead: float, failure_rate: float) -> float:
     """Daly's optimal compute time between checkpoints (TOPPER eq. 2).
@@ -192,19 +198,28 @@ class FaultTolerance:
             raise ValueError(f"method must be one of {METHODS}, not {self.method!r}")
         if self.on_failure not in ON_FAILURE:
             raise ValueError(f"on_failure must be one of {ON_FAILURE}, not {self.on_failure!r}")
+        for name in ("unit_nodes", "large_job_nodes"):  # else a str failed in a comparison
+            if not (is_whole_number(getattr(self, name)) and getattr(self, name) >= 0):
+                raise ValueError(f"{name} must be a whole number of nodes, "
+                                 f"not {getattr(self, name)!r}")
+        for name in ("unit_mttf", "redundancy", "communication", *_FINITE):
+            if not is_number(getattr(self, name)):
+                raise ValueError(f"{name} must be a number, not {getattr(self, name)!r}")
         if self.unit_nodes < 1 or not self.unit_mttf > 0:
             raise ValueError(f"unit_nodes must be >= 1 and unit_mttf positive, not "
                              f"{self.unit_nodes} and {self.unit_mttf}")
-        if not self.redundancy >= 1:
-            raise ValueError(f"the redundancy degree r must be >= 1, not {self.redundancy}")
+        if not 1 <= self.redundancy < math.inf:
+            raise ValueError(f"the redundancy degree r must be >= 1 and finite, "
+                             f"not {self.redundancy}")
         if not 0 <= self.communication <= 1:  # a share of the run (eq. 4)
             raise ValueError(f"the communication share gamma must be within [0, 1], not "
                              f"{self.communication}")
-        for name in ("checkpoint_small", "checkpoint_large", "checkpoint_scale", "recovery"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+        for name in _FINITE:  # an infinite recovery never ended the run
+            if not 0 <= getattr(self, name) < math.inf:
+                raise ValueError(f"{name} must be >= 0 and finite, not {getattr(self, name)}")
         if self.checkpoint_interval is not None:
-            if not (self.checkpoint_interval > 0 and math.isfinite(self.checkpoint_interval)):
+            if not (is_number(self.checkpoint_interval)
+                    and 0 < self.checkpoint_interval < math.inf):
                 raise ValueError(f"checkpoint_interval must be positive and finite (seconds), "
                                  f"not {self.checkpoint_interval}")
             if not self.checkpoints:

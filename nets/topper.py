@@ -43,6 +43,7 @@ from modules.job import Job, checked_jobs
 from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
 from modules.tables import columns_of, stored
+from modules.values import is_number
 from modules.words import counted
 
 from .puppet import PuppetConfig, PuppetResult, compose, run_model
@@ -63,11 +64,16 @@ class TopperConfig:
     failure_trace: Mapping[int, Sequence[float]] | None = None
 
     def __post_init__(self):
+        if not isinstance(self.puppet, PuppetConfig):
+            raise ValueError(f"puppet must be a PuppetConfig, not {self.puppet!r}")
+        if not isinstance(self.resilience, FaultTolerance):
+            raise ValueError(f"resilience must be a FaultTolerance, not {self.resilience!r}")
         if self.puppet.machine_nodes % self.resilience.unit_nodes:
             raise ValueError(f"the machine's {self.puppet.machine_nodes} nodes are not a "
                              f"whole number of {self.resilience.unit_nodes}-node units")
-        if not (self.failure_multiplier > 0 and self.dvfs_failure_multiplier > 0):
-            raise ValueError("failure multipliers must be positive, not "
+        if not all(is_number(m) and 0 < m < math.inf  # inf: failures without end
+                   for m in (self.failure_multiplier, self.dvfs_failure_multiplier)):
+            raise ValueError("failure multipliers must be positive and finite, not "
                              f"{self.failure_multiplier}, {self.dvfs_failure_multiplier}")
         if self.failure_trace is not None:
             _check_failure_trace(self.failure_trace, self.units)
@@ -81,6 +87,9 @@ def _check_failure_trace(trace: Mapping[int, Sequence[float]], units: int) -> No
     """A replayed failure of a unit the machine lacks, or at no time, is
     refused: it would never be felt.  One before time 0 is warned of, as
     ``cpn run`` says of it: a log's window may start before the run's."""
+    if not isinstance(trace, Mapping):
+        raise ValueError(f"the failure trace maps each unit to its failure times "
+                         f"({{0: [5.0]}}), not {type(trace).__name__} {trace!r:.60}")
     unknown = [unit for unit in trace if unit not in range(units)]
     if unknown:
         raise ValueError(f"the failure trace names {len(unknown)} units the machine's "

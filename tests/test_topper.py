@@ -3,6 +3,7 @@ against Monte Carlo, simulated failures against Daly's expected time,
 reduction to PuPPET, invariants on a real trace."""
 
 import math
+import re
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -381,3 +382,33 @@ def test_discard_and_current_exist_only_where_retime_supersedes_tokens():
         "Assign", "Fail", "Rollback", "Done", "Units", "FailedJobs", "Failures")}
     assert paths(CpuScaling(8192 * 60 * 0.7)) == paths() | {
         f"FaultTolerance/{name}" for name in ("Discard", "Retime", "Current", "Applied")}
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(unit_nodes="1024"), "unit_nodes must be a whole number of nodes, not '1024'"),
+    (dict(large_job_nodes="x"), "large_job_nodes must be a whole number"),  # was met mid-run
+    (dict(unit_mttf=None), "unit_mttf must be a number, not None"),
+    (dict(recovery=math.inf), "recovery must be >= 0 and finite"),  # the run never ended
+    (dict(checkpoint_small=math.inf), "checkpoint_small must be >= 0 and finite"),
+    (dict(redundancy=math.inf), "redundancy degree r must be >= 1 and finite"),
+    (dict(communication="0.3"), "communication must be a number, not '0.3'"),
+    (dict(checkpoint_interval="1800"), "checkpoint_interval must be positive and finite"),
+])
+def test_fault_tolerance_settings_of_no_number_are_refused_naming_them(settings, message):
+    """Each was a TypeError of a comparison, a wt of inf blamed on job 0, or a run
+    without end."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        FaultTolerance(**settings)
+
+
+def test_topper_config_parts_and_multipliers_are_checked_where_given():
+    machine = PuppetConfig(4096, node_watts=60)
+    with pytest.raises(ValueError, match="puppet must be a PuppetConfig"):
+        TopperConfig(FaultTolerance(), machine)
+    with pytest.raises(ValueError, match="resilience must be a FaultTolerance, not None"):
+        TopperConfig(machine, None)
+    for multiplier in (math.inf, "2", None):  # inf drew failures without end
+        with pytest.raises(ValueError, match="failure multipliers must be positive and finite"):
+            TopperConfig(machine, FaultTolerance(), failure_multiplier=multiplier)
+    with pytest.raises(ValueError, match=r"maps each unit to its failure times"):
+        TopperConfig(machine, FaultTolerance(), failure_trace=[5.0])
