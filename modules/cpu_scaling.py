@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from cpn import Delayed, Net, P_LOW
 from cpn.colours import FrozenDict
@@ -35,9 +35,10 @@ from .allocation import allocation_ports
 from .batch_scheduling import P_ALLOCATE, P_FINISH
 from .dvfs_bounds import LOWEST_LEVEL, MAX_BETA, MAX_LATENCY, MAX_LEVELS
 from .job import POSITION, Job, replaced_at
-from .power import PowerModel, cap_limit
 from .last_answer import keeps_last_answer
+from .power import PowerModel, cap_limit
 from .power_capping import requeue
+from .values import is_number
 
 P_DISCARD = P_FINISH - 1  # superseded ends go before real ones
 P_RESCALE = P_LOW + 1  # once all events of an instant are in
@@ -71,6 +72,14 @@ class CpuScaling:
     admission: str = "lowest"
 
     def __post_init__(self):
+        for name in ("cap_watts", "beta", "latency"):  # else a str failed in a comparison
+            if not is_number(getattr(self, name)):
+                raise ValueError(f"{name} must be a number, not {getattr(self, name)!r}")
+        if isinstance(self.levels, Iterable) and not isinstance(self.levels, (str, bytes)):
+            object.__setattr__(self, "levels", tuple(self.levels))  # a generator: read once
+        if not isinstance(self.levels, tuple) or not all(map(is_number, self.levels)):
+            raise ValueError(f"frequency levels must be numbers, e.g. (1.0, 0.5), "
+                             f"not {self.levels!r}")
         if not self.cap_watts > 0:
             raise ValueError(f"the power cap must be positive watts, not {self.cap_watts}")
         if (not self.levels or len(self.levels) > MAX_LEVELS

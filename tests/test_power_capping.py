@@ -2,6 +2,7 @@
 real traces."""
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -404,3 +405,18 @@ def test_a_change_of_level_reissues_each_job_as_replace_would():
     assert moved_progress[1] == (moved, 64.0, 38.0) and type(moved_progress[1][0]) is Job
     assert tokens[0].value == moved and tokens[0].delay == 2.0 + 64.0 / 0.8
     assert moved_running[1] == (38.0 + (150.0 - 36.0) / 0.8, 2)  # the walltime left, slowed
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(cap_watts="5000"), "cap_watts must be a number, not '5000'"),
+    (dict(cap_watts=True), "cap_watts must be a number, not True"),  # was a cap of 1 W
+    (dict(beta=None), "beta must be a number, not None"),
+    (dict(latency="0"), "latency must be a number, not '0'"),
+    (dict(levels=0.5), "frequency levels must be numbers, e.g. (1.0, 0.5), not 0.5"),
+    (dict(levels=("1", "0.5")), "frequency levels must be numbers"),
+])
+def test_dvfs_settings_of_no_number_are_refused_naming_them(settings, message):
+    """Each was a TypeError of a comparison naming no setting."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        CpuScaling(**{"cap_watts": 5000, **settings})
+    assert CpuScaling(5000, levels=(f for f in (0.5, 1.0))).levels == (1.0, 0.5)
