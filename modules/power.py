@@ -11,6 +11,7 @@ energy.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .job import Job
@@ -53,8 +54,8 @@ class PowerModel:
             raise ValueError(f"idle fraction must be within [0, 1], not {self.idle_fraction}")
         if not 0 <= self.core_share <= 1:
             raise ValueError(f"core share must be within [0, 1], not {self.core_share}")
-        if self.alpha <= 0:
-            raise ValueError(f"alpha must be positive, not {self.alpha}")
+        if not 0 < self.alpha < math.inf:  # nan: every job was "over the cap alone"
+            raise ValueError(f"alpha must be positive and finite, not {self.alpha}")
 
     @property
     def idle_node_watts(self) -> float:

@@ -338,3 +338,10 @@ def test_job_records_in_id_order_within_little_more_memory_than_the_table():
     row = records.iloc[6].to_dict()
     assert row == {"job_id": 7, "submit": 17.0, "start": 20.0, "end": 120.0, "nodes": 8,
                    "power": 35.0, "requested": 200.0, "runtime": 100.0}
+
+
+@pytest.mark.parametrize("alpha", [float("nan"), float("inf")])
+def test_an_alpha_of_no_finite_number_is_refused(alpha):
+    # nan ran DVFS as "every job draws more than the power cap alone"; inf ran
+    with pytest.raises(ValueError, match=f"alpha must be positive and finite, not {alpha}"):
+        PuppetConfig(4, alpha=alpha)
