@@ -61,6 +61,10 @@ class SchedulingConfig:
                                      ("overrun", self.overrun, OVERRUNS)):
             if value not in allowed:
                 raise ValueError(f"scheduling {name} must be one of {allowed}, not {value!r}")
+        if getattr(getattr(self.backfill, "dtype", None), "kind", None) == "b":  # numpy's bool
+            object.__setattr__(self, "backfill", bool(self.backfill))
+        if not isinstance(self.backfill, bool):  # "no" is true: it backfilled
+            raise ValueError(f"scheduling backfill must be True or False, not {self.backfill!r}")
 
 
 def scheduler_base(module: Net, submit: bool = True, overrun: str = "keep") -> None:

@@ -345,3 +345,12 @@ def test_an_alpha_of_no_finite_number_is_refused(alpha):
     # nan ran DVFS as "every job draws more than the power cap alone"; inf ran
     with pytest.raises(ValueError, match=f"alpha must be positive and finite, not {alpha}"):
         PuppetConfig(4, alpha=alpha)
+
+
+@pytest.mark.parametrize("backfill", ["no", "false", None, 0])
+def test_a_backfill_of_no_bool_is_refused(backfill):
+    # "no" is true in Python: it backfilled
+    with pytest.raises(ValueError, match=re.escape(
+            f"scheduling backfill must be True or False, not {backfill!r}")):
+        SchedulingConfig(backfill=backfill)
+    assert SchedulingConfig(backfill=np.False_).backfill is False  # a DataFrame's cell
