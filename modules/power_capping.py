@@ -75,6 +75,8 @@ class PowerCap:
 
     @classmethod
     def wait(cls, cap_watts: float, l: int = 10, w_minutes: float = 500) -> "PowerCap":
+        if not is_number(w_minutes):  # else a TypeError of its * 60, or '5' * 60
+            raise ValueError(f"the maximum wait w must be a number of minutes, not {w_minutes!r}")
         return cls(cap_watts, wait_queue_length=l, max_wait=w_minutes * 60.0)
 
 

@@ -420,3 +420,11 @@ def test_dvfs_settings_of_no_number_are_refused_naming_them(settings, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         CpuScaling(**{"cap_watts": 5000, **settings})
     assert CpuScaling(5000, levels=(f for f in (0.5, 1.0))).levels == (1.0, 0.5)
+
+
+@pytest.mark.parametrize("minutes", ["5", None])
+def test_a_wait_of_no_number_of_minutes_is_refused_naming_w(minutes):
+    # a TypeError of its * 60 naming no setting
+    with pytest.raises(ValueError, match=re.escape(
+            f"the maximum wait w must be a number of minutes, not {minutes!r}")):
+        PowerCap.wait(5000, w_minutes=minutes)
