@@ -88,6 +88,7 @@ class PuppetConfig:
         if not (is_whole_number(self.machine_nodes) and self.machine_nodes > 0):
             raise ValueError(f"machine size must be a positive whole number of nodes, "
                              f"not {self.machine_nodes!r}")
+        object.__setattr__(self, "machine_nodes", int(self.machine_nodes))  # numpy's: no int token
         for name in ("node_watts", "idle_fraction", "alpha", "core_share"):
             value = getattr(self, name)
             if not is_number(value):

@@ -354,3 +354,10 @@ def test_a_backfill_of_no_bool_is_refused(backfill):
             f"scheduling backfill must be True or False, not {backfill!r}")):
         SchedulingConfig(backfill=backfill)
     assert SchedulingConfig(backfill=np.False_).backfill is False  # a DataFrame's cell
+
+
+def test_a_machine_size_of_numpy_runs_as_a_python_int():
+    # a ColourError from the net: "place 'Nodes': initial token np.int64(4) is not of colour int"
+    config = PuppetConfig(np.int64(4))
+    assert type(config.machine_nodes) is int
+    assert simulate([Job(1, 0, 100, 2, 200, 100.0)], config).metrics["complete"]
