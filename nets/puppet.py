@@ -46,7 +46,7 @@ from modules.power import PowerModel
 from modules.power_capping import (OVER_CAP, OVER_CAP_REASON, AllocationRules, PowerCap,
                                    over_cap_alone, requeue)
 from modules.tables import Columns, FrameField, row_count
-from modules.values import is_number, is_whole_number
+from modules.values import checked_run_options, is_number, is_whole_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -299,6 +299,8 @@ def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
     ``progress`` stops the run between two firings and returns what
     finished so far, marked ``interrupted``, and the jobs that had not.
     """
+    if not isinstance(config, PuppetConfig):  # else an AttributeError of building the net
+        raise ValueError(f"config must be a PuppetConfig, not {type(config).__name__}")
     result, _ = run_model(build_net(config), jobs, config, seed, energy_steps,
                           time_offset, progress, chunk, stop=stop)
     return result
@@ -323,6 +325,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     of a power cap still move the clock), or where the run stopped.  Jobs
     over the cap alone are rejected first (``config.rejected_jobs``): they
     are listed in the result's ``rejected`` and counted in its metrics."""
+    energy_steps = checked_run_options(energy_steps, time_offset, chunk, progress, stop)
     jobs = checked_jobs(jobs, config.machine_nodes)
     rejected = config.rejected_jobs(jobs)
     if rejected:

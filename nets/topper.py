@@ -209,6 +209,8 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     adds the per-node report; that module's docstring says what sleeping
     means here).
     """
+    if not isinstance(config, TopperConfig):  # else an AttributeError of building the net
+        raise ValueError(f"config must be a TopperConfig, not {type(config).__name__}")
     # read twice, so a list; a job's size is checked on units by build_net
     jobs = checked_jobs(jobs, machine_nodes=math.inf)
     net, scheduled = build_net(jobs, config, sleeping)

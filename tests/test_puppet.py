@@ -361,3 +361,26 @@ def test_a_machine_size_of_numpy_runs_as_a_python_int():
     config = PuppetConfig(np.int64(4))
     assert type(config.machine_nodes) is int
     assert simulate([Job(1, 0, 100, 2, 200, 100.0)], config).metrics["complete"]
+
+
+@pytest.mark.parametrize("options, refused", [
+    (dict(energy_steps=[0]), "energy_steps must be positive finite seconds, not 0"),
+    (dict(energy_steps=["60"]), "energy_steps must be positive finite seconds, not '60'"),
+    (dict(time_offset=float("nan")), "time_offset must be finite seconds, not nan"),
+    (dict(time_offset=None), "time_offset must be finite seconds, not None"),
+    (dict(chunk=float("nan")), "chunk must be positive seconds, not nan"),
+    (dict(chunk=0), "chunk must be positive seconds, not 0"),
+    (dict(progress=5), "progress must be a function or None, not 5"),
+    (dict(stop=5), "stop must be a function or None, not 5"),
+])
+def test_run_options_are_checked_before_the_run(options, refused):
+    # a step of 0 or an offset of nan failed once the whole run was done, deep inside
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        simulate([Job(1, 0, 100, 2, 200, 100.0)], PuppetConfig(4), **options)
+
+
+def test_a_config_of_the_wrong_kind_is_refused_by_simulate():
+    jobs = [Job(1, 0, 100, 2, 200, 100.0)]
+    with pytest.raises(ValueError, match="config must be a PuppetConfig, not list"):
+        simulate(PuppetConfig(4), jobs)  # the arguments swapped: an AttributeError
+    assert simulate(jobs, PuppetConfig(4), energy_steps=60).metrics["energy_step_60s_j"] > 0

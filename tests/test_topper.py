@@ -412,3 +412,12 @@ def test_topper_config_parts_and_multipliers_are_checked_where_given():
             TopperConfig(machine, FaultTolerance(), failure_multiplier=multiplier)
     with pytest.raises(ValueError, match=r"maps each unit to its failure times"):
         TopperConfig(machine, FaultTolerance(), failure_trace=[5.0])
+
+
+def test_topper_simulate_refuses_a_puppet_config_and_a_step_of_zero():
+    config = TopperConfig(PuppetConfig(4, node_watts=100), FaultTolerance(unit_nodes=1))
+    jobs = [Job(1, 0, 100, 2, 150, 200.0)]
+    with pytest.raises(ValueError, match="config must be a TopperConfig, not PuppetConfig"):
+        simulate(jobs, config.puppet)  # an AttributeError of building the net
+    with pytest.raises(ValueError, match="energy_steps must be positive finite seconds, not 0"):
+        simulate(jobs, config, energy_steps=[0])  # once the run was done
