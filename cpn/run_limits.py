@@ -43,3 +43,13 @@ def step_limit(steps: int, max_steps: Any) -> int:
         raise ValueError(f"max_steps must be a whole number of firings, 0 or more, "
                          f"not {max_steps!r}")
     return steps + int(max_steps)
+
+
+def checked_seed(seed: Any) -> int | None:
+    """A simulator's ``seed`` as a Python int, or None (unseeded): a string
+    seeded a run without a word, numpy's integers failed in ``random``."""
+    if seed is None:
+        return None
+    if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
+        raise ValueError(f"seed must be a whole number >= 0 or None, not {seed!r}")
+    return int(seed)

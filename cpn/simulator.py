@@ -41,7 +41,7 @@ from .marking_views import MarkingViews
 from .monitoring import Monitoring
 from .net import NEVER, P_LOW, Delayed, Net
 from .results import Binding, RunResult, StopReason
-from .run_limits import step_limit, stop_time
+from .run_limits import checked_seed, step_limit, stop_time
 from .staleness import staleness
 from .undo import Undoable
 
@@ -67,7 +67,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         # As declared, modules and all (None when given flat): notebooks draw it.
         self.hierarchy = net if isinstance(net, Net) else None
         self.order = order
-        self.seed = seed
+        self.seed = seed = checked_seed(seed)
         self._choice = random.Random(seed)
         self.rng = np.random.default_rng(None if seed is None else [seed, 1])
         self.now = 0.0

@@ -1160,3 +1160,14 @@ def test_a_colour_of_builtin_types_needs_no_extra_hash_test_but_any_other_does()
     net.arc("T", "Any", "x")
     source = Simulator(net).transitions[0].source
     assert source.count("__hash__ is None") == 1  # into Any only
+
+
+@pytest.mark.parametrize("seed", ["1", 1.5, -1, True, float("nan")])
+def test_a_seed_of_no_whole_number_is_refused_naming_it(seed):
+    # '1' seeded a run without a word; -1 and 1.5 were numpy's errors naming no seed
+    net = Net("n")
+    net.place("P", int, initial=[0])
+    with pytest.raises(ValueError, match=re.escape(
+            f"seed must be a whole number >= 0 or None, not {seed!r}")):
+        Simulator(net, seed=seed)
+    assert Simulator(net, seed=np.int64(3)).seed == 3  # was a TypeError of random.Random
