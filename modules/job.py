@@ -84,6 +84,19 @@ def replaced_at(job: Job, changes: dict[int, object]) -> Job:
     return tuple.__new__(type(job), fields)
 
 
+def _other_whole_ids(ids: list) -> bool:
+    """Whether ``ids`` hold whole numbers of other types than int (numpy's,
+    made Python's by :func:`checked_jobs`); an error naming an id that is
+    no whole number: None ran, then failed as the results were sorted,
+    and 1.5 ran."""
+    if not set(map(type, ids)) - {int}:
+        return False
+    strays = [job_id for job_id in ids if not is_whole_number(job_id)]
+    if strays:
+        raise ValueError(f"job ids must be whole numbers, not {strays[0]!r}")
+    return True
+
+
 def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
     """``jobs`` as a list, each refused with its id and field unless it is
     a ``Job`` that can run on a machine of ``machine_nodes``: ids unique,
@@ -106,6 +119,7 @@ def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
         return jobs
     ids, submits, runtimes, sizes, walltimes, powers = (
         list(map(itemgetter(field), jobs)) for field in range(6))
+    other_ids = _other_whole_ids(ids)
     if len(set(ids)) < len(ids):
         seen: set = set()
         repeated = next(job_id for job_id in ids if job_id in seen or seen.add(job_id))
@@ -136,7 +150,7 @@ def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
     if unplanned is not None:  # WFP divided by it; EASY planned it to end at once
         raise ValueError(f"job {ids[unplanned]!r}: wt (the requested walltime) must be > 0 "
                          f"for a job that runs, not {walltimes[unplanned]!r}")
-    if numpy_typed or other_sizes:
+    if numpy_typed or other_sizes or other_ids:
         jobs = [Job(*(value.item() if isinstance(value, np.generic) else value
                       for value in job)) for job in jobs]
     return jobs

@@ -197,6 +197,10 @@ def test_a_machine_of_no_whole_size_or_no_number_of_watts_is_refused(settings, r
     ([Job(1, 0, 100, 2, 200), Job(1, 5, 100, 2, 200)], "job ids must be unique: 1 is given "
                                                        "twice"),  # two rows of job 1
     ([(1, 0, 100, 2, 200)], "jobs must be Job records (modules.job.Job), not tuple"),
+    # None ran, then failed as the results were sorted; 1.5 ran
+    ([Job(None, 0, 100, 2, 200)], "job ids must be whole numbers, not None"),
+    ([Job(1, 0, 100, 2, 200), Job(1.5, 0, 100, 2, 200)], "job ids must be whole numbers, "
+                                                          "not 1.5"),
     # WFP divided by it during the run
     ([Job(1, 0, 100, 2, 0)], "job 1: wt (the requested walltime) must be > 0 for a job "
                              "that runs, not 0"),
@@ -204,6 +208,12 @@ def test_a_machine_of_no_whole_size_or_no_number_of_watts_is_refused(settings, r
 def test_jobs_the_python_api_is_given_are_checked(jobs, refused):
     with pytest.raises(ValueError, match=re.escape(refused)):
         simulate(jobs, PuppetConfig(4))
+
+
+def test_numpy_job_ids_become_python_ints():
+    import numpy as np
+    result = simulate([Job(np.int64(7), 0, 100, 2, 200)], PuppetConfig(4))
+    assert list(result.jobs["job_id"]) == [7]
 
 
 def test_jobs_may_come_from_a_generator():
