@@ -26,8 +26,8 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Iterator
 
+from .trace_file import decoded_lines
 from .words import counted
 
 #: The formats :func:`read_failure_trace` reads.
@@ -86,7 +86,7 @@ def failure_format(path: str | Path) -> str:
     (``#count=`` or ``event``), else ``"csv"``."""
     path = Path(path)
     with path.open("rb") as stream:
-        for _, text in _decoded_lines(stream, path):
+        for _, text in decoded_lines(stream, path, FailureTraceError):
             if text.strip():
                 return "ras" if text.startswith(("#count", "event")) else "csv"
     return "csv"
@@ -128,7 +128,7 @@ def read_failure_csv(path: str | Path, units: int | None = None) -> dict[int, li
     failures: dict[int, list[float]] = {}
     header: list[str] | None = None  # the column names, from the first row
     with path.open("rb") as stream:
-        for number, text in _decoded_lines(stream, path):
+        for number, text in decoded_lines(stream, path, FailureTraceError):
             where = f"{path}:{number}"
             try:
                 row = [cell.strip() for cell in next(csv.reader([text]), [])]
@@ -202,7 +202,7 @@ def read_mira_ras(path: str | Path, origin: datetime | None = None) -> FailureTr
     events: list[tuple[datetime, int]] = []
     skipped: dict[str, int] = {}
     with path.open("rb") as stream:
-        for line_number, line in _decoded_lines(stream, path):
+        for line_number, line in decoded_lines(stream, path, FailureTraceError):
             if not line.startswith("event"):
                 continue  # header, or a member of the cluster above
             fields = line.split()
@@ -229,16 +229,3 @@ def read_mira_ras(path: str | Path, origin: datetime | None = None) -> FailureTr
         failures.setdefault(rack, []).append((when - start).total_seconds())
     return FailureTrace({rack: sorted(times) for rack, times in failures.items()}, start,
                         skipped, path)
-
-
-def _decoded_lines(stream: IO[bytes], path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of a UTF-8 file, without a byte order mark;
-    bytes that are not UTF-8 are an error naming the line."""
-    for number, raw in enumerate(stream, start=1):
-        try:
-            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-        except UnicodeDecodeError as error:
-            raise FailureTraceError(
-                f"{path}:{number}: not UTF-8 text (byte 0x{raw[error.start]:02x} at column "
-                f"{error.start + 1})") from None
-        yield number, text

@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .trace_file import decoded_lines
+
 __all__ = ["Calendar", "MaintenanceFileError", "read_maintenance"]
 
 
@@ -64,15 +66,10 @@ def _unix(text: str) -> float:
 def read_maintenance(path: str | Path) -> Calendar:
     """The windows of a maintenance file, in Unix seconds."""
     path = Path(path)
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise MaintenanceFileError(f"{path}:{line}: not a text file (byte "
-                                   f"0x{data[error.start]:02x})") from None
+    with open(path, "rb") as stream:
+        lines = list(decoded_lines(stream, path, MaintenanceFileError))
     windows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         try:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Container, Mapping
 
 from .bgq_blocks import BlockMachine
+from .trace_file import decoded_lines
 
 __all__ = ["Failure", "Outage", "REPAIR_HOURS", "read_ras_failures", "outages",
            "RasFileError", "jobs_hit"]
@@ -96,12 +97,7 @@ def read_ras_failures(path: str | Path) -> tuple[list[Failure], int]:
     path = Path(path)
     failures, elsewhere = [], 0
     with open(path, "rb") as stream:
-        for number, raw in enumerate(stream, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise RasFileError(f"{path}:{number}: not a text file (byte "
-                                   f"0x{raw[error.start]:02x}); a RAS log is text") from None
+        for number, line in decoded_lines(stream, path, RasFileError):
             if not line.startswith("event"):
                 continue
             fields = line.split()

@@ -9,7 +9,7 @@ import gzip
 import io
 import zlib
 from pathlib import Path
-from typing import IO
+from typing import IO, Iterator
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _GZIP_WBITS = zlib.MAX_WBITS | 16  # zlib's setting for a gzip header and trailer
@@ -64,6 +64,20 @@ def check_text_and_skip_bom(stream: io.BufferedReader, path: Path) -> None:
                        "text, one job per line")
     if head.startswith(_UTF8_BOM):
         stream.read(len(_UTF8_BOM))
+
+
+def decoded_lines(stream: IO[bytes], path: Path,
+                  error: type[ValueError] = ValueError) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of a UTF-8 file, without a byte order mark;
+    bytes that are not UTF-8 are an ``error`` naming the line, not a
+    decoder's traceback naming no file."""
+    for number, raw in enumerate(stream, start=1):
+        try:
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as failure:
+            raise error(f"{path}:{number}: not UTF-8 text (byte 0x{raw[failure.start]:02x} "
+                        f"at column {failure.start + 1})") from None
+        yield number, text
 
 
 def damaged_gzip(path: Path, error: Exception) -> SWFError:

@@ -179,10 +179,10 @@ def test_block_options_without_blocks_are_refused(files, tmp_path, capsys, monke
 
 @pytest.mark.parametrize("flag, content, said", [
     ("--failures", b"garbage\n", "bad: no fatal event on a compute rack"),
-    ("--failures", b"\x1f\x8b\x08\x00", "bad:1: not a text file (byte 0x8b)"),
+    ("--failures", b"\x1f\x8b\x08\x00", "bad:1: not UTF-8 text (byte 0x8b at column 2)"),
     ("--maintenance", b"", "bad: no maintenance window in the file"),
     ("--maintenance", b"2018-01-19 02:00:00,2018-01-19 03:00:00\n\xff\n",
-     "bad:2: not a text file (byte 0xff)")])
+     "bad:2: not UTF-8 text (byte 0xff at column 1)")])
 def test_a_mira_part_file_that_gives_nothing_is_refused_naming_it(files, tmp_path, capsys,
                                                                    flag, content, said):
     """A failures or maintenance file with nothing in it would run as if
