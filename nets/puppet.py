@@ -310,6 +310,7 @@ def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
 FIRINGS_PER_CHECK = 10_000
 
 
+@cyclic_gc_paused()  # the run's tokens and records: millions of tuples, no cycles
 def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
               energy_steps: Sequence[float] = (), time_offset: float = 0.0,
               progress: Callable[[float, int], None] | None = None,
@@ -341,7 +342,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     for monitor in monitors:
         sim.add_monitor(monitor)
     power = sim.add_monitor(PlaceIntegral("Power", lambda tokens: tokens[0], record=True))
-    with ctrl_c_requests() as ctrl_c, cyclic_gc_paused():  # firings make no cycles
+    with ctrl_c_requests() as ctrl_c:
         interrupted = _run(sim, stop or ctrl_c, progress, chunk)
     finished = sim.tokens("Finished")
     end = sim.now if interrupted or not finished else max(end for _, end in finished)
