@@ -70,11 +70,11 @@ def write_csv(table, path: Path) -> None:
                     for column in columns.values())
         row = ",".join(["{}"] * len(columns)) + os.linesep
         for first in range(0, rows, CSV_ROWS_AT_ONCE):
-            texts = [_texts(column[first:first + CSV_ROWS_AT_ONCE]) for column in columns.values()]
-            if plain:
-                stream.write("".join(row.format(*values) for values in zip(*texts)))
+            chunk = [column[first:first + CSV_ROWS_AT_ONCE] for column in columns.values()]
+            if plain:  # str of a float is its repr, of an int its digits: as _texts writes them
+                stream.write("".join(map(row.format, *(part.tolist() for part in chunk))))
             else:  # text may need quotes, a lone empty field too: the csv module's, as pandas'
-                writer.writerows(zip(*texts))
+                writer.writerows(zip(*map(_texts, chunk)))
 
 
 def _texts(column: np.ndarray):
