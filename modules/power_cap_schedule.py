@@ -15,7 +15,7 @@ import numpy as np
 
 from cpn import Net, timed
 
-from .batch_scheduling import P_FINISH
+from .batch_scheduling import P_FINISH, TRIGGER_FUSION
 
 #: A cap change comes first of the instant's ends (see batch_scheduling).
 P_CAP_CHANGE = P_FINISH - 100
@@ -81,8 +81,10 @@ class PowerCapSchedule:
 
 def add_power_cap(module: Net, cap: PowerCapSchedule) -> None:
     """*Cap* (the current Pcap), *CapChanges* (the schedule's later steps as
-    timed tokens) and *ChangeCap*, which raises *Trigger*; ``module`` must
-    have the *Trigger* place."""
+    timed tokens) and *ChangeCap*, which raises *Trigger* (added to
+    ``module``, in the fusion set every scheduler reads, unless it has it)."""
+    if "Trigger" not in module.places:
+        module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("Cap", float, initial=[cap.initial])
     module.place("CapChanges", float, timed=True,
                  initial=[timed(watts, at) for at, watts in cap.changes])

@@ -351,3 +351,19 @@ def test_real_trace_knapsack_against_naive_capping_at_62_5_percent_of_peak():
     assert knapsack.utilization > naive.utilization
     assert knapsack.wait_mean_s < naive.wait_mean_s
     assert results["knapsack"].metrics["learning_rate"] > 0.5
+
+
+def test_a_cap_place_in_an_allocation_module_of_ones_own_needs_no_trigger_of_its_own():
+    """``allocation_ports`` gives no *Trigger*; ``add_power_cap`` needed one
+    ("arc Trigger -> ChangeCap ...: no place or transition named 'Trigger'")."""
+    from cpn import Net
+    from modules.allocation import allocation_ports
+    from modules.batch_scheduling import TRIGGER_FUSION
+    from modules.power_cap_schedule import add_power_cap
+    from nets.puppet import PuppetConfig, build_net as puppet_net
+
+    module = Net("OwnAllocation")
+    allocation_ports(module)
+    add_power_cap(module, PowerCapSchedule.of((0, 300.0), (50, 200.0)))
+    assert module.places["Trigger"].fusion == TRIGGER_FUSION
+    puppet_net(PuppetConfig(4, 100.0)).replace_module("Allocation", module)  # a valid net
