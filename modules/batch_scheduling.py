@@ -99,8 +99,7 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
     one of the project's own, tested against references."""
     own = schedule is None
     if own:
-        schedule = partial(easy_pass_on_nodes, policy=config.policy,
-                           estimate=config.estimate, backfill=config.backfill)
+        schedule = easy_policy(config)
     call = "schedule(queue, running, free, now)"
     check = checked and not own
     module = Net(name, env={"schedule": schedule,
@@ -114,6 +113,12 @@ def batch_scheduling(config: SchedulingConfig = SchedulingConfig(),
         outputs={"Trigger": "False", "Queuing": "waiting", "RuntimeInfo": "running",
                  "Nodes": "free", "Selected": "tuple(started)"})
     return module
+
+
+def easy_policy(config: SchedulingConfig) -> Callable:
+    """EASY as ``config`` sets it: the policy the module runs by default."""
+    return partial(easy_pass_on_nodes, policy=config.policy, estimate=config.estimate,
+                   backfill=config.backfill)
 
 
 def checked_answer(answer, queue: tuple[Job, ...], free: int) -> tuple[tuple, tuple]:

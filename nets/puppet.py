@@ -22,7 +22,7 @@ state space.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -40,6 +40,7 @@ from modules.easy import easy_pass_on_nodes
 from modules.job import Job, checked_jobs
 from modules.metrics import summary_metrics
 from modules.power_profile import MIRA_NODE_WATTS
+from modules.policy_record import config_record
 from modules.power_steps import cap_excess, collapse_step_series, energy_fixed_step
 from modules.run_files import UNFINISHED_COLUMNS
 from modules.power import PowerModel
@@ -325,7 +326,9 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     fault tolerance left in *Running*, a node's shutdown, a later change
     of a power cap still move the clock), or where the run stopped.  Jobs
     over the cap alone are rejected first (``config.rejected_jobs``): they
-    are listed in the result's ``rejected`` and counted in its metrics."""
+    are listed in the result's ``rejected`` and counted in its metrics.
+    ``metrics["config"]`` records the configuration as the net runs it: a
+    policy swapped in is named (``modules.policy_record``)."""
     energy_steps = checked_run_options(energy_steps, time_offset, chunk, progress, stop)
     jobs = checked_jobs(jobs, config.machine_nodes)
     rejected = config.rejected_jobs(jobs)
@@ -362,7 +365,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     metrics["complete"] = not row_count(unfinished)
     metrics["unfinished_jobs"] = row_count(unfinished)
     metrics["rejected_jobs"] = len(rejected)
-    metrics["config"] = {**asdict(config)}
+    metrics["config"] = config_record(net, config)
     return PuppetResult(records, times.tolist(), watts.tolist(), end, metrics, estimates,
                         interrupted, unfinished, rejected_records(rejected, time_offset)), sim
 

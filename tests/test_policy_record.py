@@ -1,0 +1,100 @@
+"""What a run records when a researcher swaps in a scheduling policy of
+their own: the policy that ran (``metrics["config"]``).  The project's own
+configurations keep their records unchanged."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from functools import partial
+
+import pytest
+
+from cpn import Net
+from modules.batch_scheduling import SchedulingConfig, batch_scheduling
+from modules.cpu_scaling import CpuScaling
+from modules.easy import easy_pass_on_nodes
+from modules.job import Job
+from modules.power_capping import PowerCap
+from nets.puppet import PuppetConfig, build_net, run_model
+
+JOBS = [Job(1, 0, 100, 2, 200, jp=200.0), Job(2, 1, 100, 1, 100, jp=200.0),
+        Job(3, 2, 10, 1, 10, jp=50.0)]
+PLAIN = PuppetConfig(machine_nodes=4, node_watts=100.0,
+                     scheduling=SchedulingConfig(trigger="timestamp"))
+
+
+def largest_first(queue, running, free, now):
+    """Largest job first, while jobs fit."""
+    started = []
+    for job in sorted(queue, key=lambda job: -job.js):
+        if job.js <= free:
+            started.append(job)
+            free -= job.js
+    return started, tuple(job for job in queue if job not in started)
+
+
+def by_walltime(queue, now):
+    return sorted(range(len(queue)), key=lambda at: (queue[at].wt, at))
+
+
+def scheduling_of(net: Net, config: PuppetConfig = PLAIN) -> dict:
+    result, _ = run_model(net, JOBS, config)
+    return result.metrics["config"]["scheduling"]
+
+
+def with_scheduler(schedule) -> Net:
+    net = build_net(PLAIN)
+    net.replace_module("Scheduler", batch_scheduling(PLAIN.scheduling, schedule=schedule))
+    return net
+
+
+def test_a_swapped_in_scheduler_is_named_in_the_metrics_not_fcfs():
+    assert scheduling_of(with_scheduler(largest_first)) == {
+        "policy": f"{__name__}.largest_first", "estimate": "requested",
+        "trigger": "timestamp", "backfill": None, "overrun": "keep"}
+
+
+def test_easy_behind_an_order_of_ones_own_is_named_with_its_order():
+    record = scheduling_of(with_scheduler(partial(easy_pass_on_nodes, order=by_walltime)))
+    assert record["policy"] == (f"modules.easy.easy_pass_on_nodes(order={__name__}.by_walltime)")
+
+
+def test_an_edited_policy_is_named_whichever_way_it_came_in():
+    wfp = PuppetConfig(4, 100.0, scheduling=SchedulingConfig(policy="wfp"))
+    exponent = build_net(wfp)
+    schedule = exponent.substitutions["Scheduler"].module.env["schedule"]
+    exponent.set_env("Scheduler/schedule", partial(schedule, wfp_exponent=1))
+    assert scheduling_of(exponent, wfp)["policy"] == (
+        "modules.easy.easy_pass_on_nodes(policy='wfp', estimate='requested', backfill=True, "
+        "wfp_exponent=1)")
+    rebound = build_net(PLAIN)  # the built-in module, its policy rebound: not checked, named
+    rebound.set_env("Scheduler/schedule", largest_first)
+    assert scheduling_of(rebound)["policy"] == f"{__name__}.largest_first"
+
+
+@pytest.mark.parametrize("config", [
+    PLAIN, PuppetConfig(4, 100.0, scheduling=SchedulingConfig(policy="wfp", backfill=False)),
+    PuppetConfig(4, 100.0, cap=PowerCap.block(300.0)),
+    PuppetConfig(4, 100.0, cap=PowerCap.wait(300.0, l=2)),
+    PuppetConfig(4, 100.0, cap=CpuScaling(300.0))], ids=["fcfs", "wfp", "block", "wait", "dvfs"])
+def test_the_configured_net_records_its_configuration_unchanged(config):
+    result, _ = run_model(build_net(config), JOBS, config)
+    assert result.metrics["config"] == asdict(config)
+
+
+def test_the_projects_other_schedulers_are_not_policies_of_ones_own():
+    from modules.cobalt_policy import CobaltPolicy
+    from modules.cobalt_scheduler import cobalt_scheduling
+    from modules.dvfs_thesis.profiles import JobProfile
+    from modules.energy_saving.scheduling import FifoQueues, fifo_scheduling, scheduling_module
+    from modules.policy_record import own_scheduling_policy
+    from nets import data_driven, dvfs_thesis
+
+    thesis = dvfs_thesis.build_net(dvfs_thesis.ThesisConfig(4), {1: JobProfile(1.0, 1.0)})
+    window = data_driven.build_net(data_driven.DataDrivenConfig(4))
+    for module in (cobalt_scheduling(CobaltPolicy(), {}, {}, []),
+                   fifo_scheduling(FifoQueues("user")),
+                   scheduling_module(PLAIN.scheduling, 100.0, 4),
+                   thesis.substitutions["Scheduler"].module,
+                   window.substitutions["Scheduler"].module):
+        assert own_scheduling_policy(module, PLAIN.scheduling) is None, module.name
