@@ -7,7 +7,8 @@ scheduler, or another allocation module.  The configuration then names a
 policy that did not run.  The net knows what it hosts, so the record is
 read from it (:func:`config_record`): a scheduling policy of one's own by
 its qualified name (:func:`own_scheduling_policy`), in place of the
-configured one.
+configured one; an allocation module other than the configured one by
+its name; the cap in force where it is not the configured one.
 
 The project's other schedulers (Cobalt's, the DVFS thesis' policies, the
 window scheduler, FIFO per queue, EASY planning with sleeping nodes) run
@@ -20,14 +21,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import math
 import sys
-from typing import Any
+from typing import Any, Sequence
 
-from cpn import Net
+from cpn import Net, diff
 from cpn.expressions import same
 
 from .batch_scheduling import SchedulingConfig, checked_answer, easy_policy
 from .easy import easy_pass_on_nodes
+from .power_cap_schedule import PowerCapSchedule
 
 #: The packages of the project: what they define is not a policy of one's own.
 PROJECT_PACKAGES = frozenset({"cpn", "modules", "nets", "studies", "cli"})
@@ -106,12 +109,33 @@ def scheduling_record(scheduler: Net, config: SchedulingConfig) -> dict:
     return record
 
 
-def config_record(net: Net, config: Any) -> dict:
+def config_record(net: Net, config: Any, cap: PowerCapSchedule | None,
+                  allocations: Sequence[Net]) -> dict:
     """A run's ``metrics["config"]``: the settings of ``config`` (a
-    ``PuppetConfig``), but what ``net`` hosts where they do not say it:
-    its scheduling (:func:`scheduling_record`)."""
+    ``PuppetConfig``), but what ``net`` hosts where they do not say it.
+    Its scheduling: :func:`scheduling_record`.  An allocation module none
+    of the configured ``allocations`` is named (``allocation``), and its
+    cap is the ``cap`` in force (``power_cap_schedule.cap_in_force``) alone:
+    the configured cap's other settings were the replaced module's.  A cap
+    in force other than the configured one (a *Cap* place's) is given as
+    its steps (``cap["schedule"]``)."""
     record = dataclasses.asdict(config)
     scheduler = net.substitutions.get("Scheduler")
     if scheduler is not None:
         record["scheduling"] = scheduling_record(scheduler.module, config.scheduling)
+    allocation = net.substitutions.get("Allocation")
+    if allocation is not None and all(diff(allocation.module, configured)
+                                      for configured in allocations):
+        record["cap"] = _cap_record(cap)
+        record["allocation"] = allocation.module.name
+    elif cap is not None and cap.steps != ((0.0, config.cap_watts),):
+        record["cap"]["schedule"] = [list(step) for step in cap.steps]
     return record
+
+
+def _cap_record(cap: PowerCapSchedule | None) -> dict:
+    """A cap in force (None: none) as a record gives it: its watts, or its
+    steps when it changes in time."""
+    if cap is None or len(cap.steps) == 1:
+        return {"cap_watts": math.inf if cap is None else cap.initial}
+    return {"schedule": [list(step) for step in cap.steps]}

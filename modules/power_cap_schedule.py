@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpn import Net, timed
+from cpn import Net, TimedToken, timed
 
 from .batch_scheduling import P_FINISH, TRIGGER_FUSION
 
@@ -72,6 +72,10 @@ class PowerCapSchedule:
             value = w
         return value
 
+    def on_clock(self, offset: float) -> tuple[tuple[float, float], ...]:
+        """The steps with their times moved ``offset`` later: on a trace's clock."""
+        return tuple((at + offset, watts) for at, watts in self.steps)
+
     def at_times(self, times) -> np.ndarray:
         """The cap at each of ``times`` (after any change at that instant)."""
         starts = np.array([t for t, _ in self.steps])
@@ -82,7 +86,8 @@ class PowerCapSchedule:
 def add_power_cap(module: Net, cap: PowerCapSchedule) -> None:
     """*Cap* (the current Pcap), *CapChanges* (the schedule's later steps as
     timed tokens) and *ChangeCap*, which raises *Trigger* (added to
-    ``module``, in the fusion set every scheduler reads, unless it has it)."""
+    ``module``, in the fusion set every scheduler reads, unless it has it).
+    The places are the net's record of its cap: :func:`cap_in_force`."""
     if "Trigger" not in module.places:
         module.place("Trigger", bool, fusion=TRIGGER_FUSION)
     module.place("Cap", float, initial=[cap.initial])
@@ -94,3 +99,34 @@ def add_power_cap(module: Net, cap: PowerCapSchedule) -> None:
     module.arc("Trigger", "ChangeCap", "signal")
     module.arc("ChangeCap", "Cap", "new")
     module.arc("ChangeCap", "Trigger", "True")
+
+
+def cap_in_force(net: Net, cap_watts: float = math.inf) -> PowerCapSchedule | None:
+    """The cap a run of ``net`` is under: ``cap_watts`` (a configuration's)
+    and every cap :func:`add_power_cap` put in ``net`` or its modules, the
+    tightest at each time; None when there is none.  Whoever decides
+    allocation, a run is measured against it."""
+    caps = [*_caps_in(net), PowerCapSchedule.constant(cap_watts)]
+    times = sorted({at for cap in caps for at, _ in cap.steps})
+    tightest = PowerCapSchedule(tuple((at, min(cap.at(at) for cap in caps)) for at in times))
+    return tightest if tightest.capped else None
+
+
+def _caps_in(net: Net) -> list[PowerCapSchedule]:
+    """The schedules the *Cap* and *CapChanges* places of ``net`` and its
+    modules hold as the run starts (a change at 0 replaces the initial cap)."""
+    found = []
+    cap, changes = net.places.get("Cap"), net.places.get("CapChanges")
+    if cap is not None and changes is not None and len(cap.initial) == 1:
+        steps = {0.0: float(cap.initial[0])}
+        for token in sorted(changes.initial, key=_change_time):
+            steps[max(_change_time(token), 0.0)] = float(
+                token.value if isinstance(token, TimedToken) else token)
+        found.append(PowerCapSchedule(tuple(steps.items())))
+    for substitution in net.substitutions.values():
+        found += _caps_in(substitution.module)
+    return found
+
+
+def _change_time(token) -> float:
+    return token.time if isinstance(token, TimedToken) else 0.0

@@ -23,12 +23,12 @@ integrates in milliseconds.
 from __future__ import annotations
 
 import math
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .power import cap_limit
+from .values import is_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -355,18 +355,42 @@ def power_metrics(times, watts, end) -> dict[str, float]:
     }
 
 
-def cap_excess(times, watts, end: float, cap_watts: float | None) -> tuple[float, float]:
+def cap_excess(times, watts, end: float,
+               cap_watts: float | Sequence[tuple[float, float]] | None) -> tuple[float, float]:
     """Seconds the power series spends above the cap (beyond the tolerance
     of ``cap_limit``), and by how much at most (W); none without a cap:
     what an operator checks first, non-zero only when a job alone needs
-    more (``over_cap="run_alone"``).
+    more (``over_cap="run_alone"``) or a policy of one's own broke it.  A
+    cap that changes in time is given as its steps, ``(time, watts)``
+    pairs on the series' clock, each holding until the next.
 
     >>> cap_excess([0, 10, 30], [100.0, 300.0, 200.0], end=60, cap_watts=250)
     (20.0, 50.0)
+    >>> cap_excess([0, 10, 30], [100.0, 300.0, 200.0], end=60, cap_watts=[(0, 250), (20, 150)])
+    (50.0, 150.0)
     """
+    if cap_watts is not None and not is_number(cap_watts):
+        if len(cap_watts) > 1:
+            return _excess_over_steps(times, watts, end, cap_watts)
+        cap_watts = cap_watts[0][1]
     if cap_watts is None or not math.isfinite(cap_watts):
         return 0.0, 0.0
     t, w, end = _step_series(times, watts, end)
     durations = _durations(t, end)
     over = (w > cap_limit(cap_watts)) & (durations > 0)
     return float(durations[over].sum()), float((w[over] - cap_watts).max(initial=0.0))
+
+
+def _excess_over_steps(times, watts, end: float,
+                       steps: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """:func:`cap_excess` under a cap of several steps: the series is cut
+    where the cap changes too."""
+    t, w, end = _step_series(times, watts, end)
+    starts = np.array([at for at, _ in steps], dtype=float)
+    caps = np.array([cap for _, cap in steps], dtype=float)
+    grid = np.union1d(t, starts[(starts > t[0]) & (starts < end)])
+    power = power_at(t, w, grid)
+    cap = caps[np.maximum(np.searchsorted(starts, grid, side="right") - 1, 0)]
+    durations = _durations(grid, end)
+    over = (power > cap_limit(cap)) & (durations > 0)
+    return float(durations[over].sum()), float((power[over] - cap[over]).max(initial=0.0))

@@ -41,6 +41,7 @@ from modules.job import Job, checked_jobs
 from modules.metrics import summary_metrics
 from modules.power_profile import MIRA_NODE_WATTS
 from modules.policy_record import config_record
+from modules.power_cap_schedule import cap_in_force
 from modules.power_steps import cap_excess, collapse_step_series, energy_fixed_step
 from modules.run_files import UNFINISHED_COLUMNS
 from modules.power import PowerModel
@@ -327,6 +328,8 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     of a power cap still move the clock), or where the run stopped.  Jobs
     over the cap alone are rejected first (``config.rejected_jobs``): they
     are listed in the result's ``rejected`` and counted in its metrics.
+    The run is measured against the cap in force, the configuration's and
+    the net's *Cap* places' (``power_cap_schedule.cap_in_force``), and
     ``metrics["config"]`` records the configuration as the net runs it: a
     policy swapped in is named (``modules.policy_record``)."""
     energy_steps = checked_run_options(energy_steps, time_offset, chunk, progress, stop)
@@ -356,16 +359,18 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     records = job_table(finished, time_offset)
     metrics = (summary_metrics(records, times, watts, end, config.machine_nodes)
                if finished else {})
-    if finished and math.isfinite(config.cap_watts):  # run_alone breaks the cap: by how much
+    cap = cap_in_force(net, config.cap_watts)  # the config's, or the net's Cap places'
+    if finished and cap is not None:  # run_alone, or a policy of one's own, breaks it: how much
         metrics["cap_exceeded_s"], metrics["cap_excess_max_w"] = cap_excess(
-            times, watts, end, config.cap_watts)
+            times, watts, end, cap.on_clock(time_offset))
     estimates = {step: energy_fixed_step(times, watts, end, step) for step in energy_steps}
     metrics.update({f"energy_step_{step:g}s_j": joules for step, joules in estimates.items()})
     unfinished = unfinished_records(sim, jobs, time_offset)
     metrics["complete"] = not row_count(unfinished)
     metrics["unfinished_jobs"] = row_count(unfinished)
     metrics["rejected_jobs"] = len(rejected)
-    metrics["config"] = config_record(net, config)
+    metrics["config"] = config_record(net, config, cap, [
+        default_allocation(config, fault_tolerant) for fault_tolerant in (False, True)])
     return PuppetResult(records, times.tolist(), watts.tolist(), end, metrics, estimates,
                         interrupted, unfinished, rejected_records(rejected, time_offset)), sim
 

@@ -1,6 +1,7 @@
-"""What a run records when a researcher swaps in a scheduling policy of
-their own: the policy that ran (``metrics["config"]``).  The project's own
-configurations keep their records unchanged."""
+"""What a run records when a researcher swaps in a scheduling policy or a
+power policy of their own: the policy that ran (``metrics["config"]``),
+and the cap metrics whenever a cap is in force, whoever decides allocation.
+The project's own configurations keep their records unchanged."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from functools import partial
 import pytest
 
 from cpn import Net
+from modules.allocation import allocation_ports
 from modules.batch_scheduling import SchedulingConfig, batch_scheduling
 from modules.cpu_scaling import CpuScaling
 from modules.easy import easy_pass_on_nodes
 from modules.job import Job
-from modules.power_capping import PowerCap
+from modules.power_cap_schedule import PowerCapSchedule, add_power_cap
+from modules.power_capping import PowerCap, requeue
 from nets.puppet import PuppetConfig, build_net, run_model
 
 JOBS = [Job(1, 0, 100, 2, 200, jp=200.0), Job(2, 1, 100, 1, 100, jp=200.0),
@@ -98,3 +101,85 @@ def test_the_projects_other_schedulers_are_not_policies_of_ones_own():
                    thesis.substitutions["Scheduler"].module,
                    window.substitutions["Scheduler"].module):
         assert own_scheduling_policy(module, PLAIN.scheduling) is None, module.name
+
+
+def capped_greedy(power, cap: PowerCapSchedule | float) -> Net:
+    """A power policy of one's own: the head job starts when it keeps the
+    power under the cap (a *Cap* place's, or a constant of its own), else
+    it and the rest go back to the queue."""
+    module = Net("CappedGreedy", env={"busy_delta": power.busy_delta, "requeue": requeue})
+    allocation_ports(module)
+    state = {"Selected": "sel", "Nodes": "free", "Power": "watts", "RuntimeInfo": "running"}
+    if isinstance(cap, PowerCapSchedule):
+        add_power_cap(module, cap)  # adds Trigger, which allocation_ports does not
+        state["Cap"] = "cap"
+    else:
+        module.env["cap"] = cap
+    fits = "sel[0].js <= free and watts + busy_delta(sel[0]) <= cap"
+    module.transition(
+        "Allocate", priority=100, guard=f"sel and {fits}", code="job = sel[0]", inputs=state,
+        outputs={**state, "Selected": "sel[1:]", "Nodes": "free - job.js",
+                 "Power": "watts + busy_delta(job)",
+                 "RuntimeInfo": "running | {job.id: (now + job.wt, job.js)}",
+                 "Running": "job.entered(now)@+job.rt"})
+    module.transition(
+        "Hold", priority=100, guard=f"sel and not ({fits})",
+        inputs={**state, "Queuing": "queue"},
+        outputs={**state, "Selected": "()", "Queuing": "requeue(queue, sel)"})
+    return module
+
+
+def with_allocation(config: PuppetConfig, cap: PowerCapSchedule | float) -> Net:
+    net = build_net(config)
+    net.replace_module("Allocation", capped_greedy(config.power, cap))
+    return net
+
+
+def test_a_power_policy_of_ones_own_under_its_own_cap_gets_the_cap_metrics():
+    """Idle 120 W; job 1 (2 nodes) runs alone from 0 to 100 at 260 W in
+    all.  Under 300 W nothing is over; with the cap down to 250 W from 50
+    to 100, the run is 10 W over for 50 s."""
+    result, _ = run_model(with_allocation(PLAIN, PowerCapSchedule.constant(300.0)), JOBS, PLAIN)
+    assert (result.metrics["cap_exceeded_s"], result.metrics["cap_excess_max_w"]) == (0.0, 0.0)
+    assert result.metrics["config"]["cap"] == {"cap_watts": 300.0}
+    assert result.metrics["config"]["allocation"] == "CappedGreedy"
+    lowered = PowerCapSchedule.of((0, 300.0), (50, 250.0), (100, 400.0))
+    result, _ = run_model(with_allocation(PLAIN, lowered), JOBS, PLAIN)
+    assert (result.metrics["cap_exceeded_s"], result.metrics["cap_excess_max_w"]) == (
+        pytest.approx(50.0), pytest.approx(10.0))
+    assert result.metrics["config"]["cap"] == {"schedule": [[0.0, 300.0], [50.0, 250.0],
+                                                            [100.0, 400.0]]}
+
+
+def test_a_power_policy_of_ones_own_under_the_configured_cap_is_named():
+    """BLOCK's settings (l = 0) are not recorded for a module that is not BLOCK."""
+    block = PuppetConfig(4, 100.0, cap=PowerCap.block(300.0))
+    result, _ = run_model(with_allocation(block, 300.0), JOBS, block)
+    assert result.metrics["config"]["cap"] == {"cap_watts": 300.0}
+    assert result.metrics["config"]["allocation"] == "CappedGreedy"
+    assert result.metrics["cap_exceeded_s"] == 0.0
+
+
+def test_the_configured_allocation_swapped_for_another_is_named():
+    """WAIT put where the configuration built BLOCK: not recorded as BLOCK."""
+    from modules.allocation import power_allocation
+
+    block = PuppetConfig(4, 100.0, cap=PowerCap.block(300.0))
+    net = build_net(block)
+    net.replace_module("Allocation", power_allocation(block.power, PowerCap.wait(300.0),
+                                                      "requested"))
+    result, _ = run_model(net, JOBS, block)
+    assert result.metrics["config"]["allocation"] == "PowerAllocation"
+    assert result.metrics["config"]["cap"] == {"cap_watts": 300.0}
+
+
+def test_the_data_driven_runs_record_the_cap_they_ran_under():
+    from nets.data_driven import DataDrivenConfig, simulate
+
+    cap = PowerCapSchedule.constant(350.0)
+    for method, allocation in (("naive", "NaiveAllocation"), ("knapsack", "MeasuredAllocation")):
+        config = DataDrivenConfig(4, method=method, cap=cap, node_watts=100.0)
+        metrics = simulate(JOBS, config).metrics
+        assert metrics["config"]["cap"] == {"cap_watts": 350.0}  # was inf: no cap
+        assert metrics["config"]["allocation"] == allocation
+        assert metrics["cap_excess_max_w"] == metrics["max_excess_w"]
