@@ -64,7 +64,8 @@ from modules.energy_saving.decisions import Decision
 from modules.energy_saving.ledger_monitor import LedgerMonitor
 from modules.energy_saving.module import attach
 from modules.energy_saving.policy import EnergySavingPolicy
-from modules.energy_saving.scheduling import FifoQueues, scheduling_module, with_booting_nodes
+from modules.energy_saving.scheduling import (FifoQueues, batch_options, scheduling_module,
+                                              with_booting_nodes)
 from modules.job import Job
 from modules.power_steps import energy_exact
 from modules.node_counts import NodeCounts
@@ -225,11 +226,9 @@ class EnergySavingConfig:
     @property
     def puppet(self) -> PuppetConfig:
         """The PuPPET configuration underneath: node power from ``node``."""
-        scheduling = (self.scheduling.scheduling if isinstance(self.scheduling, FifoQueues)
-                      else self.scheduling)
         return PuppetConfig(self.machine_nodes, node_watts=self.node.loaded_w,
                             idle_fraction=self.node.idle_w / self.node.loaded_w,
-                            scheduling=scheduling, cap=self.cap)
+                            scheduling=batch_options(self.scheduling), cap=self.cap)
 
     def always_on(self) -> "EnergySavingConfig":
         """The same machine and scheduling with every node always on."""
@@ -296,9 +295,10 @@ def simulate_puppet(jobs: Sequence[Job], config: PuppetConfig,
                     scheduling: SchedulingConfig | FifoQueues | None = None,
                     job_power: str = "trace", **options) -> EnergySavingResult:
     """Any PuPPET configuration (its cap included) with sleeping nodes; jobs
-    keep their own power.  ``scheduling`` replaces ``config.scheduling``
-    (the paper's FIFO per queue); metrics as :func:`simulate`."""
+    keep their own power.  ``scheduling`` (the paper's FIFO per queue)
+    replaces ``config.scheduling``, in the run's record too; metrics as :func:`simulate`."""
     scheduling = scheduling or config.scheduling
+    config = replace(config, scheduling=batch_options(scheduling))
     monitor = sleeping.monitor(config, len(jobs := list(jobs)))  # a generator: listed
     result, _ = run_model(build_net(config, sleeping, jobs, scheduling), jobs, config, seed,
                           time_offset=time_offset,

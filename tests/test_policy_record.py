@@ -103,6 +103,18 @@ def test_the_projects_other_schedulers_are_not_policies_of_ones_own():
         assert own_scheduling_policy(module, PLAIN.scheduling) is None, module.name
 
 
+def test_sleeping_nodes_record_the_scheduling_that_ran():
+    """``simulate_puppet(scheduling=...)`` recorded its configuration's
+    scheduling (here FCFS with backfilling) while FIFO per queue ran."""
+    from modules.energy_saving.scheduling import FifoQueues
+    from nets.energy_saving import SleepingNodes, simulate_puppet
+
+    for scheduling in (FifoQueues(queue="user"), SchedulingConfig(policy="wfp")):
+        result = simulate_puppet(JOBS, PLAIN, SleepingNodes(), scheduling=scheduling)
+        expected = scheduling.scheduling if isinstance(scheduling, FifoQueues) else scheduling
+        assert result.metrics["config"]["scheduling"] == asdict(expected)
+
+
 def capped_greedy(power, cap: PowerCapSchedule | float) -> Net:
     """A power policy of one's own: the head job starts when it keeps the
     power under the cap (a *Cap* place's, or a constant of its own), else

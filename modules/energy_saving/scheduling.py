@@ -52,6 +52,11 @@ class FifoQueues:
                                 backfill=False)
 
 
+def batch_options(scheduling: SchedulingConfig | FifoQueues) -> SchedulingConfig:
+    """The batch scheduling options allocation plans with and a run records."""
+    return scheduling.scheduling if isinstance(scheduling, FifoQueues) else scheduling
+
+
 def fifo_per_queue(queue: tuple[Job, ...], running: Mapping, free: int, now: float,
                    queue_of: Callable[[Job], object] | None = None
                    ) -> tuple[list[Job], tuple[Job, ...]]:
