@@ -122,7 +122,10 @@ def _caps_in(net: Net) -> list[PowerCapSchedule]:
         for token in sorted(changes.initial, key=_change_time):
             steps[max(_change_time(token), 0.0)] = float(
                 token.value if isinstance(token, TimedToken) else token)
-        found.append(PowerCapSchedule(tuple(steps.items())))
+        try:
+            found.append(PowerCapSchedule(tuple(steps.items())))
+        except ValueError as error:  # a cap of 0 W or nan, set with set_initial
+            raise ValueError(f"the Cap and CapChanges places of '{net.name}': {error}") from None
     for substitution in net.substitutions.values():
         found += _caps_in(substitution.module)
     return found

@@ -343,6 +343,7 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
                 f"{config.power.idle_system(config.machine_nodes):,.0f} W): nothing would run")
         refused = {job.id for job in rejected}
         jobs = [job for job in jobs if job.id not in refused]
+    cap = cap_in_force(net, config.cap_watts)  # the config's and the Cap places': checked now
     sim = Simulator(net, seed=seed, marking={
         "Scheduler/User": (timed(job, job.st) for job in jobs)})  # one at a time: no copy
     for monitor in monitors:
@@ -359,7 +360,6 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     records = job_table(finished, time_offset)
     metrics = (summary_metrics(records, times, watts, end, config.machine_nodes)
                if finished else {})
-    cap = cap_in_force(net, config.cap_watts)  # the config's, or the net's Cap places'
     if finished and cap is not None:  # run_alone, or a policy of one's own, breaks it: how much
         metrics["cap_exceeded_s"], metrics["cap_excess_max_w"] = cap_excess(
             times, watts, end, cap.on_clock(time_offset))

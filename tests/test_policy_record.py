@@ -195,3 +195,11 @@ def test_the_data_driven_runs_record_the_cap_they_ran_under():
         assert metrics["config"]["cap"] == {"cap_watts": 350.0}  # was inf: no cap
         assert metrics["config"]["allocation"] == allocation
         assert metrics["cap_excess_max_w"] == metrics["max_excess_w"]
+
+
+def test_a_cap_place_of_no_watts_is_refused_before_the_run_naming_its_module():
+    net = with_allocation(PLAIN, PowerCapSchedule.constant(300.0))
+    net.set_initial("Allocation/Cap", [0.0])
+    with pytest.raises(ValueError, match=r"the Cap and CapChanges places of 'CappedGreedy': "
+                                         r"caps must be positive watts: \[0.0\]"):
+        run_model(net, JOBS, PLAIN, progress=pytest.fail)  # before any simulated time
