@@ -7,7 +7,7 @@ TOPPER paper, section 3.2 (eqs. 2-4).  Times in seconds, rates per second.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Sequence
 
 from .values import is_number, is_whole_number
@@ -129,6 +129,16 @@ METHODS = ("none", "checkpoint", "replication")
 #: What a failed job does: keep its units and roll back in place, or
 #: release them and go back to the queue.
 ON_FAILURE = ("keep", "requeue")
+#: The settings only some methods read, the methods that read them, and
+#: why the others do not: under another method a setting changed from its
+#: default would be dropped without a word (``cpn run`` refuses its flags alike).
+_READ_ONLY_BY = {
+    **dict.fromkeys(("redundancy", "communication"),
+                    (("replication",), 'only method="replication" runs replicas')),
+    **dict.fromkeys(("checkpoint_small", "checkpoint_large", "large_job_nodes",
+                     "checkpoint_scale", "checkpoint_interval"),
+                    (("checkpoint", "replication"), "it takes no checkpoints")),
+}
 #: A Blue Gene/Q rack: TOPPER's compute unit on Mira.
 RACK_NODES = 1024
 
@@ -169,7 +179,10 @@ class FaultTolerance:
     every job; None (the default) plans each job's with Daly's interval
     (eq. 2), the optimum the paper uses.  Operators' policies checkpoint
     at a fixed period instead, whose cost a run then shows against Daly's.
-    Without checkpoints (method "none") it is refused: it would mean nothing.
+
+    A setting the method does not read, changed from its default, is
+    refused: ``redundancy`` and ``communication`` but with replication, the
+    checkpoint costs and interval with method "none".
 
     ``on_failure`` says what a failed job does.  ``"keep"`` (the default,
     TOPPER's *Failed Jobs* place): it keeps its units, rolls back to its
@@ -222,9 +235,18 @@ class FaultTolerance:
                     and 0 < self.checkpoint_interval < math.inf):
                 raise ValueError(f"checkpoint_interval must be positive and finite (seconds), "
                                  f"not {self.checkpoint_interval}")
-            if not self.checkpoints:
-                raise ValueError('checkpoint_interval means nothing with method="none": it '
-                                 "takes no checkpoints")
+        self._refuse_unread_settings()
+
+    def _refuse_unread_settings(self) -> None:
+        """A setting changed from its default that the method never reads
+        (``redundancy=3`` with checkpoints alone) is refused, naming both:
+        the run would not be the one asked for."""
+        defaults = {setting.name: setting.default for setting in fields(self)}
+        for name, (methods, why) in _READ_ONLY_BY.items():
+            value = getattr(self, name)
+            if self.method not in methods and value != defaults[name]:
+                raise ValueError(f'{name}={value!r} means nothing with method="{self.method}": '
+                                 f"{why}")
 
     @property
     def checkpoints(self) -> bool:

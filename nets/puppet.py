@@ -102,6 +102,10 @@ class PuppetConfig:
             raise ValueError(f"scheduling must be a SchedulingConfig, not {self.scheduling!r}")
         if self.over_cap not in OVER_CAP:
             raise ValueError(f"over_cap must be one of {OVER_CAP}, not {self.over_cap!r}")
+        if self.over_cap != "reject" and math.isinf(self.cap_watts):  # no job is over no cap
+            raise ValueError(f"over_cap={self.over_cap!r} acts under a power cap only, and "
+                             "cap has none: give PowerCap.block(watts), PowerCap.wait(watts) "
+                             "or CpuScaling(watts)")
         if not math.isfinite(self.machine_nodes * self.node_watts):  # else found at the end
             raise ValueError(f"node_watts {self.node_watts:g} on {self.machine_nodes} nodes "
                              "is no finite power")

@@ -54,8 +54,9 @@ class TopperConfig:
     """A PuPPET configuration plus fault tolerance.  ``failure_multiplier``
     scales every unit's failure rate; ``dvfs_failure_multiplier`` scales it
     while DVFS runs a unit below nominal frequency (TOPPER Fig. 15:
-    "DVFS-double" is 2, "DVFS-triple" 3); ``failure_trace`` replays
-    failures (unit -> failure times) instead of drawing them."""
+    "DVFS-double" is 2, "DVFS-triple" 3; only under DVFS);
+    ``failure_trace`` replays failures (unit -> failure times) instead of
+    drawing them (neither multiplier then has a rate to scale)."""
 
     puppet: PuppetConfig
     resilience: FaultTolerance = field(default_factory=FaultTolerance)
@@ -77,6 +78,27 @@ class TopperConfig:
                              f"{self.failure_multiplier}, {self.dvfs_failure_multiplier}")
         if self.failure_trace is not None:
             _check_failure_trace(self.failure_trace, self.units)
+        self._refuse_what_the_run_would_ignore()
+
+    def _refuse_what_the_run_would_ignore(self) -> None:
+        """A multiplier given (not 1) where no drawn failure rate is
+        scaled, or a DVFS latency, is refused naming both settings, as
+        ``cpn run`` refuses its flags: the run would not be the one asked for."""
+        scaled = {name: getattr(self, name) for name in ("failure_multiplier",
+                                                         "dvfs_failure_multiplier")
+                  if getattr(self, name) != 1.0}
+        if scaled and self.failure_trace is not None:
+            name, value = next(iter(scaled.items()))
+            raise ValueError(f"{name}={value:g} scales the rate of drawn failures: those "
+                             "replayed from failure_trace have none")
+        scaling = self.puppet.cap if isinstance(self.puppet.cap, CpuScaling) else None
+        if "dvfs_failure_multiplier" in scaled and scaling is None:
+            raise ValueError(f"dvfs_failure_multiplier={self.dvfs_failure_multiplier:g} "
+                             "applies under DVFS only (puppet.cap a CpuScaling): it scales "
+                             "failure rates while DVFS runs below nominal frequency")
+        if scaling is not None and scaling.latency:  # else refused once the net was built
+            raise ValueError(f"a DVFS latency ({scaling.latency:g} s) is not modelled under "
+                             "fault tolerance: use latency=0")
 
     @property
     def units(self) -> int:
@@ -173,8 +195,6 @@ def build_net(jobs: Sequence[Job], config: TopperConfig,
     failures = FailureSource(config.resilience.unit_mttf, config.failure_multiplier,
                              config.failure_trace)
     scaling = config.puppet.cap if isinstance(config.puppet.cap, CpuScaling) else None
-    if scaling is not None and scaling.latency:
-        raise ValueError("DVFS latency is not modelled under fault tolerance: use latency=0")
     rules = FaultRules(plans, failures, beta=scaling.beta if scaling else 0.5,
                        dvfs_boost=config.dvfs_failure_multiplier)
     scheduler = (None if sleeping is None else

@@ -151,6 +151,10 @@ def check_values(exp: "Experiment") -> None:
 
 
 def _check_resilience(exp: "Experiment") -> None:
+    if exp.resilience is not None and exp.latency:  # else refused by the run, in a worker
+        raise ValueError(f"latency={exp.latency:g} (seconds lost at a DVFS change of level) is "
+                         f"not modelled with resilience={exp.resilience!r}: TOPPER changes a "
+                         "level at no cost")
     if exp.redundancy is not None and not exp.redundancy >= 1:
         raise ValueError(f"the redundancy degree r must be >= 1, not {exp.redundancy}")
     if exp.gamma is not None and not 0 <= exp.gamma <= 1:
