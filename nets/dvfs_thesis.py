@@ -101,7 +101,9 @@ def build_net(config: ThesisConfig, profiles: Mapping[int, JobProfile],
     if hasattr(policy, "check"):
         policy.check(jobs)
     if sleeping is not None:
-        policy = sleeping.planning(policy)
+        from .sleeping_nodes import checked_sleeping  # loaded by runs with sleeping nodes alone
+
+        policy = checked_sleeping(sleeping).planning(policy)
     net = compose("DvfsThesis", config.puppet, started="Running", ended="Running",
                   scheduler=thesis_scheduling(policy),
                   allocation=gear_allocation(planner, config.puppet.power))

@@ -53,7 +53,6 @@ report.  What sleeping means there:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -62,10 +61,8 @@ from modules.batch_scheduling import SchedulingConfig
 from modules.cpu_scaling import CpuScaling
 from modules.energy_saving.decisions import Decision
 from modules.energy_saving.ledger_monitor import LedgerMonitor
-from modules.energy_saving.module import attach
 from modules.energy_saving.policy import EnergySavingPolicy
-from modules.energy_saving.scheduling import (FifoQueues, batch_options, scheduling_module,
-                                              with_booting_nodes)
+from modules.energy_saving.scheduling import FifoQueues, batch_options
 from modules.job import Job
 from modules.power_steps import energy_exact
 from modules.node_counts import NodeCounts
@@ -75,117 +72,16 @@ from modules.power_capping import PowerCap
 from modules.tables import FrameField, columns_of, stored
 
 from .puppet import PuppetConfig, compose, run_model
+from .sleeping_nodes import SleepingNodes, check_parts, checked_sleeping
 
 if TYPE_CHECKING:  # the other models are imported by the functions that run them
     import pandas as pd
 
-    from modules.dvfs_thesis.plan import RunningJob
     from modules.dvfs_thesis.profiles import JobProfile
 
     from . import dvfs_thesis, topper
 
 JOB_POWER = ("loaded", "trace")
-
-
-def idle_cpus(end: float, cpus: int) -> RunningJob:
-    """A DVFS thesis *Runtime Info* value for CPUs still booting: free at
-    ``end``, drawing nothing from a power budget meanwhile."""
-    from modules.dvfs_thesis.plan import RunningJob
-
-    return RunningJob(end, cpus, 0.0)
-
-
-@dataclass(frozen=True)
-class BootAwarePolicy:
-    """A DVFS thesis scheduling policy (``(queue, arrivals, running, free,
-    now, state) -> (started, waiting, state)``) that plans with the CPUs
-    about to boot (:func:`modules.energy_saving.scheduling.with_booting_nodes`):
-    without them the head's reservation does not exist while it is larger
-    than the powered-on CPUs."""
-
-    policy: Any
-    boot_delay: float
-
-    def initial_state(self):
-        return self.policy.initial_state()
-
-    def __call__(self, queue, arrivals, running, free, now, state):
-        running = with_booting_nodes(queue, running, free, now, self.boot_delay, idle_cpus)
-        return self.policy(queue, arrivals, running, free, now, state)
-
-
-@dataclass(frozen=True)
-class SleepingNodes:
-    """Nodes that sleep, for any model built on ``nets.puppet.compose``:
-    the energy-saving ``policy`` and the nodes' power states ``node``
-    (``None``: the paper's node scaled to the model's idle and full power,
-    :meth:`node_power`).  ``timeline`` and ``per_node`` as in
-    :class:`EnergySavingConfig`.
-
-    A model takes it in two steps: its scheduler plans with the nodes about
-    to boot (:meth:`scheduler` for PuPPET's batch scheduling, :meth:`planning`
-    for a DVFS thesis policy), and :meth:`attach` adds the module to its
-    net.  :meth:`monitor` names the nodes (pass it to the run's monitors)."""
-
-    policy: EnergySavingPolicy = field(default_factory=EnergySavingPolicy)
-    node: NodePower | None = None
-    timeline: bool = True
-    per_node: bool = True
-
-    def __post_init__(self):
-        if self.timeline and not self.per_node:
-            raise ValueError("a node state timeline needs the nodes named: per_node=True "
-                             "or timeline=False")
-
-    @property
-    def boot_delay(self) -> float:
-        """The longest a job waits for booting nodes: the next tick, then a boot."""
-        return self.policy.period_s + (self.node or NodePower()).power_on_s
-
-    def node_power(self, puppet: PuppetConfig) -> NodePower:
-        """The power states of the model's nodes.  The module moves *Power*
-        by the states' differences, so a given ``node`` must idle at the
-        model's idle power."""
-        idle = puppet.power.idle_node_watts
-        if not idle > 0:
-            raise ValueError("idle nodes draw nothing in this model (the DVFS thesis' 'zero' "
-                             "idle scenario): sleeping cannot save energy; use 'lowest_gear'")
-        if self.node is None:
-            return NodePower().scaled(idle, puppet.node_watts)
-        if not math.isclose(self.node.idle_w, idle, rel_tol=1e-9):
-            raise ValueError(f"the sleeping nodes idle at {self.node.idle_w:g} W, the model's "
-                             f"at {idle:g} W: give NodePower(idle_w={idle:g}, ...)")
-        return self.node
-
-    def scheduler(self, scheduling: SchedulingConfig | FifoQueues,
-                  machine_nodes: int) -> Net:
-        """A batch scheduling module planning with booting nodes, on a
-        machine of ``machine_nodes``."""
-        return scheduling_module(scheduling, self.boot_delay, machine_nodes)
-
-    def planning(self, policy) -> BootAwarePolicy:
-        """A DVFS thesis policy planning with booting CPUs."""
-        return BootAwarePolicy(policy, self.boot_delay)
-
-    def attach(self, net: Net, jobs: Sequence[Job], puppet: PuppetConfig,
-               unit_nodes: int = 1) -> Net:
-        """Add the module to ``net`` (built by ``compose`` with ``puppet``);
-        the tick may stop after the last of ``jobs`` has arrived.  Nodes
-        sleep by whole units of ``unit_nodes``.  Under ``CpuScaling`` the
-        level is chosen as if every node not busy were idle (an upper bound
-        on the power when some sleep: the cap still holds)."""
-        until = max((job.st for job in jobs), default=0.0)
-        return attach(net, self.policy, puppet.machine_nodes, self.node_power(puppet), until,
-                      unit_nodes=unit_nodes)
-
-    def monitor(self, puppet: PuppetConfig, jobs: int) -> LedgerMonitor:
-        """The nodes' ledger (their counts without ``per_node``), closed after ``jobs`` jobs."""
-        policy = self.policy
-        on = policy.initially_on if policy.enabled else None
-        ledger = (NodeLedger(puppet.machine_nodes, on, power_on_order=policy.power_on_order,
-                             timeline=self.timeline)
-                  if self.per_node else NodeCounts(puppet.machine_nodes, on))
-        return LedgerMonitor(ledger, self.node_power(puppet), jobs=jobs)
 
 
 @dataclass(frozen=True)
@@ -211,6 +107,7 @@ class EnergySavingConfig:
     per_node: bool = True
 
     def __post_init__(self):
+        check_parts(self.policy, self.node)
         if self.job_power not in JOB_POWER:
             raise ValueError(f"job_power must be one of {JOB_POWER}, not {self.job_power!r}")
         on = self.policy.initially_on
@@ -297,6 +194,10 @@ def simulate_puppet(jobs: Sequence[Job], config: PuppetConfig,
     """Any PuPPET configuration (its cap included) with sleeping nodes; jobs
     keep their own power.  ``scheduling`` (the paper's FIFO per queue)
     replaces ``config.scheduling``, in the run's record too; metrics as :func:`simulate`."""
+    checked_sleeping(sleeping)
+    if not isinstance(scheduling, (SchedulingConfig, FifoQueues, type(None))):
+        raise ValueError(f"scheduling must be a SchedulingConfig, a FifoQueues or None, not "
+                         f"{scheduling!r}")
     scheduling = scheduling or config.scheduling
     config = replace(config, scheduling=batch_options(scheduling))
     monitor = sleeping.monitor(config, len(jobs := list(jobs)))  # a generator: listed
@@ -316,6 +217,7 @@ def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
     the metrics are TOPPER's and those of :func:`simulate`."""
     from . import topper
 
+    checked_sleeping(sleeping)
     monitor = sleeping.monitor(config.puppet, len(jobs := list(jobs)))  # a generator: listed
     result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
                              monitors=[*options.pop("monitors", ()), monitor], **options)
@@ -336,6 +238,7 @@ def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
     included."""
     from . import dvfs_thesis  # here only: it needs pandas
 
+    checked_sleeping(sleeping)
     monitor = sleeping.monitor(config.puppet, len(jobs := list(jobs)))  # a generator: listed
     result = dvfs_thesis.simulate(jobs, config, profiles, seed, sleeping=sleeping,
                                   monitors=[monitor])

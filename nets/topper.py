@@ -197,8 +197,12 @@ def build_net(jobs: Sequence[Job], config: TopperConfig,
     scaling = config.puppet.cap if isinstance(config.puppet.cap, CpuScaling) else None
     rules = FaultRules(plans, failures, beta=scaling.beta if scaling else 0.5,
                        dvfs_boost=config.dvfs_failure_multiplier)
-    scheduler = (None if sleeping is None else
-                 sleeping.scheduler(config.puppet.scheduling, config.puppet.machine_nodes))
+    scheduler = None
+    if sleeping is not None:
+        from .sleeping_nodes import checked_sleeping  # loaded by runs with sleeping nodes alone
+
+        scheduler = checked_sleeping(sleeping).scheduler(config.puppet.scheduling,
+                                                         config.puppet.machine_nodes)
     net = compose("TOPPER", config.puppet, started="Started", ended="Free", scheduler=scheduler)
     net.place("Running", Execution, timed=True)
     sockets = {"Started": "Started", "Running": "Running", "Free": "Free"}

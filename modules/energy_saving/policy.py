@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from ..node_power import POWER_ON_ORDERS
+from ..values import is_number, is_whole_number
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,11 @@ class GroupThresholds:
     max_queued: int = 10
 
     def __post_init__(self):
-        if self.max_wait_s < 0 or self.min_wait_s < 0:
-            raise ValueError("group wait thresholds must be >= 0 s")
-        if self.max_queued < 0:
-            raise ValueError(f"max_queued must be >= 0, not {self.max_queued}")
+        for name in ("max_wait_s", "min_wait_s"):  # a str was a TypeError, nan taken
+            if not (is_number(getattr(self, name)) and getattr(self, name) >= 0):
+                raise ValueError(f"{name} must be >= 0 s, not {getattr(self, name)!r}")
+        if not (is_whole_number(self.max_queued) and self.max_queued >= 0):
+            raise ValueError(f"max_queued must be a whole number >= 0, not {self.max_queued!r}")
 
 
 @dataclass(frozen=True)
@@ -63,17 +65,27 @@ class EnergySavingPolicy:
     wait_smoothing: float = 0.2
 
     def __post_init__(self):
-        if not self.period_s > 0:
-            raise ValueError(f"the tick period must be positive, not {self.period_s}")
-        if self.idle_threshold_s < 0:
-            raise ValueError(f"the idle threshold must be >= 0 s, not {self.idle_threshold_s}")
+        if not (is_number(self.period_s) and self.period_s > 0):
+            raise ValueError(f"the tick period period_s must be positive, not {self.period_s!r}")
+        if not (is_number(self.idle_threshold_s) and self.idle_threshold_s >= 0):
+            raise ValueError(f"the idle threshold idle_threshold_s must be >= 0 s, not "
+                             f"{self.idle_threshold_s!r}")
         if self.power_on_order not in POWER_ON_ORDERS:
             raise ValueError(f"power_on_order must be one of {POWER_ON_ORDERS}, "
                              f"not {self.power_on_order!r}")
-        if self.initially_on is not None and self.initially_on < 0:
-            raise ValueError(f"initially_on must be >= 0, not {self.initially_on}")
-        if not 0 < self.wait_smoothing <= 1:
-            raise ValueError(f"wait_smoothing must be within (0, 1], not {self.wait_smoothing}")
+        if self.initially_on is not None and not (is_whole_number(self.initially_on)
+                                                  and self.initially_on >= 0):
+            raise ValueError(f"initially_on must be a whole number of nodes >= 0, not "
+                             f"{self.initially_on!r}")
+        if not (is_number(self.wait_smoothing) and 0 < self.wait_smoothing <= 1):
+            raise ValueError(f"wait_smoothing must be within (0, 1], not {self.wait_smoothing!r}")
+        if not isinstance(self.enabled, bool):  # enabled="no" is true in Python
+            raise ValueError(f"enabled must be True or False, not {self.enabled!r}")
+        if not (isinstance(self.groups, Mapping) and all(
+                isinstance(limits, GroupThresholds)
+                for limits in (self.thresholds, *self.groups.values()))):
+            raise ValueError(f"thresholds and each of groups (group id -> thresholds) must be "
+                             f"GroupThresholds, not {self.thresholds!r} and {self.groups!r}")
 
     def for_group(self, group: int) -> GroupThresholds:
         return self.groups.get(group, self.thresholds)
