@@ -10,9 +10,11 @@ which matters on the simulator's hot path.
 
 from __future__ import annotations
 
+import math
 from operator import itemgetter
 from typing import Iterable, NamedTuple
 
+from .dvfs_bounds import LOWEST_LEVEL
 from .values import is_number, is_whole_number
 
 
@@ -70,7 +72,7 @@ class Job(NamedTuple):
 
 #: Each field's position in a job, for :func:`replaced_at`.
 POSITION = {name: position for position, name in enumerate(Job._fields)}
-_ET = POSITION["et"]
+_ET, _PF = POSITION["et"], POSITION["pf"]
 
 
 def replaced_at(job: Job, changes: dict[int, object]) -> Job:
@@ -97,11 +99,43 @@ def _other_whole_ids(ids: list) -> bool:
     return True
 
 
+#: The range of each number field of a job but its size: times and power
+#: finite, and >= 0 but for the submit time (a window of a log starts with
+#: jobs queued before it); the frequency rate within CpuScaling's levels
+#: (0 divided a job's work by zero under TOPPER, 2 doubled its core power).
+_RANGES = {"st": (-math.inf, math.inf), "rt": (0, math.inf), "wt": (0, math.inf),
+           "jp": (0, math.inf), "pf": (LOWEST_LEVEL, 1.0)}
+
+
+def _check_numbers(ids: list, columns: dict[str, list]) -> bool:
+    """Refuse the first job whose field (``columns``: name -> values) is out
+    of its range, naming both; whether some value is no Python number
+    (numpy's, from a DataFrame's rows: :func:`checked_jobs` converts them)."""
+    import numpy as np  # here: reading a job record needs none
+
+    numpy_typed = False
+    for name, values in columns.items():
+        least, most = _RANGES[name]
+        if set(map(type, values)) <= {int, float}:
+            numbers = np.asarray(values, dtype=float)
+        else:  # a string ('200', which numpy would read), None, a bool: no number
+            numbers = np.array([v if is_number(v) else np.nan for v in values], dtype=float)
+            numpy_typed = True
+        bad = ~(np.isfinite(numbers) & (numbers >= least) & (numbers <= most))
+        if bad.any():
+            at = int(np.argmax(bad))
+            rule = ("a finite number" if least < 0 else "a finite number >= 0"
+                    if most == math.inf else f"within [{least:g}, {most:g}] (of nominal)")
+            raise ValueError(f"job {ids[at]!r}: {name} must be {rule}, not {values[at]!r}")
+    return numpy_typed
+
+
 def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
     """``jobs`` as a list, each refused with its id and field unless it is
     a ``Job`` that can run on a machine of ``machine_nodes``: ids unique,
     times and power finite and but for the submit time >= 0 (a window of a
-    log starts with jobs queued before it), sizes whole and within the
+    log starts with jobs queued before it), the frequency rate ``pf``
+    within [0.1, 1] of nominal (:data:`_RANGES`), sizes whole and within the
     machine (0 for a job cancelled before it started, as the DVFS thesis
     keeps them), a requested walltime > 0 for a job with work (WFP divides
     by it).  Numbers of numpy's types (a DataFrame's rows) become Python's.
@@ -124,19 +158,8 @@ def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
         seen: set = set()
         repeated = next(job_id for job_id in ids if job_id in seen or seen.add(job_id))
         raise ValueError(f"job ids must be unique: {repeated!r} is given twice")
-    numpy_typed = False  # numbers of numpy's types (a DataFrame's rows): made Python's
-    for name, values, least in (("st", submits, -np.inf), ("rt", runtimes, 0),
-                                ("wt", walltimes, 0), ("jp", powers, 0)):
-        if set(map(type, values)) <= {int, float}:
-            numbers = np.asarray(values, dtype=float)
-        else:  # a string ('200', which numpy would read), None, a bool: no number
-            numbers = np.array([v if is_number(v) else np.nan for v in values], dtype=float)
-            numpy_typed = True
-        bad = ~(np.isfinite(numbers) & (numbers >= least))
-        if bad.any():
-            at = int(np.argmax(bad))
-            rule = "a finite number" if least < 0 else "a finite number >= 0"
-            raise ValueError(f"job {ids[at]!r}: {name} must be {rule}, not {values[at]!r}")
+    numpy_typed = _check_numbers(ids, {"st": submits, "rt": runtimes, "wt": walltimes,
+                                       "jp": powers, "pf": list(map(itemgetter(_PF), jobs))})
     other_sizes = set(map(type, sizes)) - {int}  # numpy's integers pass, converted below
     if other_sizes or not 0 <= min(sizes) <= max(sizes) <= machine_nodes:
         at = next((k for k, size in enumerate(sizes)  # 0: a job cancelled before it started
