@@ -177,3 +177,13 @@ def checked_jobs(jobs: Iterable[Job], machine_nodes: float) -> list[Job]:
         jobs = [Job(*(value.item() if isinstance(value, np.generic) else value
                       for value in job)) for job in jobs]
     return jobs
+
+
+def some_jobs(jobs: Iterable[Job]) -> list[Job]:
+    """The jobs a model's ``simulate`` is given, as a list; none is refused,
+    as ``cpn run`` refuses a trace without jobs: the result had no rows and
+    its metrics said ``complete``, which read as a run."""
+    jobs = list(jobs)
+    if not jobs:
+        raise ValueError("no jobs to simulate: the list of jobs is empty")
+    return jobs

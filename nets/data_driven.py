@@ -85,7 +85,7 @@ import numpy as np
 import pandas as pd
 
 from modules.batch_scheduling import SchedulingConfig
-from modules.job import Job
+from modules.job import Job, some_jobs
 from modules.power_learning import LearnerConfig, PowerLearner, learning_rate
 from modules.power_profile import MIRA_NODE_WATTS
 from modules.power_samples import NoisyProfile, SampleTable
@@ -234,6 +234,7 @@ def simulate(jobs: Sequence[Job], config: DataDrivenConfig, seed: int = 0,
     gives them; ``options`` as ``nets.puppet.run_model``).  Jobs whose
     power alone breaks the cap are rejected first (``config.rejected_jobs``)."""
     offset = options.get("time_offset", 0.0)
+    jobs = some_jobs(jobs)  # none given is refused; none left by the cap is a result
     rejected = config.rejected_jobs(jobs)
     refused = {job.id for job in rejected}
     jobs = [job for job in jobs if job.id not in refused]

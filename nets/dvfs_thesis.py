@@ -37,7 +37,7 @@ from modules.dvfs_thesis.plan import Planner
 from modules.dvfs_thesis.profiles import JobProfile
 from modules.dvfs_thesis.scheduler_net import gear_allocation, thesis_scheduling
 from modules.dvfs_thesis.upas import UpasConfig
-from modules.job import Job
+from modules.job import Job, some_jobs
 from modules.swf import SWF_FIELDS, read_swf
 from modules.trace_file import open_trace
 
@@ -130,7 +130,7 @@ def simulate(jobs: Sequence[Job], config: ThesisConfig, profiles: Mapping[int, J
     net's *Power* place: the total or the computational energy, as the
     idle scenario says) and ``unfinished_jobs``.  ``sleeping``: see
     :func:`build_net`; ``monitors`` (``cpn.monitors``) watch the run."""
-    jobs = list(jobs)  # read more than once: a generator would be used up
+    jobs = some_jobs(jobs)  # read more than once: a generator would be used up
     missing = [job.id for job in jobs if job.id not in profiles]
     if missing:
         raise ValueError(f"{len(missing)} jobs have no DVFS profile (first: {missing[:5]})")

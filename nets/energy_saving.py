@@ -63,7 +63,7 @@ from modules.energy_saving.decisions import Decision
 from modules.energy_saving.ledger_monitor import LedgerMonitor
 from modules.energy_saving.policy import EnergySavingPolicy
 from modules.energy_saving.scheduling import FifoQueues, batch_options
-from modules.job import Job
+from modules.job import Job, some_jobs
 from modules.power_steps import energy_exact
 from modules.node_counts import NodeCounts
 from modules.node_ledger import NodeLedger
@@ -200,7 +200,7 @@ def simulate_puppet(jobs: Sequence[Job], config: PuppetConfig,
                          f"{scheduling!r}")
     scheduling = scheduling or config.scheduling
     config = replace(config, scheduling=batch_options(scheduling))
-    monitor = sleeping.monitor(config, len(jobs := list(jobs)))  # a generator: listed
+    monitor = sleeping.monitor(config, len(jobs := some_jobs(jobs)))  # a generator: listed
     result, _ = run_model(build_net(config, sleeping, jobs, scheduling), jobs, config, seed,
                           time_offset=time_offset,
                           monitors=[*options.pop("monitors", ()), monitor], **options)
@@ -218,7 +218,7 @@ def simulate_topper(jobs: Sequence[Job], config: topper.TopperConfig,
     from . import topper
 
     checked_sleeping(sleeping)
-    monitor = sleeping.monitor(config.puppet, len(jobs := list(jobs)))  # a generator: listed
+    monitor = sleeping.monitor(config.puppet, len(jobs := some_jobs(jobs)))  # a generator: listed
     result = topper.simulate(jobs, config, seed, sleeping=sleeping, time_offset=time_offset,
                              monitors=[*options.pop("monitors", ()), monitor], **options)
     monitor.ledger.close(result.end - time_offset)
@@ -239,7 +239,7 @@ def simulate_thesis(jobs: Sequence[Job], config: dvfs_thesis.ThesisConfig,
     from . import dvfs_thesis  # here only: it needs pandas
 
     checked_sleeping(sleeping)
-    monitor = sleeping.monitor(config.puppet, len(jobs := list(jobs)))  # a generator: listed
+    monitor = sleeping.monitor(config.puppet, len(jobs := some_jobs(jobs)))  # a generator: listed
     result = dvfs_thesis.simulate(jobs, config, profiles, seed, sleeping=sleeping,
                                   monitors=[monitor])
     end = result.jobs["end"].max() if len(result.jobs) else 0.0

@@ -37,7 +37,7 @@ from modules.cpu_scaling import CpuScaling, ScalingRules, cpu_scaling
 from modules.batch_scheduling import (P_FINISH, TRIGGER_FUSION, SchedulingConfig,
                                       batch_scheduling, checked_answer)
 from modules.easy import easy_pass_on_nodes
-from modules.job import Job, checked_jobs
+from modules.job import Job, checked_jobs, some_jobs
 from modules.metrics import summary_metrics
 from modules.power_profile import MIRA_NODE_WATTS
 from modules.policy_record import config_record
@@ -307,7 +307,7 @@ def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
     """
     if not isinstance(config, PuppetConfig):  # else an AttributeError of building the net
         raise ValueError(f"config must be a PuppetConfig, not {type(config).__name__}")
-    result, _ = run_model(build_net(config), jobs, config, seed, energy_steps,
+    result, _ = run_model(build_net(config), some_jobs(jobs), config, seed, energy_steps,
                           time_offset, progress, chunk, stop=stop)
     return result
 
@@ -331,7 +331,10 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     fault tolerance left in *Running*, a node's shutdown, a later change
     of a power cap still move the clock), or where the run stopped.  Jobs
     over the cap alone are rejected first (``config.rejected_jobs``): they
-    are listed in the result's ``rejected`` and counted in its metrics.
+    are listed in the result's ``rejected`` and counted in its metrics; a
+    run of them all is refused, nothing would run.  No jobs are refused by
+    the models' ``simulate`` (``modules.job.some_jobs``), not here: a model that
+    rejects its own (``nets.data_driven``) may leave none.
     The run is measured against the cap in force, the configuration's and
     the net's *Cap* places' (``power_cap_schedule.cap_in_force``), and
     ``metrics["config"]`` records the configuration as the net runs it: a

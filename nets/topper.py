@@ -39,7 +39,7 @@ from modules.batch_scheduling import P_FINISH
 from modules.cpu_scaling import CpuScaling
 from modules.fault_plans import Plan, partially_replicated, plan_jobs, slowest_job
 from modules.fault_tolerance import Execution, FailureSource, FaultRules, fault_tolerance
-from modules.job import Job, checked_jobs
+from modules.job import Job, checked_jobs, some_jobs
 from modules.power_capping import requeue
 from modules.resilience import FaultTolerance
 from modules.tables import columns_of, stored
@@ -236,7 +236,7 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     if not isinstance(config, TopperConfig):  # else an AttributeError of building the net
         raise ValueError(f"config must be a TopperConfig, not {type(config).__name__}")
     # read twice, so a list; a job's size is checked on units by build_net
-    jobs = checked_jobs(jobs, machine_nodes=math.inf)
+    jobs = some_jobs(checked_jobs(jobs, machine_nodes=math.inf))
     net, scheduled = build_net(jobs, config, sleeping)
     result, sim = run_model(net, scheduled, config.puppet, seed, **options)
     requeuing = config.resilience.on_failure == "requeue"

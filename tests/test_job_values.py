@@ -1,5 +1,5 @@
-"""What a run is given as jobs: a frequency rate out of range is refused
-before the run, naming the job."""
+"""What a run is given as jobs: a frequency rate out of range, or no jobs
+at all, is refused before the run, naming what is wrong."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pytest
 
+from modules.cpu_scaling import CpuScaling
 from modules.job import Job
 from modules.resilience import FaultTolerance
-from nets import puppet, topper
+from nets import data_driven, dvfs_thesis, energy_saving, puppet, topper
 from nets.puppet import PuppetConfig
 from nets.topper import TopperConfig
 
@@ -41,3 +42,19 @@ def test_a_frequency_rate_within_range_runs_and_numpys_becomes_pythons():
             Job(2, 0, 100, 1, 100, jp=100.0, pf=1)]
     result = topper.simulate(jobs, TOPPER)
     assert list(result.jobs["job_id"]) == [1, 2]
+
+
+@pytest.mark.parametrize("run", [
+    lambda: puppet.simulate([], MACHINE),
+    lambda: puppet.simulate(iter(()), PuppetConfig(4, cap=CpuScaling(1000.0))),
+    lambda: topper.simulate([], TOPPER),
+    lambda: energy_saving.simulate([], energy_saving.EnergySavingConfig(2)),
+    lambda: dvfs_thesis.simulate([], dvfs_thesis.ThesisConfig(4), {}),
+    lambda: data_driven.simulate([], data_driven.DataDrivenConfig(4)),
+], ids=["puppet", "dvfs", "topper", "energy_saving", "dvfs_thesis", "data_driven"])
+def test_no_jobs_are_refused_not_run_as_a_complete_empty_result(run):
+    """As ``cpn run`` refuses a trace without jobs: the result had no rows
+    and said ``complete``, which reads as a run.  (A data-driven run whose
+    cap rejects every job still gives its result: the study reads it.)"""
+    with pytest.raises(ValueError, match="no jobs to simulate: the list of jobs is empty"):
+        run()
