@@ -59,7 +59,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .experiment_fields import (MIRA_SYSTEM_MTTF_HOURS, SYNTHETIC, TOPPER_DEFAULTS,
-                                check_choices, check_values, field_number, settle_resilience)
+                                check_choices, check_kinds, check_values, field_number,
+                                settle_resilience, sorted_levels)
 from .run_keys import absolute_path, run_key
 
 #: The paper's defaults (section 5): cap 70 % of the uncapped peak, alpha 2,
@@ -187,6 +188,7 @@ class Experiment:
     size_scale: float | None = None
 
     def __post_init__(self):
+        check_kinds(self)
         put = functools.partial(object.__setattr__, self)
         if isinstance(self.cap_month, str) and self.cap_month != OWN_MONTH:
             raise ValueError(f"cap_month must be a month or {OWN_MONTH!r}, not {self.cap_month!r}")
@@ -224,8 +226,7 @@ class Experiment:
             relevant(name, self.capping == "wait")
         for name in ("alpha", "beta", "latency", "core_share", "dvfs_admission"):
             relevant(name, dvfs)
-        if self.levels is not None:
-            put("levels", tuple(sorted((float(f) for f in self.levels), reverse=True)))
+        put("levels", sorted_levels(self.levels))
         if not dvfs:
             put("levels", None)
         relevant("over_cap", capped)

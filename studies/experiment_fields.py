@@ -9,7 +9,8 @@ rather than deep inside a run.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+import os
+from typing import TYPE_CHECKING, Any, Iterable
 
 from modules.batch_scheduling import OVERRUNS, P_SCHEDULE
 from modules.cpu_scaling import ADMISSIONS, CpuScaling
@@ -84,6 +85,35 @@ def check_choices(exp: "Experiment") -> None:
         value = getattr(exp, name)
         if value is not None and value not in allowed:
             raise ValueError(f"{name} must be one of {allowed} (or None), not {value!r}")
+
+
+#: Number fields that cannot be None: None stands for "not given" only in
+#: a field with nothing to fall back on (a TypeError of a comparison, or a
+#: run seeded by no seed).
+REQUIRED = ("allocation_unit", "idle_fraction", "node_watts", "seed")
+
+
+def check_kinds(exp: "Experiment") -> None:
+    """The fields the conversions of ``Experiment.__post_init__`` would
+    misread: a trace that is no path (a TypeError of ``os.fspath``), a
+    required number left None."""
+    if not isinstance(exp.trace, (str, os.PathLike)):
+        raise ValueError(f"trace must be an SWF file's path or {SYNTHETIC!r}, not {exp.trace!r}")
+    for name in REQUIRED:
+        if getattr(exp, name) is None:
+            raise ValueError(f"{name} must be a number, not None")
+
+
+def sorted_levels(levels: Any) -> tuple[float, ...] | None:
+    """Frequency levels as numbers, highest first (None: the default ones);
+    a number was "'int' object is not iterable", a string read as its
+    characters ("could not convert string to float: ','")."""
+    if levels is None:
+        return None
+    if isinstance(levels, (str, bytes)) or not isinstance(levels, Iterable):
+        raise ValueError(f"levels must be a list of frequency levels, fractions of nominal "
+                         f"([1.0, 0.8]), not {levels!r}")
+    return tuple(sorted((field_number("levels", level) for level in levels), reverse=True))
 
 
 def field_number(name: str, value: Any) -> float:

@@ -60,7 +60,8 @@ def grid(base: Run | None = None, **axes: Sequence) -> list[Run]:
     ``base`` (default ``Experiment()``), without duplicates (two
     combinations that make the same run, such as alpha 1 and alpha 2
     without DVFS, are one), in order.  A thesis run's axes may also be its
-    policy's options (``wq_threshold=[0, 4]``)."""
+    policy's options (``wq_threshold=[0, 4]``).  A lone value
+    (``policy="wfp"``) is an axis of one value, as in a JSON grid."""
     base = base or Experiment()
     if isinstance(base, Experiment):
         unknown = set(axes) - set(EXPERIMENT_FIELDS)
@@ -74,11 +75,18 @@ def grid(base: Run | None = None, **axes: Sequence) -> list[Run]:
 
 def _combinations(axes: Mapping[str, Sequence]) -> Iterable[dict[str, Any]]:
     names = list(axes)
-    values = [list(axes[name]) for name in names]
+    values = [[axes[name]] if _lone(axes[name]) else list(axes[name]) for name in names]
     for name, options in zip(names, values):
         if not options:
             raise ValueError(f"axis {name!r} has no values")
     return (dict(zip(names, combination)) for combination in itertools.product(*values))
+
+
+def _lone(value: Any) -> bool:
+    """A lone value given for an axis, an axis of one as in a JSON grid: a
+    string (``policy="wfp"`` gave runs of "w", "f" and "p") or a number
+    (a TypeError: 'int' object is not iterable)."""
+    return isinstance(value, (str, bytes)) or not isinstance(value, Iterable)
 
 
 def unique(runs: Iterable[Run]) -> list[Run]:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from modules.values import is_whole_number
+
 from .grids import Run, plan
 from .results import RESULTS_CSV, collect
 from .storage import current_result, write_result
@@ -149,11 +151,8 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
     results stay.  At the end, :func:`~studies.results.collect` writes
     ``results.csv``.
     """
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
-    if hasattr(runs, "key"):  # one run, where a list of them is meant
-        raise TypeError("run_sweep takes a list of runs ([run], or a grid(...)), not one "
-                        f"{type(runs).__name__}")
+    runs = _checked_runs(runs)
+    _check_options(results_dir, workers, client, on_result)
     planned = plan(runs, baselines)
     refuse_months_beyond_traces(planned)
     refuse_job_ranges_beyond_traces(planned)
@@ -165,6 +164,41 @@ def run_sweep(runs: Sequence[Run], results_dir, *, workers: int | None = None,
     if collect_results and len(collect(results_dir, runs=runs)):
         sweep.summary.results_csv = results_dir / RESULTS_CSV
     return sweep.summary
+
+
+def _checked_runs(runs) -> list[Run]:
+    """``runs`` as a list (a generator was read up by the plan, and the
+    table lost the grid's order), each a run declaration: a field's value,
+    or a dict's keys, was an AttributeError naming no run."""
+    if hasattr(runs, "key"):  # one run, where a list of them is meant
+        raise TypeError("run_sweep takes a list of runs ([run], or a grid(...)), not one "
+                        f"{type(runs).__name__}")
+    runs = list(runs)
+    for run in runs:
+        if not all(callable(getattr(run, name, None)) for name in ("key", "prerequisite",
+                                                                    "baseline", "run")):
+            raise TypeError(f"run_sweep takes run declarations (Experiment, ThesisRun), not "
+                            f"{type(run).__name__} {run!r:.60}")
+    return runs
+
+
+def _check_options(results_dir, workers, client, on_result) -> None:
+    """Refuse options of :func:`run_sweep` it would misread or fail on,
+    naming them: workers=2.0 (a computed half of the cores) and
+    results_dir=None were TypeErrors naming neither, a client without an
+    executor an AttributeError, and on_result=5 failed once the first result
+    was written."""
+    if not isinstance(results_dir, (str, os.PathLike)):
+        raise ValueError(f"results_dir must be a directory's path, not {results_dir!r}")
+    if workers is not None and not (is_whole_number(workers) and workers >= 1):
+        raise ValueError(f"workers must be a whole number >= 1 (or None: all cores), "
+                         f"not {workers!r}")
+    if client is not None and not callable(getattr(client, "get_executor", None)):
+        raise ValueError(f"client must be a distributed.Client (dask_client(address)), "
+                         f"not {client!r}")
+    if on_result is not None and not callable(on_result):
+        raise ValueError(f"on_result must be a function of a result, or None, not "
+                         f"{on_result!r}")
 
 
 class _Sweep:

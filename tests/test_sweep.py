@@ -215,7 +215,8 @@ def test_month_windows_split_the_trace(trace):
 
 
 def test_a_sweep_needs_a_worker(trace, tmp_path):
-    with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
+    with pytest.raises(ValueError, match=r"workers must be a whole number >= 1 \(or None: all "
+                                         r"cores\), not 0"):
         run_sweep([Experiment(trace=str(trace), month=0)], tmp_path, workers=0,
                   progress=False)
 

@@ -1,0 +1,57 @@
+"""Experiments, grids and sweeps given values of the wrong kind refuse them
+where they are given, naming the field or argument (each was a TypeError or
+an AttributeError naming neither, or was misread)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from studies.experiment import Experiment
+from studies.grids import grid
+from studies.sweep import run_sweep
+
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(trace=None), "trace must be an SWF file's path or 'synthetic', not None"),
+    (dict(trace=5), "trace must be an SWF file's path or 'synthetic', not 5"),
+    (dict(capping="dvfs", levels=5), "levels must be a list of frequency levels"),
+    (dict(capping="dvfs", levels="1,0.5"), "levels must be a list of frequency levels"),
+    (dict(capping="dvfs", levels=[1, "x"]), "levels must be a number, not 'x'"),
+    (dict(idle_fraction=None), "idle_fraction must be a number, not None"),
+    (dict(node_watts=None), "node_watts must be a number, not None"),
+    (dict(seed=None), "seed must be a number, not None"),  # ran unseeded
+])
+def test_an_experiment_field_of_the_wrong_kind_is_refused_naming_it(fields, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Experiment(**fields)
+
+
+def test_a_lone_value_for_an_axis_is_an_axis_of_one_as_in_a_json_grid():
+    """policy="wfp" gave "policy must be one of ('fcfs', 'wfp'), not 'w'"; seed=3 a
+    TypeError ('int' object is not iterable)."""
+    runs = grid(Experiment(), policy="wfp", capping=["none", "wait"], seed=3)
+    assert [(run.policy, run.capping, run.seed) for run in runs] == [
+        ("wfp", "none", 3), ("wfp", "wait", 3)]
+
+
+@pytest.mark.parametrize("runs, options, error, message", [
+    ([5], {}, TypeError, "run_sweep takes run declarations (Experiment, ThesisRun), not int 5"),
+    ({"a": Experiment()}, {}, TypeError, "not str 'a'"),  # a dict's keys
+    ([Experiment()], dict(workers=2.0), ValueError,
+     "workers must be a whole number >= 1 (or None: all cores), not 2.0"),
+    ([Experiment()], dict(workers="2"), ValueError, "workers must be a whole number"),
+    ([Experiment()], dict(client="tcp://host:8786"), ValueError,
+     "client must be a distributed.Client (dask_client(address))"),
+    ([Experiment()], dict(on_result=5), ValueError, "on_result must be a function"),
+])
+def test_run_sweep_refuses_arguments_it_would_misread(tmp_path, runs, options, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        run_sweep(runs, tmp_path, progress=False, **options)
+    assert not any(tmp_path.iterdir())  # refused before anything is written
+
+
+def test_run_sweep_refuses_no_results_directory():
+    with pytest.raises(ValueError, match="results_dir must be a directory's path, not None"):
+        run_sweep([Experiment()], None, progress=False)
