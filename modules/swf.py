@@ -69,6 +69,7 @@ import numpy as np
 from cpn.collector import cyclic_gc_paused
 from modules.job import Job
 from modules.tables import Columns
+from modules.values import is_whole_number
 
 from .swf_fields import LARGEST, SWF_FIELDS, malformed, out_of_range
 from .swf_header import HeaderLines, resolve_machine
@@ -131,10 +132,14 @@ def read_swf(
     of them, so a simulation starts at 0 whatever the trace's epoch; the
     amount is kept in :attr:`Workload.time_offset`.
     """
+    if not isinstance(path, (str, os.PathLike)):  # else a TypeError of Path naming nothing
+        raise ValueError(f"path must be a trace file's path (a str or a Path), not {path!r}")
     path = Path(path)
     _check_choices(size_unit=size_unit, unknown_walltime=unknown_walltime, oversized=oversized,
                    procs_per_node=procs_per_node, allocation_unit=allocation_unit,
                    machine_nodes=machine_nodes)
+    if shift_to_zero not in (True, False):  # "no" is true: it shifted
+        raise ValueError(f"shift_to_zero must be True or False, not {shift_to_zero!r}")
     if size_unit == "procs":
         procs_per_node = 1
     # Hundreds of thousands of new tuples would trigger the cyclic garbage
@@ -162,12 +167,12 @@ def _check_choices(*, size_unit: str, unknown_walltime: str, oversized: str,
     if size_unit == "procs" and procs_per_node not in (None, 1):
         raise ValueError(f"procs_per_node={procs_per_node} means nothing with "
                          'size_unit="procs": sizes count processors')
-    if allocation_unit < 1:
-        raise ValueError(f"allocation_unit must be at least 1, got {allocation_unit}")
-    if procs_per_node is not None and procs_per_node < 1:
-        raise ValueError(f"procs_per_node must be at least 1, got {procs_per_node}")
-    if machine_nodes is not None and machine_nodes < 1:
-        raise ValueError(f"machine_nodes must be at least 1, got {machine_nodes}")
+    header = {"procs_per_node": procs_per_node, "machine_nodes": machine_nodes}  # None: its
+    given = {"allocation_unit": allocation_unit,
+             **{name: value for name, value in header.items() if value is not None}}
+    for name, value in given.items():  # 2.5 or inf were taken, '4' a TypeError of a comparison
+        if not (is_whole_number(value) and value >= 1):
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
 
 
 class _JobLines:
