@@ -32,7 +32,7 @@ from .colour_sets import declared
 from .compiler import compile_net
 from .errors import ColourError, NetError
 from .inscription import check_expression, parse_terms
-from .net import Arc, Net, Substitution, check_token_list, checked_priority
+from .net import Arc, Net, Substitution, check_token_list, checked_priority, socket_pairs
 
 _open_edits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -330,7 +330,7 @@ def replace_module(net: Net, path: str, module: Net,
                            + _nearby(owner.substitutions))
         old = owner.substitutions[name]
         pairs = (old.sockets if sockets is None else
-                 list(sockets.items()) if isinstance(sockets, dict) else list(sockets))
+                 socket_pairs(sockets, f"net '{net.name}', substitution '{path}'"))
         ports = [p for p, place in module.places.items() if place.port is not None]
         assigned = [port for port, _ in pairs]
         unknown = [port for port in assigned if port not in ports]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from .colour_sets import Colour, accepts, colour_name, declared
 from .errors import NetError
@@ -75,6 +75,29 @@ def check_token_list(tokens: Any, where: str, example: str) -> None:
         except TypeError:
             pass
     raise NetError(f"{where}: give a list of tokens, e.g. {example}, not {tokens!r}")
+
+
+def checked_text(text: Any, example: str, where: str) -> str | None:
+    """A guard or code segment (``example``: ``guard='x < 10'``): text
+    compiled once, or None; a function (``guard=lambda x: x < 10``) or a
+    number was an AttributeError of building the simulator ('function'
+    object has no attribute 'strip')."""
+    if text is None or isinstance(text, str):
+        return text
+    raise NetError(f"{where}: {example.partition('=')[0]} is text, compiled once (e.g. "
+                   f"{example}), not {text!r}")
+
+
+def socket_pairs(sockets: Any, where: str) -> list[tuple[str, str]]:
+    """``sockets`` (a dict port -> socket, or (port, socket) pairs) as
+    pairs; a lone place or a string was a TypeError, or "not enough values
+    to unpack"."""
+    pairs = (list(sockets.items()) if isinstance(sockets, Mapping) else list(sockets)
+             if isinstance(sockets, Iterable) and not isinstance(sockets, str) else None)
+    if pairs is None or not all(isinstance(pair, tuple) and len(pair) == 2 for pair in pairs):
+        raise NetError(f"{where}: sockets map each port to a place (a dict, or (port, place) "
+                       f"pairs), not {sockets!r}")
+    return pairs
 
 
 def checked_priority(priority: Any, where: str) -> int:
@@ -166,6 +189,11 @@ class Net:
     """
 
     def __init__(self, name: str, env: dict[str, Any] | None = None):
+        if not isinstance(name, str):
+            raise NetError(f"a net's name is a str, not {name!r}")
+        if not isinstance(env, (Mapping, type(None))):  # else a TypeError of dict()
+            raise NetError(f"net '{name}': env maps names to the functions and constants "
+                           f"its inscriptions use (a dict), not {env!r}")
         self.name = name
         self.env: dict[str, Any] = dict(env or {})
         self.places: dict[str, Place] = {}
@@ -174,9 +202,9 @@ class Net:
         self.substitutions: dict[str, Substitution] = {}
 
     def _check_new_name(self, name: str) -> None:
-        if not name or "/" in name:
+        if not isinstance(name, str) or not name or "/" in name:
             raise NetError(f"net '{self.name}': invalid node name {name!r} "
-                           "(must be non-empty, without '/')")
+                           "(must be a non-empty str, without '/')")
         if name in self.places or name in self.transitions or name in self.substitutions:
             raise NetError(f"net '{self.name}': a node named '{name}' already exists")
 
@@ -192,6 +220,10 @@ class Net:
                            f"fusion set {fusion!r}: where the module is used, it is its "
                            "socket (put the socket in the fusion set instead)")
         where = f"net '{self.name}', place '{name}'"
+        if not isinstance(timed, bool):  # timed="no" is true: the place was timed
+            raise NetError(f"{where}: timed must be True or False, not {timed!r}")
+        if not (fusion is None or isinstance(fusion, str) and fusion):
+            raise NetError(f"{where}: a fusion set is named by a non-empty str, not {fusion!r}")
         colour = declared(colour, where)
         check_token_list(initial, where, f"initial=[{initial!r}]")
         place = Place(name, colour, list(initial), timed, fusion, port)
@@ -205,9 +237,15 @@ class Net:
         """A transition; ``inputs`` / ``outputs`` (place -> inscription)
         declare its arcs at once, as :meth:`arc` would one by one."""
         self._check_new_name(name)
-        priority = checked_priority(priority, f"net '{self.name}', transition '{name}'")
-        transition = Transition(name, guard, None if delay is None else str(delay),
-                                priority, code)
+        where = f"net '{self.name}', transition '{name}'"
+        priority = checked_priority(priority, where)
+        for arcs, example in ((inputs, "inputs={'P': 'x'}"), (outputs, "outputs={'P': 'x + 1'}")):
+            if not isinstance(arcs, (Mapping, type(None))):  # a list of places: an AttributeError
+                raise NetError(f"{where}: give arcs as a dict of place -> inscription, e.g. "
+                               f"{example}, not {arcs!r}")
+        transition = Transition(name, checked_text(guard, "guard='x < 10'", where),
+                                None if delay is None else str(delay), priority,
+                                checked_text(code, "code='y = f(x)'", where))
         self.transitions[name] = transition
         for place, inscription in (inputs or {}).items():
             self.arc(place, name, inscription)
@@ -225,7 +263,10 @@ class Net:
         """Instantiate ``module`` here, its ports assigned to ``sockets``
         (a dict port -> socket, or (port, socket) pairs)."""
         self._check_new_name(name)
-        pairs = list(sockets.items()) if isinstance(sockets, dict) else list(sockets)
+        if not isinstance(module, Net):  # else an AttributeError of flattening
+            raise NetError(f"net '{self.name}', substitution '{name}': the module must be a "
+                           f"Net, not {module!r}")
+        pairs = socket_pairs(sockets, f"net '{self.name}', substitution '{name}'")
         sub = Substitution(name, module, pairs)
         self.substitutions[name] = sub
         return sub

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import tomllib
 import types
+from os import PathLike
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -103,6 +104,8 @@ def dumps(net: Net, functions: Mapping[str, Any] | None = None) -> str:
 def load(path: str | Path, functions: Mapping[str, Any] | None = None) -> Net:
     """The net of the data file ``path``; ``functions`` is the registry its
     ``[functions]`` and colours may name (nothing else is callable)."""
+    if not isinstance(path, (str, PathLike)):  # else a TypeError of Path naming nothing
+        raise NetFileError(f"path must be a net file's path (a str or a Path), not {path!r}")
     try:
         data = Path(path).read_bytes()
     except OSError as error:
@@ -140,6 +143,9 @@ def loads(text: str, functions: Mapping[str, Any] | None = None,
 
 
 def _registry(functions: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not isinstance(functions, (Mapping, type(None))):  # a module: the --functions habit
+        raise NetFileError(f"functions is the registry a file may name, a dict of names "
+                           f"(nets.puppet.FUNCTIONS), not {functions!r:.80}")
     registry = dict(functions or {})
     for name, value in registry.items():
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
