@@ -10,6 +10,7 @@ import re
 import pytest
 
 from modules.cpu_scaling import CpuScaling
+from modules.energy_saving.policy import EnergySavingPolicy
 from modules.power_capping import PowerCap
 from modules.resilience import FaultTolerance
 from nets.puppet import PuppetConfig
@@ -96,3 +97,10 @@ def test_an_experiment_with_a_dvfs_latency_and_failures_is_refused_where_declare
                                          "resilience='checkpoint'"):
         Experiment(capping="dvfs", latency=5, resilience="checkpoint")
     assert Experiment(capping="wait", latency=5, resilience="checkpoint").latency is None
+
+
+def test_nodes_initially_off_under_a_disabled_policy_are_refused():
+    """Every node was on from the start: initially_on was dropped."""
+    with pytest.raises(ValueError, match="initially_on=2 means nothing with enabled=False"):
+        EnergySavingPolicy(enabled=False, initially_on=2)
+    assert EnergySavingPolicy(initially_on=2, enabled=True).initially_on == 2

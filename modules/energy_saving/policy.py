@@ -51,7 +51,8 @@ class EnergySavingPolicy:
     them per group id.  ``power_on_order``: ``"name"`` (the paper) or
     ``"wear"`` (fewest shutdowns first).  ``initially_on``: nodes on at
     the start (all by default; the others start in standby).  ``enabled``
-    False keeps every node on (the baseline), still followed by the ledger.
+    False keeps every node on (the baseline), still followed by the ledger
+    (and so refuses ``initially_on``).
     ``wait_smoothing``: weight of a new start in a group's mean wait.
     """
 
@@ -81,6 +82,9 @@ class EnergySavingPolicy:
             raise ValueError(f"wait_smoothing must be within (0, 1], not {self.wait_smoothing!r}")
         if not isinstance(self.enabled, bool):  # enabled="no" is true in Python
             raise ValueError(f"enabled must be True or False, not {self.enabled!r}")
+        if not self.enabled and self.initially_on is not None:  # it was dropped: all on
+            raise ValueError(f"initially_on={self.initially_on} means nothing with "
+                             "enabled=False: every node is on from the start")
         if not (isinstance(self.groups, Mapping) and all(
                 isinstance(limits, GroupThresholds)
                 for limits in (self.thresholds, *self.groups.values()))):
