@@ -28,9 +28,12 @@ decision switched off or on, which nodes a job ran on), and
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Mapping
+
+from .values import is_number
 
 WH = 3600.0  # joules per watt-hour
 #: Which standby node boots first: the lowest number (the paper's hostname
@@ -71,12 +74,13 @@ class NodePower:
 
     def __post_init__(self):
         for name in ("standby_w", "idle_w", "loaded_w", "power_on_wh", "power_off_wh"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"node power: {name} must be >= 0, not {getattr(self, name)}")
-        for name in ("power_on_s", "power_off_s"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"node power: {name} must be positive, not "
-                                 f"{getattr(self, name)}")
+            value = getattr(self, name)  # a str was a TypeError, inf and nan were taken
+            if not (is_number(value) and 0 <= value < math.inf):
+                raise ValueError(f"node power: {name} must be >= 0 and finite, not {value!r}")
+        for name in ("power_on_s", "power_off_s"):  # an infinite boot never ended
+            if not (is_number(getattr(self, name)) and 0 < getattr(self, name) < math.inf):
+                raise ValueError(f"node power: {name} must be positive and finite, not "
+                                 f"{getattr(self, name)!r}")
         if self.idle_w <= 0 or self.loaded_w < self.idle_w:
             raise ValueError(f"node power: need 0 < idle ({self.idle_w} W) <= loaded "
                              f"({self.loaded_w} W)")

@@ -11,6 +11,7 @@ import pytest
 
 from modules.energy_saving.policy import EnergySavingPolicy, GroupThresholds
 from modules.job import Job
+from modules.node_power import NodePower
 from modules.resilience import FaultTolerance
 from nets import energy_saving, topper
 from nets.energy_saving import EnergySavingConfig, SleepingNodes
@@ -54,6 +55,9 @@ def test_sleeping_of_another_kind_is_refused_saying_what_to_give(run, sleeping, 
     (lambda: EnergySavingPolicy(groups={1: 600}), "each of groups (group id -> thresholds) "
                                                   "must be GroupThresholds"),
     (lambda: GroupThresholds(max_wait_s="1h"), "max_wait_s must be >= 0 s, not '1h'"),
+    (lambda: NodePower(idle_w="150"), "node power: idle_w must be >= 0 and finite, not '150'"),
+    (lambda: NodePower(loaded_w=math.inf), "loaded_w must be >= 0 and finite, not inf"),
+    (lambda: NodePower(power_on_s=math.inf), "power_on_s must be positive and finite, not inf"),
     (lambda: GroupThresholds(max_queued=2.5), "max_queued must be a whole number"),
     (lambda: energy_saving.simulate_puppet(JOBS, MACHINE, scheduling="fcfs"),
      "scheduling must be a SchedulingConfig, a FifoQueues or None, not 'fcfs'"),
