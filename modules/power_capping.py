@@ -18,7 +18,7 @@ report (``cap_exceeded_s``), and the machine drains before it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
 from typing import Mapping, Sequence
@@ -54,8 +54,7 @@ def over_cap_alone(jobs: Sequence[Job], power: PowerModel, machine_nodes: int,
 class PowerCap:
     """``cap_watts``: Pcap (``inf``: no capping).  ``wait_queue_length``:
     ``l`` (0 is BLOCK; the paper's WAIT uses 10).  ``max_wait``: ``w`` in
-    seconds (the paper's 500 minutes).  Without a cap nothing waits for
-    power, so ``l`` and ``w`` changed from their defaults are refused."""
+    seconds (the paper's 500 minutes)."""
 
     cap_watts: float = math.inf
     wait_queue_length: int = 10
@@ -69,13 +68,6 @@ class PowerCap:
                              f"not {self.wait_queue_length!r}")
         if not (is_number(self.max_wait) and self.max_wait >= 0):
             raise ValueError(f"the maximum wait w must be >= 0 s, not {self.max_wait}")
-        if math.isinf(self.cap_watts):  # nothing waits for power: l and w are never read
-            defaults = {setting.name: setting.default for setting in fields(self)}
-            for name in ("wait_queue_length", "max_wait"):
-                if getattr(self, name) != defaults[name]:
-                    raise ValueError(f"{name}={getattr(self, name)!r} acts under a power cap "
-                                     "only, and cap_watts is inf (no cap): give a cap in "
-                                     "watts, or PowerCap() for none")
 
     @classmethod
     def block(cls, cap_watts: float) -> "PowerCap":

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
-
-import numpy as np
+from typing import Callable, Sequence
 
 from cpn import Net, Simulator, StopReason, timed
 from cpn.collector import cyclic_gc_paused
@@ -43,15 +41,13 @@ from modules.power_profile import MIRA_NODE_WATTS
 from modules.policy_record import config_record
 from modules.power_cap_schedule import cap_in_force
 from modules.power_steps import cap_excess, collapse_step_series, energy_fixed_step
-from modules.run_files import UNFINISHED_COLUMNS
 from modules.power import PowerModel
-from modules.power_capping import (OVER_CAP, OVER_CAP_REASON, AllocationRules, PowerCap,
-                                   over_cap_alone, requeue)
-from modules.tables import Columns, FrameField, row_count
+from modules.power_capping import (OVER_CAP, AllocationRules, PowerCap, over_cap_alone,
+                                   requeue)
+from modules.tables import row_count
 from modules.values import checked_run_options, is_number, is_whole_number
 
-if TYPE_CHECKING:
-    import pandas as pd
+from .puppet_results import PuppetResult, job_table, rejected_records, unfinished_records
 
 #: What the environments of PuPPET nets name besides plain values: the
 #: registry a PuPPET net is saved and loaded with (``net.save(path,
@@ -102,10 +98,6 @@ class PuppetConfig:
             raise ValueError(f"scheduling must be a SchedulingConfig, not {self.scheduling!r}")
         if self.over_cap not in OVER_CAP:
             raise ValueError(f"over_cap must be one of {OVER_CAP}, not {self.over_cap!r}")
-        if self.over_cap != "reject" and math.isinf(self.cap_watts):  # no job is over no cap
-            raise ValueError(f"over_cap={self.over_cap!r} acts under a power cap only, and "
-                             "cap has none: give PowerCap.block(watts), PowerCap.wait(watts) "
-                             "or CpuScaling(watts)")
         if not math.isfinite(self.machine_nodes * self.node_watts):  # else found at the end
             raise ValueError(f"node_watts {self.node_watts:g} on {self.machine_nodes} nodes "
                              "is no finite power")
@@ -192,106 +184,6 @@ def default_allocation(config: PuppetConfig, fault_tolerant: bool) -> Net:
                             runtime="0" if fault_tolerant else "job.rt")
 
 
-#: Columns of :attr:`PuppetResult.rejected`.
-REJECTED_COLUMNS = ("job_id", "submit", "nodes", "power", "reason")
-
-
-@dataclass
-class PuppetResult:
-    """Per-job records, the power series, and the summary metrics.
-
-    The power series (``power_times``, ``power_watts``, held until ``end``)
-    spans the run: from the clock's zero (where ``read_swf`` puts the first
-    submit) to the last job's end, or to the moment the run stopped
-    (``interrupted``); all times are on the trace's clock.  ``unfinished``
-    lists the jobs that had not finished (``unfinished_records``): none
-    when every job did.  The tables are built as DataFrames when first read
-    (``modules.tables``): ``cpn run`` writes them without pandas."""
-
-    jobs: pd.DataFrame = FrameField()  # job_id, submit, start, end, nodes, power (+ wait, runtime)
-    power_times: list[float]
-    power_watts: list[float]
-    end: float
-    metrics: dict
-    energy_step: dict[float, float]  # step (s) -> fixed-step energy estimate (J)
-    interrupted: bool = False
-    unfinished: pd.DataFrame = FrameField(Columns.from_rows([], UNFINISHED_COLUMNS))
-    rejected: pd.DataFrame = FrameField(Columns.from_rows([], REJECTED_COLUMNS))
-
-
-def rejected_records(jobs: Sequence[Job], time_offset: float = 0.0) -> Columns:
-    """The jobs a run rejected (over the cap alone), one row each: id,
-    submit time on the trace's clock, nodes, power, and why."""
-    rows = [(job.id, job.st + time_offset, job.js, job.jp, OVER_CAP_REASON) for job in jobs]
-    return Columns.from_rows(rows, REJECTED_COLUMNS)
-
-
-def job_records(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> pd.DataFrame:
-    """Flat per-job records in order of job id (:func:`job_table`)."""
-    return job_table(finished, time_offset).frame()
-
-
-def job_table(finished: Sequence[tuple[Job, float]], time_offset: float = 0.0) -> Columns:
-    """Flat per-job records in order of job id; times shifted back by
-    ``time_offset`` so they read as in the trace.
-
-    Built one column at a time, each array put in id order as it is made:
-    a million jobs never become row tuples, nor a frame sorted by copying
-    all its columns at once (the end of a run is where its memory peaks)."""
-    names = ["job_id", "submit", "start", "end", "nodes", "power", "requested", "runtime"]
-    if not finished:
-        return Columns.from_rows([], names)
-    ids = np.asarray([job.id for job, _ in finished])
-    order = np.argsort(ids, kind="stable")
-
-    def times(values):  # shifted times straight into an array: no million new floats at once
-        return (np.fromiter(values, dtype=float, count=len(finished))
-                if isinstance(time_offset, float) else np.asarray(list(values)))
-
-    def fields(name):  # numpy infers the dtype from the values as pandas would from a list
-        return np.asarray([getattr(job, name) for job, _ in finished])
-
-    columns = {  # each array is put in order as it is made; the unordered one goes at once
-        "job_id": ids[order],
-        "submit": times(job.st + time_offset for job, _ in finished)[order],
-        "start": times(job.et + time_offset for job, _ in finished)[order],
-        "end": times(end + time_offset for _, end in finished)[order],
-        "nodes": fields("js")[order], "power": fields("jp")[order],
-        "requested": fields("wt")[order], "runtime": fields("rt")[order]}
-    return Columns(columns)
-
-
-def unfinished_records(sim: Simulator, jobs: Sequence[Job],
-                       time_offset: float = 0.0) -> Columns:
-    """The jobs a stopped run had not finished, one row each
-    (``modules.run_files.UNFINISHED_COLUMNS``), times on the trace's clock:
-    ``running`` (in *Runtime Info*: it holds its nodes; ``start`` from its
-    token, the job itself or an execution carrying it as ``job``, whose
-    ``et`` is when it started), ``queued`` (submitted, waiting) or
-    ``unsubmitted`` (its submit time not reached)."""
-    finished = {job.id for job, _ in sim.view("Finished")}
-    if all(job.id in finished for job in jobs):  # a complete run: no marking to copy
-        return Columns.from_rows([], UNFINISHED_COLUMNS)
-    running = sim.tokens("RuntimeInfo")[0]
-    marking = sim.marking
-    starts = {}
-    for place in marking:
-        for token in marking[place]:
-            job = token if isinstance(token, Job) else getattr(token, "job", None)
-            if isinstance(job, Job) and job.id in running:
-                starts[job.id] = job.et + time_offset
-    rows = []
-    for job in jobs:
-        if job.id in finished:
-            continue
-        if job.id in running:
-            state, start = "running", starts.get(job.id, math.nan)
-        else:
-            state, start = ("queued" if job.st <= sim.now else "unsubmitted"), math.nan
-        rows.append((job.id, state, job.st + time_offset, start, job.js))
-    return Columns.from_rows(rows, UNFINISHED_COLUMNS)
-
-
 def simulate(jobs: Sequence[Job], config: PuppetConfig, seed: int = 0,
              energy_steps: Sequence[float] = (), time_offset: float = 0.0,
              progress: Callable[[float, int], None] | None = None,
@@ -332,24 +224,14 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
     of a power cap still move the clock), or where the run stopped.  Jobs
     over the cap alone are rejected first (``config.rejected_jobs``): they
     are listed in the result's ``rejected`` and counted in its metrics; a
-    run of them all is refused, nothing would run.  No jobs are refused by
-    the models' ``simulate`` (``modules.job.some_jobs``), not here: a model that
-    rejects its own (``nets.data_driven``) may leave none.
-    The run is measured against the cap in force, the configuration's and
-    the net's *Cap* places' (``power_cap_schedule.cap_in_force``), and
-    ``metrics["config"]`` records the configuration as the net runs it: a
-    policy swapped in is named (``modules.policy_record``)."""
+    run of them all is refused.  No jobs are refused by the models'
+    ``simulate`` (``modules.job.some_jobs``), not here: a model that rejects
+    its own (``nets.data_driven``) may leave none.  The run is measured
+    against the cap in force, the configuration's and the net's *Cap*
+    places' (``power_cap_schedule.cap_in_force``); ``metrics["config"]``
+    names a policy swapped in (``modules.policy_record``)."""
     energy_steps = checked_run_options(energy_steps, time_offset, chunk, progress, stop)
-    jobs = checked_jobs(jobs, config.machine_nodes)
-    rejected = config.rejected_jobs(jobs)
-    if rejected:
-        if len(rejected) == len(jobs):  # a run of nothing would look like a result
-            raise ValueError(
-                f"every one of the {len(jobs):,} jobs draws more than the power cap of "
-                f"{config.cap_watts:,.0f} W alone (the idle machine draws "
-                f"{config.power.idle_system(config.machine_nodes):,.0f} W): nothing would run")
-        refused = {job.id for job in rejected}
-        jobs = [job for job in jobs if job.id not in refused]
+    jobs, rejected = _under_the_cap(checked_jobs(jobs, config.machine_nodes), config)
     cap = cap_in_force(net, config.cap_watts)  # the config's and the Cap places': checked now
     sim = Simulator(net, seed=seed, marking={
         "Scheduler/User": (timed(job, job.st) for job in jobs)})  # one at a time: no copy
@@ -380,6 +262,21 @@ def run_model(net: Net, jobs: Sequence[Job], config: PuppetConfig, seed: int = 0
         default_allocation(config, fault_tolerant) for fault_tolerant in (False, True)])
     return PuppetResult(records, times.tolist(), watts.tolist(), end, metrics, estimates,
                         interrupted, unfinished, rejected_records(rejected, time_offset)), sim
+
+
+def _under_the_cap(jobs: list[Job], config: PuppetConfig) -> tuple[list[Job], list[Job]]:
+    """The jobs that run, and those rejected (over the cap alone); all
+    rejected is refused: a run of nothing would look like a result."""
+    rejected = config.rejected_jobs(jobs)
+    if not rejected:
+        return jobs, rejected
+    if len(rejected) == len(jobs):
+        raise ValueError(
+            f"every one of the {len(jobs):,} jobs draws more than the power cap of "
+            f"{config.cap_watts:,.0f} W alone (the idle machine draws "
+            f"{config.power.idle_system(config.machine_nodes):,.0f} W): nothing would run")
+    refused = {job.id for job in rejected}
+    return [job for job in jobs if job.id not in refused], rejected
 
 
 def _run(sim: Simulator, stop: Callable[[], bool],

@@ -16,7 +16,8 @@ from modules.batch_scheduling import SchedulingConfig
 from modules.job import Job
 from modules.power_steps import energy_exact
 from modules.power_capping import PowerCap
-from nets.puppet import PuppetConfig, build_net, job_records, simulate
+from nets.puppet import PuppetConfig, build_net, simulate
+from nets.puppet_results import job_records
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "swf"
 

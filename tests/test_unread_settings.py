@@ -69,26 +69,12 @@ def test_a_dvfs_latency_under_fault_tolerance_is_refused_by_the_configuration():
         TopperConfig(slow, NODES)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: PowerCap(wait_queue_length=5), "wait_queue_length=5 acts under a power cap only"),
-    (lambda: PowerCap(max_wait=60.0), "max_wait=60.0 acts under a power cap only"),
-    (lambda: PowerCap.block(math.inf), "wait_queue_length=0 acts under a power cap only"),
-])
-def test_wait_settings_without_a_cap_are_refused(make, message):
-    """Nothing waits for power without a cap: l and w were never read."""
-    with pytest.raises(ValueError, match=re.escape(message)):
-        make()
-
-
-def test_a_cap_with_wait_settings_and_no_cap_at_their_defaults_are_taken():
-    assert PowerCap().wait_queue_length == 10
-    assert PowerCap.wait(300.0, l=5, w_minutes=1).max_wait == 60.0
-
-
-def test_over_cap_run_alone_without_a_cap_is_refused():
-    with pytest.raises(ValueError, match="over_cap='run_alone' acts under a power cap only"):
-        PuppetConfig(4, over_cap="run_alone")
-    assert PuppetConfig(4, cap=PowerCap.block(300.0), over_cap="run_alone")
+def test_the_no_cap_sentinel_takes_the_settings_a_loop_over_caps_gives_it():
+    """``inf`` is the baseline of a loop over caps (``for cap in (inf, 0.8 * peak, ...):
+    PowerCap.wait(cap, l=5)``): its l, w and over_cap would never act, but
+    refusing them would break that loop at its first value."""
+    for cap in (PowerCap.block(math.inf), PowerCap.wait(math.inf, l=5, w_minutes=1)):
+        assert PuppetConfig(4, cap=cap, over_cap="run_alone").cap_watts == math.inf
 
 
 def test_an_experiment_with_a_dvfs_latency_and_failures_is_refused_where_declared():
