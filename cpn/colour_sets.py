@@ -4,7 +4,8 @@ A colour is written as Python writes a type, and a token belongs to it as
 a value belongs to that annotation:
 
 - ``None`` or ``typing.Any``: any (hashable) token;
-- a type (``int``, a named tuple, a frozen dataclass): its instances;
+- a type (``int``, a named tuple, a frozen dataclass): its instances,
+  but for ``True`` and ``False`` in ``int`` (see :func:`refuses_bools`);
 - a union, ``int | None``, ``typing.Optional[int]``, ``typing.Union[...]``
   or a tuple ``(int, str)``: a token of any member (a place keeps it as
   the tuple of its members, as a data file's ``"int | None"`` gives it);
@@ -161,8 +162,29 @@ def accepts(colour: Colour, token: Any) -> bool:
     if test is None:
         return True
     if isinstance(test, (type, tuple)):
-        return isinstance(token, test)
+        return isinstance(token, test) and not (type(token) is bool and refuses_bools(test))
     return bool(test(token))
+
+
+def refuses_bools(test: Test) -> bool:
+    """Whether the type test ``test`` (a type or a tuple of types) lets
+    ``True`` and ``False`` through ``isinstance`` while its colour holds
+    none: ``bool`` is a subclass of ``int`` in Python, but an ``int``
+    colour, like CPN Tools' INT, holds integers only (``int | bool`` or
+    ``object`` hold both)."""
+    kinds = test if isinstance(test, tuple) else (test,)
+    admitting = [kind for kind in kinds if isinstance(kind, type) and issubclass(bool, kind)]
+    return admitting == [int]
+
+
+def bool_hint(colour: Colour, token: Any) -> str:
+    """What a refusal of ``token`` adds when it is a bool that ``colour``
+    would hold were it an int (Python users expect True to be one)."""
+    test = membership(colour)
+    if type(token) is bool and isinstance(test, (type, tuple)) and refuses_bools(test):
+        return (" (True and False are no ints in a colour set, as in CPN Tools: int(...) "
+                "makes one an int; a colour int | bool holds both)")
+    return ""
 
 
 def _test(colour: Any) -> Test:
@@ -210,6 +232,8 @@ def _container(origin: type, elements: list[Callable], variadic: bool) -> Callab
 def _predicate(test: Test) -> Callable[[Any], bool]:
     if test is None:
         return lambda token: True
+    if isinstance(test, (type, tuple)) and refuses_bools(test):
+        return lambda token: isinstance(token, test) and type(token) is not bool
     if isinstance(test, (type, tuple)):
         return lambda token: isinstance(token, test)
     return test

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .codegen import BIND, LOOKUP, TEST, InputToken, SearchStep, search_source
+from .colour_sets import bool_hint
 from .firing_code import Output, fire_source
 from .singletons import singleton_places
 from .errors import NetError
@@ -187,7 +188,8 @@ class _TransitionCompiler:
                                   f"carry a delay ({value!r})")
         if not flat.accepts(value):
             raise self.fail(what, f"constant {value!r} is not of colour "
-                                  f"{flat.place.colour_name} of place '{flat.path}'")
+                                  f"{flat.place.colour_name} of place '{flat.path}'"
+                                  + bool_hint(flat.place.colour, value))
 
     def check_names(self, text: str, tree, available: set[str], what: str) -> None:
         unknown = free_names(tree) - available - RESERVED - self.env_names

@@ -15,7 +15,7 @@ import textwrap
 from typing import NamedTuple
 
 from .codegen import LOOKUP, TEST, SearchStep, indented
-from .colour_sets import instance_types, membership
+from .colour_sets import instance_types, membership, refuses_bools
 from .flatten import FlatPlace
 from .inscription import Term
 from .net import Delayed
@@ -151,14 +151,19 @@ def _counts(outputs: list[Output], places: list[FlatPlace]) -> tuple[list[str], 
 def _refusals(place: FlatPlace, token: str) -> list[str]:
     """Tests of ``token`` that make the simulator refuse it (see
     ``Simulator._refuse``): not hashable, outside the place's colour set
-    (``_cpn_C3``, its ``colour_sets.membership``), or a ``Delayed`` into
-    an untimed place.  Hashability is checked on the token's type (a dict,
-    a list, a set, a mutable dataclass), so that a firing costs the same
-    whatever the size of its tokens."""
+    (``_cpn_C3``, its ``colour_sets.membership``; an ``int`` colour's test
+    passes a plain ``int`` at once, as cheaply as ``isinstance``, and
+    refuses ``True`` and ``False``), or a ``Delayed`` into an untimed
+    place.  Hashability is checked on the token's type (a dict, a list, a
+    set, a mutable dataclass), so that a firing costs the same whatever the
+    size of its tokens."""
     colour = place.place.colour
     test, kinds = membership(colour), instance_types(colour)
     tests = [] if _hashable_colour(kinds) else [f"_cpn_type({token}).__hash__ is None"]
-    if isinstance(test, (type, tuple)):
+    if isinstance(test, (type, tuple)) and refuses_bools(test):  # an int is no bool
+        tests.append(f"(_cpn_type({token}) is not _cpn_int and (not _cpn_isinstance("
+                     f"{token}, _cpn_C{place.index}) or {token} is True or {token} is False))")
+    elif isinstance(test, (type, tuple)):
         tests.append(f"not _cpn_isinstance({token}, _cpn_C{place.index})")
     elif test is not None:
         tests.append(f"not _cpn_C{place.index}({token})")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .colour_sets import bool_hint
 from .errors import ColourError, NetError, UnknownNameError
 from .net import BUILT_IN_NAMES, Delayed, Net, Place, TimedToken
 
@@ -79,8 +80,8 @@ class FlatPlace:
             raise ColourError(f"place '{self.path}': initial token {value!r}: testing it "
                               f"against colour {place.colour_name} failed: {error!r}") from error
         if not accepted:
-            raise ColourError(f"place '{self.path}': initial token {value!r} is "
-                              f"not of colour {place.colour_name}")
+            raise ColourError(f"place '{self.path}': initial token {value!r} is not of "
+                              f"colour {place.colour_name}" + bool_hint(place.colour, value))
         if at_time and not place.timed:
             raise NetError(f"place '{self.path}' is untimed: its initial "
                            "tokens cannot carry a timestamp")

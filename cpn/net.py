@@ -131,8 +131,8 @@ class Place:
         colour = self.colour  # a type or none at all, written out: a trace's million jobs
         if colour is None:
             return True
-        if isinstance(colour, type):
-            return isinstance(token, colour)
+        if isinstance(colour, type):  # True is an int in Python, not in an int colour
+            return isinstance(token, colour) and (colour is not int or type(token) is not bool)
         return accepts(colour, token)
 
     @property

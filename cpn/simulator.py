@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .colour_sets import membership
+from .colour_sets import bool_hint, membership
 from .compiler import compiled_for
 from .errors import BindingError, ColourError
 from .flatten import IMMUTABLE, FlatNet
@@ -165,7 +165,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                               "carry a delay")
         if type(token).__hash__ is None:
             raise ColourError(f"{where} is not hashable: {IMMUTABLE}")
-        raise ColourError(f"{where} is not of colour {flat.place.colour_name}")
+        raise ColourError(f"{where} is not of colour {flat.place.colour_name}"
+                          + bool_hint(flat.place.colour, token))
 
     @contextlib.contextmanager
     def drawing_from(self, rng: Any) -> Iterator[Any]:

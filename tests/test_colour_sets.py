@@ -139,9 +139,13 @@ def test_a_produced_token_is_checked_as_an_initial_one(colour, inscription, said
 
 
 def test_a_firing_tests_a_plain_colour_as_before():
-    flat = producer(int, "x").flatten()
+    flat = producer(str, "str(x)").flatten()
     place = flat.places[flat.place_index("P")]
     assert _refusals(place, "v") == [f"not _cpn_isinstance(v, _cpn_C{place.index})"]
+    flat = producer(int, "x").flatten()  # a plain int passes its first test
+    place = flat.places[flat.place_index("P")]
+    assert _refusals(place, "v") == [f"(_cpn_type(v) is not _cpn_int and (not _cpn_isinstance("
+                                     f"v, _cpn_C{place.index}) or v is True or v is False))"]
     flat = producer(tuple[int, ...], "(x,)").flatten()
     place = flat.places[flat.place_index("P")]
     assert _refusals(place, "v") == ["_cpn_type(v) is _cpn_Delayed",
@@ -222,3 +226,51 @@ def test_a_module_port_and_its_socket_agree_on_a_union_however_written():
 def test_declared_names_where_the_colour_is():
     with pytest.raises(NetError, match="^place 'Q': "):
         declared(list[int], "place 'Q'")
+
+
+BOOL_HINT = ("(True and False are no ints in a colour set, as in CPN Tools: int(...) makes "
+             "one an int; a colour int | bool holds both)")
+
+
+@pytest.mark.parametrize("colour, name", [(int, "int"), (int | None, "int | None"),
+                                          (typing.NewType("JobId", int), "JobId")])
+def test_an_int_colour_holds_no_bool(colour, name):
+    # bool is a subclass of int in Python: True entered an int place, initial or produced.
+    with pytest.raises(ColourError, match=re.escape(
+            f"place 'P': initial token True is not of colour {name} {BOOL_HINT}")):
+        simulated(colour, [True])
+    with pytest.raises(ColourError, match=re.escape(
+            f"transition 'T', arc to 'P' 'x > 0': token True is not of colour {name} "
+            f"{BOOL_HINT}")):
+        Simulator(producer(colour, "x > 0")).run()
+    with pytest.raises(NetError, match=re.escape(
+            f"transition 'T', arc T -> P 'False': constant False is not of colour {name} of "
+            f"place 'P' {BOOL_HINT}")):
+        Simulator(producer(colour, "False"))
+    assert not accepts(colour, True) and accepts(colour, 3)
+
+
+@pytest.mark.parametrize("colour, inscription", [
+    (tuple[int, ...], "(x > 0,)"), (frozenset[int], "frozenset({x > 0})"),
+    (FrozenDict[str, int], "FrozenDict(a=x > 0)")])
+def test_an_int_element_is_no_bool_either(colour, inscription):
+    net = producer(colour, inscription)
+    net.env["FrozenDict"] = FrozenDict
+    with pytest.raises(ColourError, match="token .*True.* is not of colour"):
+        Simulator(net).run()
+
+
+@pytest.mark.parametrize("colour", [int | bool, bool, object, typing.Any, float | int | bool])
+def test_a_colour_naming_bool_holds_bools(colour):
+    sim = Simulator(producer(colour, "x > 0"))
+    sim.run()
+    assert sim.tokens("P") == [True]
+
+
+def test_a_float_colour_holds_no_int_as_before():
+    # As CPN Tools' REAL: 2 is not 2.0 (a data file's record field alone takes one).
+    with pytest.raises(ColourError, match="initial token 2 is not of colour float$"):
+        simulated(float, [2])
+    sim = Simulator(producer(float, "x / 2"))
+    sim.run()
+    assert sim.tokens("P") == [0.5]
