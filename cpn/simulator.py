@@ -291,10 +291,13 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                 monitor.advanced(self, old, new)
 
     def advance(self, until_time: float | None = None) -> bool:
-        """Move the clock to the next token timestamp without firing (to
-        ``until_time`` at most, refused if NaN); False when nothing lies
-        ahead.  An undo point with ``history``; without, it drops the undo
-        points."""
+        """Move the clock to the next token timestamp without firing, making
+        the tokens due then available: True.  False when none became
+        available: no token lies ahead (the clock stays), or the next lies
+        beyond ``until_time`` (refused if NaN), and the clock moved to
+        ``until_time`` (never back).  So ``while sim.advance(t): ...`` visits
+        every timestamp up to ``t`` and leaves the clock at ``t``.  An undo
+        point with ``history``; without, it drops the undo points."""
         stop = stop_time(until_time)
         with self._change(recorded=self.history):
             try:

@@ -66,6 +66,26 @@ def test_an_infinite_until_time_runs_as_none_does():
         Simulator(tick()).run(max_steps=3)
 
 
+def test_advance_says_whether_tokens_became_available():
+    # Its docstring said False meant "nothing lies ahead", but it also said False
+    # when the clock moved to until_time short of the next token.
+    sim = Simulator(tick())
+    sim.fire()  # the next token is due at 2
+    assert sim.advance(1) is False and sim.now == 1.0 and not sim.enabled()
+    assert sim.advance(0.5) is False and sim.now == 1.0  # never back
+    assert sim.advance(2) is True and sim.now == 2.0 and sim.enabled()
+    visited = []
+    sim.run(max_steps=1)
+    while sim.advance(9):
+        visited.append(sim.now)
+        sim.run(max_steps=1)
+    assert visited == [4.0, 6.0, 8.0] and sim.now == 9.0
+    dead = Net("dead")
+    dead.place("P", int, initial=[1])
+    sim = Simulator(dead)
+    assert sim.advance() is False and sim.advance(5) is False and sim.now == 0.0
+
+
 def test_advance_refuses_a_nan_until_time():
     sim = Simulator(tick())
     sim.fire()
