@@ -150,6 +150,12 @@ class Transition:
     while nothing they read changes, so they may not draw from ``rng``
     (refused when the net is built) and should call no function that
     changes anything.  Output arcs and the code segment run once per firing.
+
+    A guard holds when Python's ``if`` takes it as true, not only when it
+    is ``True`` as CPN Tools demands: ``"sel and sel[0].js <= free"`` (a
+    queue ``sel`` that is not empty) reads as Python, and testing each
+    value for a bool would cost every search.  So a function that forgets
+    to ``return`` gives None, a guard that never holds.
     """
 
     name: str

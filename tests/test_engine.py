@@ -381,6 +381,20 @@ def test_guard_reading_now_is_rechecked_when_time_advances():
     assert sim.marking["Late"] == [1]
 
 
+@pytest.mark.parametrize("guard, passed", [
+    ("sel", [(1,), (2, 3)]), ("sel and sel[0] > 1", [(2, 3)]), ("len(sel)", [(1,), (2, 3)]),
+    ("forgot(sel)", [])])
+def test_a_guard_holds_as_python_takes_it(guard, passed):
+    # As documented (Transition): not only True, unlike CPN Tools' guards.
+    net = Net("queues", env={"forgot": lambda sel: None})
+    net.place("Q", tuple[int, ...], initial=[(), (1,), (2, 3)])
+    net.place("Out", tuple[int, ...])
+    net.transition("T", guard=guard, inputs={"Q": "sel"}, outputs={"Out": "sel"})
+    sim = Simulator(net)
+    sim.run()
+    assert sorted(sim.tokens("Out")) == passed
+
+
 def module_counter():
     """A module that counts what passes from In to Out in its own place."""
     module = Net("Counter")
