@@ -57,6 +57,51 @@ class SearchStep(NamedTuple):
     kind: str
     node: ast.expr  # the expression, the pattern, or the conjunct
     token: InputToken | None = None  # what a LOOKUP or a BIND takes
+    text: str = ""  # a TEST's conjunct as the guard writes it
+
+
+class Origin(NamedTuple):
+    """The net's own text that a line of generated code runs, so that a
+    failure names it rather than the engine's line: ``kind`` is "guard"
+    (``text`` the conjunct), "input" (``text`` the arc), "code" (the code
+    segment's line ``index``, counted from its first line that is not
+    blank, and its ``text``), "delay" (the transition's), "output" (the
+    output ``index``'s token), "stamp" (its timestamp) or "element" (the
+    delay of a ``Delayed`` element of its ``*iterable``)."""
+
+    kind: str
+    text: str = ""
+    index: int = 0
+
+
+class Code(NamedTuple):
+    """Generated source, and the :class:`Origin` of each of its lines
+    (None for the engine's own)."""
+
+    source: str
+    origins: list
+
+
+class Lines:
+    """Lines of generated code as they are written, each with its origin
+    (an entry of several lines, text pasted over lines, counts for each)."""
+
+    def __init__(self, lines: list[str] = (), origin: Origin | None = None):
+        self.lines: list[str] = []
+        self.origins: list[Origin | None] = []
+        self.add(lines, origin)
+
+    def add(self, lines: list[str], origin: Origin | None = None) -> None:
+        for line in lines:
+            self.lines.append(line)
+            self.origins += [origin] * (line.count("\n") + 1)
+
+    def extend(self, other: "Lines") -> None:
+        self.lines += other.lines
+        self.origins += other.origins
+
+    def code(self) -> Code:
+        return Code("\n".join(self.lines), self.origins)
 
 
 def indented(lines: list[str], prefix: str = "    ") -> list[str]:
@@ -65,29 +110,29 @@ def indented(lines: list[str], prefix: str = "    ") -> list[str]:
 
 def search_source(steps: list[SearchStep], variables: list[str], env_names: set[str],
                   places: list[FlatPlace], held: frozenset = frozenset(),
-                  key: tuple[int, int, str, bool] | None = None) -> str:
+                  key: tuple[int, int, str, bool] | None = None) -> Code:
     """``held``: places that hold exactly one available token whatever
     fires (see ``compiler.py``); their token is read, not looped over.
     ``key``: see :func:`_bound_test`."""
     tokens = [step.token for step in steps if step.kind != TEST]
-    lines = [_IMPORT_BUILTINS, "", "def _cpn_search(now, _cpn_out):"]
-    lines += indented(_shortage_test(tokens, held))
+    lines = Lines([_IMPORT_BUILTINS, "", "def _cpn_search(now, _cpn_out):"])
+    lines.add(indented(_shortage_test(tokens, held)))
     picked: dict[int, list[str]] = {}  # place -> pick variables so far
     picks: list[str] = []
     bound: set[str] = set()
     depth = 0
 
-    def emit(text: str) -> None:
-        lines.append("    " * (depth + 1) + text)
+    def emit(text: str, origin: Origin | None = None) -> None:
+        lines.add(["    " * (depth + 1) + text], origin)
 
     def give_up() -> str:
         return "continue" if depth else "return None"
 
     for position, step in enumerate(steps):
         if step.kind == TEST:
-            emit(f"if not ({ast.unparse(step.node)}): {give_up()}")
+            emit(f"if not ({ast.unparse(step.node)}): {give_up()}", Origin("guard", step.text))
             continue
-        place = step.token.place
+        place, arc = step.token.place, Origin("input", step.token.arc)
         if key is not None and key[0] == position:
             emit(_bound_test(key, steps, give_up())[0])
         index = f"_cpn_i{len(picks)}"
@@ -95,14 +140,14 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
         if step.kind == LOOKUP:
             found, index = _lookup(step.node, place, index, others, place in held, give_up())
             for line in found:
-                emit(line)
+                emit(line, arc)
         else:
             token, loop = _token_source(step.node, place, index, others, place in held,
                                         bound, env_names)
             if loop is None:
                 index = "0"
             else:
-                emit(loop)
+                emit(loop, arc)
                 depth += 1
                 for other in others:
                     emit(f"if {index} == {other}: continue")
@@ -110,7 +155,7 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
                           _pattern_checks(step.node, token, bound, env_names,
                                           _tuple_colour(places[place].place.colour),
                                           give_up())):
-                emit(check)
+                emit(check, arc)
             bound.update(binds(step.node, bound, env_names))
         others.append(index)
         picks.append(index)
@@ -119,9 +164,9 @@ def search_source(steps: list[SearchStep], variables: list[str], env_names: set[
     emit("if _cpn_out is None: return _cpn_b")
     emit("_cpn_out.append(_cpn_b)")
     if key is not None:
-        lines.append("    " + _bound_test(key, steps, "")[1])
-    lines.append("    return None")
-    return "\n".join(lines)
+        lines.add(["    " + _bound_test(key, steps, "")[1]])
+    lines.add(["    return None"])
+    return lines.code()
 
 
 def _bound_test(key: tuple[int, int, str, bool], steps: list[SearchStep],

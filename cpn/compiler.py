@@ -52,6 +52,7 @@ class CompiledTransition:
     # The key (see ``KeyBound``) whose lower bound its search reads, if any.
     key: KeyBound | None = None
     outputs: list[Output] = field(default_factory=list)  # ``_cpn_oK``'s: for messages
+    origins: list = field(default_factory=list)  # each line's ``codegen.Origin``: for messages
 
 
 class _TransitionCompiler:
@@ -106,8 +107,9 @@ class _TransitionCompiler:
         the lookups and guard conjuncts its variables make closed."""
         tokens = self.input_tokens()
         try:
-            tests = [check_expression(text) for text in
-                     (split_conjuncts(self.t.guard) if self.t.guard else [])]
+            conjuncts = {check_expression(text): written for text, written in
+                         (split_conjuncts(self.t.guard) if self.t.guard else [])}
+            tests = list(conjuncts)
         except SyntaxError as error:
             raise self.fail(f"guard '{self.t.guard}'", f"cannot parse it: {error.msg}") from None
         bound: set[str] = set()
@@ -124,7 +126,7 @@ class _TransitionCompiler:
                 elif self.unbound(item, bound):
                     continue
                 else:
-                    steps.append(SearchStep(TEST, item))
+                    steps.append(SearchStep(TEST, item, text=conjuncts[item]))
                 waiting.remove(item)
 
         add_closed()
@@ -347,11 +349,10 @@ class _TransitionCompiler:
         self.check_delay(bound)
         self.check_arcs(bound | set(code.outputs if code else ()))
         outputs = self.outputs()
-        source = (search_source(steps, variables, self.env_names, self.net.places, self.held,
-                                None if key is None else (test[0], key.slot, *test[2:]))
-                  + "\n\n"
-                  + fire_source(self.t.index, steps, variables, self.t.code, self.t.delay,
-                                outputs, self.net.places, self.held, keyed) + "\n")
+        search = search_source(steps, variables, self.env_names, self.net.places, self.held,
+                               None if key is None else (test[0], key.slot, *test[2:]))
+        fire = fire_source(self.t.index, steps, variables, self.t.code, self.t.delay,
+                           outputs, self.net.places, self.held, keyed)
         tokens = [step.token for step in steps if step.kind != TEST]
         return CompiledTransition(
             self.t.index, self.t.path, self.t.priority, variables,
@@ -359,8 +360,9 @@ class _TransitionCompiler:
             changed_places=sorted({token.place for token in tokens if token.consumed}
                                   | {output.place for output in outputs}),
             uses_time=any("now" in free_names(step.node) for step in steps),
-            source=source, env=self.t.env, value_blind=self.value_blind(steps), key=key,
-            outputs=outputs)
+            source=f"{search.source}\n\n{fire.source}\n", env=self.t.env,
+            value_blind=self.value_blind(steps), key=key, outputs=outputs,
+            origins=[*search.origins, None, *fire.origins])
 
 
 def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTransition]:

@@ -5,19 +5,22 @@ The simulator's loop catches what a search, a firing or a monitor raises
 in the try blocks it has anyway; the functions here run only then, so a
 run that does not fail costs nothing more.  They read the failure's
 traceback: the frame of a transition's generated search (``_cpn_search``,
-see ``codegen.py``) holds the values bound so far, the line of its firing
-(``_cpn_fire``, see ``firing_code.py``) that failed names the output arc,
-and the first frame past the engine's own names the monitor.
+see ``codegen.py``) holds the values bound so far; the line that failed,
+of the search or of the firing (``_cpn_fire``, see ``firing_code.py``),
+is never shown, but its origin (``codegen.Origin``, recorded as the code
+was generated) names the net's own text it ran: the guard's conjunct, the
+arc, the code segment's line, the delay; and the first frame past the
+engine's own names the monitor.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import re
 from types import FrameType, TracebackType
 from typing import Any, Callable, Iterator
 
+from .codegen import Origin
 from .errors import BindingError, ColourError, MonitorError
 
 #: Modules whose frames lie between the loop and a monitor it calls.
@@ -25,19 +28,25 @@ _ENGINE = ("cpn.simulator", "cpn.monitoring")
 
 
 def search_failure(sim, t: int, error: Exception) -> BindingError:
-    """A search of transition ``t`` raised ``error``: name its guard and
-    input arcs, and the variables bound when it did."""
+    """A search of transition ``t`` raised ``error``: name the guard (the
+    part of it) or the input arc that raised, and the variables bound
+    when it did."""
     flat = sim.net.transitions[t]
-    frame = next((tb.tb_frame for tb in _entries(error.__traceback__)
-                  if tb.tb_frame.f_code.co_name == "_cpn_search"), None)
-    bound = {} if frame is None else {name: frame.f_locals[name]
+    entry, origin = _origin(sim, t, error, "_cpn_search")
+    bound = {} if entry is None else {name: entry.tb_frame.f_locals[name]
                                       for name in sim.transitions[t].variables
-                                      if name in frame.f_locals}
-    arcs = ", ".join(f"{sim.net.places[place].path} -> {flat.path} {text!r}"
-                     for place, text in flat.inputs)
-    parts = ([f"its guard {flat.guard!r}"] if flat.guard else []) + (
-        [f"its input arcs {arcs}" if len(flat.inputs) > 1 else f"its input arc {arcs}"]
-        if arcs else [])
+                                      if name in entry.tb_frame.f_locals}
+    if origin is not None and origin.kind == "guard":
+        part = f" (at {origin.text!r})" if origin.text != flat.guard.strip() else ""
+        parts = [f"its guard {flat.guard!r}{part}"]
+    elif origin is not None:
+        parts = [f"its input {origin.text}"]
+    else:  # the engine's own line: everything it may have evaluated
+        arcs = ", ".join(f"{sim.net.places[place].path} -> {flat.path} {text!r}"
+                         for place, text in flat.inputs)
+        parts = ([f"its guard {flat.guard!r}"] if flat.guard else []) + (
+            [f"its input arcs {arcs}" if len(flat.inputs) > 1 else f"its input arc {arcs}"]
+            if arcs else [])
     values = ", ".join(f"{name}={value!r}" for name, value in bound.items())
     return BindingError(f"transition '{flat.path}': evaluating {' or '.join(parts) or 'it'} "
                         f"failed{' with ' + values if values else ''}: {error!r}")
@@ -46,39 +55,72 @@ def search_failure(sim, t: int, error: Exception) -> BindingError:
 def firing_failure(sim, t: int, firing: str, error: Exception) -> Exception:
     """A firing (``firing``: the binding and the time) raised ``error``: a
     refused token as it is (it names the arc already), a delay that is no
-    number as the net's check of a literal delay says it, anything else
-    with the binding."""
+    number or below 0 as the net's check of a literal delay says it,
+    anything else with the code segment's line, the delay or the output
+    arc that raised it."""
     if isinstance(error, ColourError):
         return error
-    failure = BindingError(f"firing {firing} failed: {_delay_fault(sim, t, error) or repr(error)}")
+    entry, origin = _origin(sim, t, error, "_cpn_fire")
+    said = (_delay_fault(sim, t, entry, origin, error)
+            or (repr(error) if origin is None else f"{_part(sim, t, origin)}: {error!r}"))
+    failure = BindingError(f"firing {firing} failed: {said}")
     failure.__cause__ = error
     return failure
 
 
-def _delay_fault(sim, t: int, error: Exception) -> str | None:
+def _origin(sim, t: int, error: Exception,
+            function: str) -> tuple[TracebackType | None, Origin | None]:
+    """The traceback entry of transition ``t``'s generated ``function``
+    (``_cpn_search``, ``_cpn_fire``) that ``error`` passed, and the net's
+    text its line runs (``codegen.Origin``; None for the engine's own)."""
+    entry = next((tb for tb in _entries(error.__traceback__)
+                  if tb.tb_frame.f_code.co_name == function), None)
+    origins = sim.transitions[t].origins
+    if entry is None or not 0 < entry.tb_lineno <= len(origins):
+        return entry, None
+    return entry, origins[entry.tb_lineno - 1]
+
+
+def _part(sim, t: int, origin: Origin) -> str:
+    """How a message names the part of transition ``t`` a line runs."""
+    flat = sim.net.transitions[t]
+    if origin.kind == "code":
+        return f"code segment, line {origin.index} {origin.text!r}"
+    if origin.kind == "delay":
+        return f"delay '@+{flat.delay}'"
+    output = sim.transitions[t].outputs[origin.index]
+    return f"arc {flat.path} -> {sim.net.places[output.place].path} {output.text!r}"
+
+
+def _delay_fault(sim, t: int, entry: TracebackType | None, origin: Origin | None,
+                 error: Exception) -> str | None:
     """When the firing's own code (not a function it called) failed to add
-    a delay to the clock, or to compare the sum with it: the transition's
-    delay or the arc, with the delay's value; else None."""
-    innermost = list(_entries(error.__traceback__))[-1:]
-    if not isinstance(error, TypeError) or not innermost or \
-            innermost[0].tb_frame.f_code.co_name != "_cpn_fire":
+    a delay to the clock, or to compare the sum with it, or found the sum
+    before the clock: the transition's delay or the arc, with the delay's
+    value; else None."""
+    if origin is None or origin.kind not in ("stamp", "element", "delay"):
         return None
-    frame, compiled, flat = innermost[0].tb_frame, sim.transitions[t], sim.net.transitions[t]
-    line = compiled.source.splitlines()[innermost[0].tb_lineno - 1].strip()
-    element = line.startswith("if not _cpn_t.delay >= 0")  # a Delayed element of a *iterable
-    stamp = (re.search(r"_cpn_e(\d+)", line)  # output K's timestamp (see firing_code.py)
-             if element or re.match(r"_cpn_e\d+ = |if not _cpn_e\d+ >= now", line) else None)
-    output = None if stamp is None else compiled.outputs[int(stamp[1])]
-    if output is not None and (element or output.term.delay):
-        where = f"arc {flat.path} -> {sim.net.places[output.place].path} {output.text!r}"
-        value = frame.f_locals["_cpn_t"].delay if element else _evaluated(output.term.delay,
-                                                                           frame)
-    elif output is not None or line.startswith("_cpn_d = "):  # the transition's delay
-        where, value = f"delay '@+{flat.delay}'", _evaluated(flat.delay, frame)
-    else:
+    late = (isinstance(error, ValueError) and entry.tb_next is not None
+            and entry.tb_next.tb_frame.f_code is type(sim)._late.__code__)
+    if not late and not (isinstance(error, TypeError) and entry.tb_next is None):
         return None
-    shown = f": {type(error).__name__}: {error}" if value is _UNKNOWN else f", not {value!r}"
-    return f"{where}: a delay must be a number >= 0{shown}"  # as compiler.py says it
+    frame, flat = entry.tb_frame, sim.net.transitions[t]
+    output = None if origin.kind == "delay" else sim.transitions[t].outputs[origin.index]
+    own = _evaluated(flat.delay, frame) if flat.delay else _UNKNOWN
+    if origin.kind == "element":
+        where, value = _part(sim, t, origin), frame.f_locals["_cpn_t"].delay
+    elif output is not None and output.term.delay and not (late and _below_zero(own)):
+        where, value = _part(sim, t, origin), _evaluated(output.term.delay, frame)
+    else:  # the transition's delay
+        where, value = f"delay '@+{flat.delay}'", own
+    if value is _UNKNOWN:
+        shown = f": {error}" if late else f": {type(error).__name__}: {error}"
+        return f"{where}: a delay must be a number >= 0{shown}"
+    return f"{where}: a delay must be a number >= 0, not {value!r}"  # as compiler.py says it
+
+
+def _below_zero(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not value >= 0
 
 
 _UNKNOWN = object()

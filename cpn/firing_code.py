@@ -14,7 +14,7 @@ from __future__ import annotations
 import textwrap
 from typing import NamedTuple
 
-from .codegen import LOOKUP, TEST, SearchStep, indented
+from .codegen import LOOKUP, TEST, Code, Lines, Origin, SearchStep, indented
 from .colour_sets import instance_types, membership, refuses_bools
 from .flatten import FlatPlace
 from .inscription import Term
@@ -40,7 +40,7 @@ def _pasted(text: str | int) -> str:
 def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
                 code: str | None, delay: str | None, outputs: list[Output],
                 places: list[FlatPlace], held: frozenset = frozenset(),
-                keyed: frozenset = frozenset()) -> str:
+                keyed: frozenset = frozenset()) -> Code:
     """``transition`` is the index the simulator's ``_cpn_refuse`` reports;
     a held place (see ``codegen.search_source``) that it takes from gets its
     new token in place of the old one; a token put into a ``keyed`` place
@@ -49,24 +49,26 @@ def fire_source(transition: int, steps: list[SearchStep], variables: list[str],
     body = _bind_variables(variables, code, delay)
     base = "_cpn_d" if delay else "now"  # the time the firing's tokens start from
     computed = bool(delay) and not is_literal(delay)  # a literal was checked >= 0
-    for output, (value, stamp) in zip(outputs, names):
-        body += _evaluate(transition, output, value, stamp, places[output.place], base, computed)
+    for k, (output, (value, stamp)) in enumerate(zip(outputs, names)):
+        body.extend(_evaluate(transition, k, output, value, stamp, places[output.place], base,
+                              computed))
     counting, counts = _counts(outputs, places)
-    body += counting
+    body.extend(counting)
     taken = [step.token.place for step in steps if step.kind != TEST and step.token.consumed]
     replaced = {place for place in held if taken.count(place) == 1
                 and [(o.term.splat, o.term.multiplicity) for o in outputs
                      if o.place == place] == [(False, 1)]}
-    body += _consume(steps, places, replaced)
+    body.add(_consume(steps, places, replaced))
     for output, (value, stamp), count in zip(outputs, names, counts):
-        body += ([f"_cpn_R{output.place}[0] = {value}"] if output.place in replaced
+        body.add([f"_cpn_R{output.place}[0] = {value}"] if output.place in replaced
                  else _produce(output, value, stamp, count, places[output.place].timed,
                                output.place in keyed))
     emptied = [f"_cpn_R{place}" for place in dict.fromkeys(taken) if place not in held]
-    body.append("return _cpn_others" if _disables_itself(steps, outputs, replaced)
-                else f"return _cpn_woken if {' and '.join(emptied)} else _cpn_others"
-                if emptied else "return _cpn_woken")
-    return "\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):", *indented(body)])
+    body.add(["return _cpn_others" if _disables_itself(steps, outputs, replaced)
+              else f"return _cpn_woken if {' and '.join(emptied)} else _cpn_others"
+              if emptied else "return _cpn_woken"])
+    return Code("\n".join(["def _cpn_fire(_cpn_picks, _cpn_vals, now):",
+                           *indented(body.lines)]), [None] + body.origins)
 
 
 def _disables_itself(steps: list[SearchStep], outputs: list[Output], replaced: set[int]) -> bool:
@@ -82,57 +84,61 @@ def _disables_itself(steps: list[SearchStep], outputs: list[Output], replaced: s
         return False
 
 
-def _bind_variables(variables: list[str], code: str | None, delay: str | None) -> list[str]:
+def _bind_variables(variables: list[str], code: str | None, delay: str | None) -> Lines:
     """Unpack the binding, run the code segment, and compute the
     transition's ``@+`` delay into ``_cpn_d`` (if it has one)."""
-    lines = []
-    if variables:
-        lines.append(f"{''.join(v + ', ' for v in variables)}= _cpn_vals")
+    lines = Lines([f"{''.join(v + ', ' for v in variables)}= _cpn_vals"] if variables else [])
     if code is not None:
-        lines += textwrap.dedent(code).strip("\n").splitlines()
+        for number, line in enumerate(textwrap.dedent(code).strip("\n").splitlines(), 1):
+            lines.add([line], Origin("code", line.strip(), number))
     if delay:
-        lines.append(f"_cpn_d = now + {_pasted(delay)}")
+        lines.add([f"_cpn_d = now + {_pasted(delay)}"], Origin("delay"))
     return lines
 
 
-def _evaluate(transition: int, output: Output, value: str, stamp: str,
-              place: FlatPlace, base: str, computed: bool = False) -> list[str]:
-    """Compute an output's token(s) into ``value`` and, into a timed place,
-    the timestamp into ``stamp``; refuse what cannot enter the place, and a
-    time before the clock or NaN (``_cpn_late``; a literal delay was checked)."""
-    term = output.term
+def _evaluate(transition: int, k: int, output: Output, value: str, stamp: str,
+              place: FlatPlace, base: str, computed: bool = False) -> Lines:
+    """Compute output ``k``'s token(s) into ``value`` and, into a timed
+    place, the timestamp into ``stamp``; refuse what cannot enter the
+    place, and a time before the clock or NaN (``_cpn_late``; a literal
+    delay was checked)."""
+    term, made, timing = output.term, Origin("output", index=k), Origin("stamp", index=k)
     expression = _pasted(term.expr)
-    lines = [f"{value} = _cpn_list{expression}" if term.splat else f"{value} = {expression}"]
+    lines = Lines([f"{value} = _cpn_list{expression}" if term.splat
+                   else f"{value} = {expression}"], made)
     if place.timed:
-        lines.append(f"{stamp} = {base} + {_pasted(term.delay)}" if term.delay
-                     else f"{stamp} = {base}")
+        lines.add([f"{stamp} = {base} + {_pasted(term.delay)}" if term.delay
+                   else f"{stamp} = {base}"], timing)
         if computed or not (term.delay is None or is_literal(term.delay)):
-            lines.append(f"if not {stamp} >= now: "
-                         f"_cpn_late({output.place}, {value}, {stamp}, now)")
+            lines.add([f"if not {stamp} >= now: "
+                       f"_cpn_late({output.place}, {value}, {stamp}, now)"], timing)
 
     def refuse(token: str) -> str:
         return (f"if {' or '.join(_refusals(place, token))}: "
                 f"_cpn_refuse({transition}, {output.place}, {output.text!r}, {token})")
 
     if not term.splat:  # a literal's colour was checked by the compiler
-        return lines + ([] if is_literal(term.expr) else [refuse(value)])
-    lines.append(f"for _cpn_t in {value}:")
+        lines.add([] if is_literal(term.expr) else [refuse(value)], made)
+        return lines
+    lines.add([f"for _cpn_t in {value}:"], made)
     if place.timed:  # a Delayed element carries its own delay
-        lines += ["    if _cpn_type(_cpn_t) is _cpn_Delayed:",
-                  "        if not _cpn_t.delay >= 0: "
-                  f"_cpn_late({output.place}, _cpn_t.value, {stamp} + _cpn_t.delay, now)",
-                  "        _cpn_t = _cpn_t.value"]
-    return lines + ["    " + refuse("_cpn_t")]
+        lines.add(["    if _cpn_type(_cpn_t) is _cpn_Delayed:"], made)
+        lines.add(["        if not _cpn_t.delay >= 0: "
+                   f"_cpn_late({output.place}, _cpn_t.value, {stamp} + _cpn_t.delay, now)"],
+                  Origin("element", index=k))
+        lines.add(["        _cpn_t = _cpn_t.value"], made)
+    lines.add(["    " + refuse("_cpn_t")], made)
+    return lines
 
 
-def _counts(outputs: list[Output], places: list[FlatPlace]) -> tuple[list[str], list[str]]:
+def _counts(outputs: list[Output], places: list[FlatPlace]) -> tuple[Lines, list[str]]:
     """The ``range`` each output's tokens are put by: ``range(n)`` for a
     literal (checked >= 0 when the net was built), else ``_cpn_mK``, and
     the lines that compute those before any token is taken, after every
     output's tokens (the order the inscriptions were always evaluated
     in): one that is no integer fails, a negative one is refused (its
     ``range`` would put no token)."""
-    lines, counts = [], []
+    lines, counts = Lines(), []
     for k, output in enumerate(outputs):
         multiplicity = output.term.multiplicity
         if isinstance(multiplicity, int) or is_literal(multiplicity):
@@ -142,9 +148,9 @@ def _counts(outputs: list[Output], places: list[FlatPlace]) -> tuple[list[str], 
         counts.append(count)
         refused = (f"arc to '{places[output.place].path}' {output.text!r}: multiplicity "
                    f"{multiplicity!r} is ")
-        lines += [f"{count} = _cpn_range{_pasted(multiplicity)}",
-                  f"if {count}.stop < 0: raise _cpn_ValueError({refused!r} + _cpn_repr({count}.stop) "
-                  "+ ', not an integer >= 0')"]
+        lines.add([f"{count} = _cpn_range{_pasted(multiplicity)}"], Origin("output", index=k))
+        lines.add([f"if {count}.stop < 0: raise _cpn_ValueError({refused!r} + "
+                   f"_cpn_repr({count}.stop) + ', not an integer >= 0')"])  # names the arc
     return lines, counts
 
 

@@ -155,13 +155,15 @@ def is_pattern(node: ast.expr) -> bool:
     return isinstance(node, ast.Tuple) and all(is_pattern(e) for e in node.elts)
 
 
-def split_conjuncts(text: str) -> list[str]:
+def split_conjuncts(text: str) -> list[tuple[str, str]]:
     """A guard ``a and b and c`` as ``[a, b, c]``, so each test can run as
-    soon as its variables are bound during the binding search."""
+    soon as its variables are bound during the binding search: each as
+    Python text, and as the guard writes it (for messages)."""
     tree = check_expression(text)
     if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-        return [ast.unparse(value) for value in tree.values]
-    return [text.strip()]
+        return [(ast.unparse(value), ast.get_source_segment(text.strip(), value)
+                 or ast.unparse(value)) for value in tree.values]
+    return [(text.strip(), text.strip())]
 
 
 class _Assigned(ast.NodeVisitor):

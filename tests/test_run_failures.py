@@ -20,26 +20,62 @@ def guarded() -> Net:
 
 
 @pytest.mark.parametrize("call", [lambda sim: sim.run(), lambda sim: sim.enabled()])
-def test_a_failing_guard_is_named_with_the_input_arcs_and_the_values_bound(call):
-    # It said "evaluating its guard or input arcs failed: ZeroDivisionError(...)".
+def test_a_failing_guard_is_named_with_the_values_bound(call):
+    # It said "evaluating its guard or input arcs failed: ZeroDivisionError(...)", then
+    # "its guard '1/(x-3) > 0' or its input arcs A -> T 'x', B -> T 'y' failed".
     sim = Simulator(guarded())
     with pytest.raises(BindingError, match=re.escape(
-            "transition 'T': evaluating its guard '1/(x-3) > 0' or its input arcs "
-            "A -> T 'x', B -> T 'y' failed with x=3: ZeroDivisionError('division by zero')"
-            )) as raised:
+            "transition 'T': evaluating its guard '1/(x-3) > 0' failed with x=3: "
+            "ZeroDivisionError('division by zero')")) as raised:
         call(sim)
     assert isinstance(raised.value.__cause__, ZeroDivisionError)
 
 
-def test_a_failing_input_arc_is_named_without_a_guard():
+def test_a_failing_input_arc_is_named_alone():
+    # It said "evaluating its input arcs K -> T 'k', P -> T 'half(k)' failed".
     net = Net("arcs", env={"half": lambda k: {2: 1}[k]})
     net.place("K", int, initial=[3])
     net.place("P", int, initial=[1])
-    net.transition("T", inputs={"K": "k", "P": "half(k)"})
+    net.transition("T", guard="k > 0 and k < 9", inputs={"K": "k", "P": "half(k)"})
     with pytest.raises(BindingError, match=re.escape(
-            "transition 'T': evaluating its input arcs K -> T 'k', P -> T 'half(k)' failed "
-            "with k=3: KeyError(3)")):
+            "transition 'T': evaluating its input arc P -> T 'half(k)' failed with k=3: "
+            "KeyError(3)")):
         Simulator(net).run()
+
+
+@pytest.mark.parametrize("guard, part", [
+    ("x > 0 and  10 // (x-1) > 2", "'10 // (x-1) > 2'"),  # as written, not as Python prints it
+    ("x > 0 and (x < 5 and\n  10 // (x-1) > 2)", "'x < 5 and\\n  10 // (x-1) > 2'")])
+def test_the_part_of_a_guard_that_failed_is_named_as_written(guard, part):
+    net = Net("g")
+    net.place("P", int, initial=[1])
+    net.transition("G", guard=guard, inputs={"P": "x"})
+    with pytest.raises(BindingError, match=re.escape(
+            f"transition 'G': evaluating its guard {guard!r} (at {part}) failed with x=1: "
+            "ZeroDivisionError")):
+        Simulator(net).run()
+
+
+def coded(code: str, **env) -> Net:
+    net = Net("coded", env=env)
+    net.place("P", int, initial=[1])
+    net.place("Q", int)
+    net.transition("T", code=code, inputs={"P": "x"}, outputs={"Q": "w"})
+    return net
+
+
+@pytest.mark.parametrize("code, said", [
+    ("y = x + 1\nz = 10 // (x - 1)\nw = z", "line 2 'z = 10 // (x - 1)'"),
+    ("\ny = x + 1  # one\n\nw = half(y)\n", "line 3 'w = half(y)'"),
+    ("w = (x +\n     half(x))", "line 2 'half(x))'")])
+def test_a_failing_code_segment_is_named_by_its_own_line(code, said):
+    # It said "firing T<x=1> at time 0.0 failed: ZeroDivisionError(...)", and the
+    # traceback named line 13 of the engine's generated code.
+    sim = Simulator(coded(code, half=lambda k: {4: 2}[k]))
+    with pytest.raises(BindingError, match=re.escape(
+            f"firing T<x=1> at time 0.0 failed: code segment, {said}: ")):
+        sim.run()
+    assert sim.tokens("P") == [1]
 
 
 def delayed(arc: str, delay: str | None = None, **env) -> Net:
@@ -83,8 +119,8 @@ def test_a_random_delay_is_not_drawn_again_for_its_message():
 def test_a_function_that_fails_in_an_output_arc_keeps_its_own_message():
     net = delayed("x@+late(x)", late=lambda x: x + "s")
     with pytest.raises(BindingError, match=re.escape(
-            "firing T<x=3> at time 0.0 failed: TypeError(\"unsupported operand type(s) for +: "
-            "'int' and 'str'\")")):
+            "firing T<x=3> at time 0.0 failed: arc T -> P 'x@+late(x)': TypeError(\"unsupported "
+            "operand type(s) for +: 'int' and 'str'\")")):
         Simulator(net).run()
 
 
