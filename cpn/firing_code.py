@@ -11,13 +11,12 @@ since no search of it can then succeed.
 
 from __future__ import annotations
 
-import textwrap
 from typing import NamedTuple
 
 from .codegen import LOOKUP, TEST, Code, Lines, Origin, SearchStep, indented
 from .colour_sets import instance_types, membership, refuses_bools
 from .flatten import FlatPlace
-from .inscription import Term
+from .inscription import CodeSegment, Term
 from .net import Delayed
 from .syntax_trees import is_literal, literal
 
@@ -89,7 +88,7 @@ def _bind_variables(variables: list[str], code: str | None, delay: str | None) -
     transition's ``@+`` delay into ``_cpn_d`` (if it has one)."""
     lines = Lines([f"{''.join(v + ', ' for v in variables)}= _cpn_vals"] if variables else [])
     if code is not None:
-        for number, line in enumerate(textwrap.dedent(code).strip("\n").splitlines(), 1):
+        for number, line in enumerate(CodeSegment(code).source.splitlines(), 1):
             lines.add([line], Origin("code", line.strip(), number))
     if delay:
         lines.add([f"_cpn_d = now + {_pasted(delay)}"], Origin("delay"))

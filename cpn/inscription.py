@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import textwrap
 from dataclasses import dataclass
 
 from .syntax_trees import parse
@@ -215,8 +216,14 @@ class CodeSegment:
     text: str
 
     @property
+    def source(self) -> str:
+        """The statements as they run: an indented block (a triple-quoted
+        string in indented Python) dedented, blank lines around it dropped."""
+        return textwrap.dedent(self.text).strip("\n")
+
+    @property
     def tree(self) -> ast.Module:
-        return parse(self.text)
+        return parse(self.source)
 
     @property
     def outputs(self) -> list[str]:

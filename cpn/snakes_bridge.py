@@ -84,7 +84,7 @@ class _CodeSegment:
                              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
                              and node.id not in env and node.id not in assigned
                              and node.id != "now" and not hasattr(builtins, node.id)})
-        self.code = compile(text, f"<code segment of {path}>", "exec")
+        self.code = compile(segment.source, f"<code segment of {path}>", "exec")
         self.env = env
 
     def __call__(self, *values) -> tuple:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from cpn import BindingError, Delayed, MonitorError, Net, Simulator
+from cpn import BindingError, Delayed, MonitorError, Net, NetError, Simulator
 from cpn.monitors import Breakpoint, Monitor, PlaceIntegral
 
 
@@ -67,6 +67,7 @@ def coded(code: str, **env) -> Net:
 @pytest.mark.parametrize("code, said", [
     ("y = x + 1\nz = 10 // (x - 1)\nw = z", "line 2 'z = 10 // (x - 1)'"),
     ("\ny = x + 1  # one\n\nw = half(y)\n", "line 3 'w = half(y)'"),
+    ("\n        y = x + 1\n        w = half(y)\n    ", "line 2 'w = half(y)'"),
     ("w = (x +\n     half(x))", "line 2 'half(x))'")])
 def test_a_failing_code_segment_is_named_by_its_own_line(code, said):
     # It said "firing T<x=1> at time 0.0 failed: ZeroDivisionError(...)", and the
@@ -195,3 +196,23 @@ def test_the_stepper_reports_a_failing_monitor_in_one_line():
     assert stepper.execute("n 3") is True
     assert Message("error: monitor breakpoint on transition T: evaluating it after the "
                    "firing T<x=0> at time 0.0 failed: KeyError('zz')", "error") in shown
+
+
+def test_an_indented_code_segment_runs_as_the_firing_runs_it():
+    # A triple-quoted segment in indented Python was refused when the net was built
+    # ("code segment: unexpected indent"), though a firing dedents it.
+    sim = Simulator(coded("""
+        y = x + 1
+        if y > 1:
+            w = y * 10
+        else:
+            w = 0
+    """))
+    sim.run()
+    assert sim.tokens("Q") == [20]
+    with pytest.raises(NetError, match=re.escape(
+            "transition 'T', code segment: variable 'u' in ")):
+        Simulator(coded("""
+            y = x + 1
+            w = y + u
+        """))
