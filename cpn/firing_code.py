@@ -88,8 +88,8 @@ def _bind_variables(variables: list[str], code: str | None, delay: str | None) -
     transition's ``@+`` delay into ``_cpn_d`` (if it has one)."""
     lines = Lines([f"{''.join(v + ', ' for v in variables)}= _cpn_vals"] if variables else [])
     if code is not None:
-        for number, line in enumerate(CodeSegment(code).source.splitlines(), 1):
-            lines.add([line], Origin("code", line.strip(), number))
+        for number, unit in CodeSegment(code).lines():
+            lines.add([unit], Origin("code", unit.split("\n")[0].strip(), number))
     if delay:
         lines.add([f"_cpn_d = now + {_pasted(delay)}"], Origin("delay"))
     return lines

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import io
 import textwrap
+import tokenize
 from dataclasses import dataclass
 
 from .syntax_trees import parse
@@ -224,6 +226,29 @@ class CodeSegment:
     @property
     def tree(self) -> ast.Module:
         return parse(self.source)
+
+    def lines(self) -> list[tuple[int, str]]:
+        """Its lines, numbered from 1, each as a unit that may be indented:
+        the lines a string literal runs on to stay with the one it starts
+        on (an indent there would enter the string)."""
+        inside: set[int] = set()  # lines that begin within a string
+        starts: list[int] = []  # open f-strings (3.12 tokenizes their parts)
+        kinds = {getattr(tokenize, name, None): name
+                 for name in ("STRING", "FSTRING_START", "FSTRING_END")}
+        for token in tokenize.generate_tokens(io.StringIO(self.source).readline):
+            kind = kinds.get(token.type)
+            if kind == "FSTRING_START":
+                starts.append(token.start[0])
+            elif kind in ("STRING", "FSTRING_END"):
+                first = starts.pop() if kind == "FSTRING_END" else token.start[0]
+                inside.update(range(first + 1, token.end[0] + 1))
+        units: list[tuple[int, str]] = []
+        for number, line in enumerate(self.source.splitlines(), 1):
+            if number in inside:
+                units[-1] = (units[-1][0], units[-1][1] + "\n" + line)
+            else:
+                units.append((number, line))
+        return units
 
     @property
     def outputs(self) -> list[str]:

@@ -56,10 +56,10 @@ def test_the_part_of_a_guard_that_failed_is_named_as_written(guard, part):
         Simulator(net).run()
 
 
-def coded(code: str, **env) -> Net:
+def coded(code: str, colour: type = int, **env) -> Net:
     net = Net("coded", env=env)
     net.place("P", int, initial=[1])
-    net.place("Q", int)
+    net.place("Q", colour)
     net.transition("T", code=code, inputs={"P": "x"}, outputs={"Q": "w"})
     return net
 
@@ -216,3 +216,15 @@ def test_an_indented_code_segment_runs_as_the_firing_runs_it():
             y = x + 1
             w = y + u
         """))
+
+
+def test_a_string_over_lines_in_a_code_segment_keeps_its_text():
+    # The firing indented every line of the segment, those inside a string too:
+    # w = """a\nb""" put 'a\n    b'.
+    sim = Simulator(coded('w = """a\nb""" + f"""{x}\n  c"""\nw = w + half(x)', str, half=str))
+    sim.run()
+    assert sim.tokens("Q") == ["a\nb1\n  c1"]
+    with pytest.raises(BindingError, match=re.escape(
+            "failed: code segment, line 4 'w = half(y)': KeyError")):
+        Simulator(coded('y = """a\nb""" + f"""{x}\n  c"""\nw = half(y)', str,
+                        half=lambda k: {}[k])).run()
