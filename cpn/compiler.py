@@ -63,7 +63,7 @@ class _TransitionCompiler:
         self.read_inputs, self.produced = t.read_arcs(net.places)
 
     def fail(self, what: str, message: str) -> NetError:
-        return NetError(f"transition '{self.t.path}', {what}: {message}")
+        return NetError(f"net '{self.net.name}', transition '{self.t.path}', {what}: {message}")
 
     def parse(self, text: str, what: str) -> list[Term]:
         try:

@@ -146,8 +146,9 @@ def editing(net: Net, what: str = "the edits") -> Iterator[Net]:
         try:
             validate(net)
         except (NetError, ColourError) as error:
+            said = str(error).removeprefix(f"net '{net.name}', ")  # named already
             raise type(error)(f"{what} would leave net '{net.name}' invalid, so the net "
-                              f"is unchanged: {error}") from None
+                              f"is unchanged: {said}") from None
     except BaseException:
         snapshot.restore()
         raise

@@ -48,8 +48,9 @@ def search_failure(sim, t: int, error: Exception) -> BindingError:
             [f"its input arcs {arcs}" if len(flat.inputs) > 1 else f"its input arc {arcs}"]
             if arcs else [])
     values = ", ".join(f"{name}={value!r}" for name, value in bound.items())
-    return BindingError(f"transition '{flat.path}': evaluating {' or '.join(parts) or 'it'} "
-                        f"failed{' with ' + values if values else ''}: {error!r}")
+    return BindingError(f"net '{sim.net.name}', transition '{flat.path}': evaluating "
+                        f"{' or '.join(parts) or 'it'} failed"
+                        f"{' with ' + values if values else ''}: {error!r}")
 
 
 def firing_failure(sim, t: int, firing: str, error: Exception) -> Exception:
@@ -63,7 +64,7 @@ def firing_failure(sim, t: int, firing: str, error: Exception) -> Exception:
     entry, origin = _origin(sim, t, error, "_cpn_fire")
     said = (_delay_fault(sim, t, entry, origin, error)
             or (repr(error) if origin is None else f"{_part(sim, t, origin)}: {error!r}"))
-    failure = BindingError(f"firing {firing} failed: {said}")
+    failure = BindingError(f"net '{sim.net.name}': firing {firing} failed: {said}")
     failure.__cause__ = error
     return failure
 

@@ -49,6 +49,7 @@ class FlatPlace:
     path: str
     place: Place  # the declaration that created it (colour, timed)
     initial: list = field(default_factory=list)  # of the whole fusion set, if fused
+    net: str = ""  # the name of the net it is a place of, for messages
 
     @property
     def timed(self) -> bool:
@@ -56,6 +57,11 @@ class FlatPlace:
 
     def accepts(self, token: Any) -> bool:
         return self.place.accepts(token)
+
+    @property
+    def where(self) -> str:
+        """How a message names the place (and its net, when known)."""
+        return f"net '{self.net}', place '{self.path}'" if self.net else f"place '{self.path}'"
 
     def initial_token(self, token: Any) -> tuple[Any, float]:
         """An initial token as ``(value, timestamp)``, refused, naming the
@@ -65,30 +71,30 @@ class FlatPlace:
         at_time = isinstance(token, TimedToken)
         value, stamp = token if at_time else (token, 0.0)
         if isinstance(value, Delayed):
-            raise NetError(f"place '{self.path}': initial token {value!r}: a Delayed is "
-                           "an output arc's token with its delay; an initial token takes "
-                           "its time from timed(value, at)")
+            raise NetError(f"{self.where}: initial token {value!r}: a Delayed is an output "
+                           "arc's token with its delay; an initial token takes its time from "
+                           "timed(value, at)")
         try:
             hash(value)
         except TypeError:
-            raise ColourError(f"place '{self.path}': initial token {value!r} is not "
-                              f"hashable: {IMMUTABLE}") from None
+            raise ColourError(f"{self.where}: initial token {value!r} is not hashable: "
+                              f"{IMMUTABLE}") from None
         place = self.place
         try:
             accepted = place.accepts(value)
         except Exception as error:  # noqa: BLE001 - a predicate colour's own fault
-            raise ColourError(f"place '{self.path}': initial token {value!r}: testing it "
-                              f"against colour {place.colour_name} failed: {error!r}") from error
+            raise ColourError(f"{self.where}: initial token {value!r}: testing it against "
+                              f"colour {place.colour_name} failed: {error!r}") from error
         if not accepted:
-            raise ColourError(f"place '{self.path}': initial token {value!r} is not of "
-                              f"colour {place.colour_name}" + bool_hint(place.colour, value))
+            raise ColourError(f"{self.where}: initial token {value!r} is not of colour "
+                              f"{place.colour_name}" + bool_hint(place.colour, value))
         if at_time and not place.timed:
-            raise NetError(f"place '{self.path}' is untimed: its initial "
-                           "tokens cannot carry a timestamp")
+            raise NetError(f"{self.where} is untimed: its initial tokens cannot carry a "
+                           "timestamp")
         stamp = float(stamp)
         if stamp != stamp:  # NaN: the clock would become NaN when it came in
-            raise NetError(f"place '{self.path}': initial token {value!r} at time nan: "
-                           "a timestamp is a number")
+            raise NetError(f"{self.where}: initial token {value!r} at time nan: a timestamp "
+                           "is a number")
         return value, stamp
 
 
@@ -210,27 +216,30 @@ class _Flattener:
         self.marked_by: dict[str, str] = {}  # fusion set -> the member giving its marking
         self.expanding: list[Net] = []  # the nets being expanded, outermost first
 
+    def fail(self, message: str) -> NetError:
+        return NetError(f"net '{self.name}', {message}")
+
     def new_place(self, path: str, place: Place) -> int:
         if place.fusion is None:
-            flat = FlatPlace(len(self.places), path, place, list(place.initial))
+            flat = FlatPlace(len(self.places), path, place, list(place.initial), self.name)
             self.places.append(flat)
             return flat.index
         fused = self.fusion.get(place.fusion)
         if fused is None:
-            fused = FlatPlace(len(self.places), place.fusion, place)
+            fused = FlatPlace(len(self.places), place.fusion, place, net=self.name)
             self.places.append(fused)
             self.fusion[place.fusion] = fused
             self.first_member[place.fusion] = path
         elif not _same_colour(fused.place, place):
-            raise NetError(f"place '{path}' ({_kind(place)}): fusion set '{place.fusion}' "
-                           f"joins it to '{self.first_member[place.fusion]}' "
+            raise self.fail(f"place '{path}' ({_kind(place)}): fusion set "
+                           f"'{place.fusion}' joins it to '{self.first_member[place.fusion]}' "
                            f"({_kind(fused.place)})")
         if place.initial:
             if place.fusion not in self.marked_by:
                 fused.initial = list(place.initial)
                 self.marked_by[place.fusion] = path
             elif place.initial != fused.initial:
-                raise NetError(
+                raise self.fail(
                     f"place '{path}': its initial marking {place.initial!r} differs from "
                     f"{fused.initial!r}, given by '{self.marked_by[place.fusion]}' of the "
                     f"same fusion set '{place.fusion}' (one place, one initial marking)")
@@ -245,10 +254,10 @@ class _Flattener:
         for name, place in net.places.items():
             if prefix and place.port is not None:
                 if name not in sockets:
-                    raise NetError(f"module '{net.name}' at '{where}': port '{name}' "
+                    raise self.fail(f"module '{net.name}' at '{where}': port '{name}' "
                                    "is not assigned to a socket")
                 if place.initial:
-                    raise NetError(f"module '{net.name}' at '{where}': port '{name}' has "
+                    raise self.fail(f"module '{net.name}' at '{where}': port '{name}' has "
                                    f"initial tokens {place.initial!r}, but a port's marking "
                                    f"is its socket's, '{self.places[sockets[name]].path}': "
                                    "give them to the socket")
@@ -288,25 +297,26 @@ class _Flattener:
     def expand_substitution(self, net: Net, prefix: str, sub, local: dict[str, int]) -> None:
         module, path = sub.module, prefix + sub.name
         if any(module is outer for outer in self.expanding):  # it would expand forever
-            raise NetError(f"substitution '{path}' of {'module' if prefix else 'net'} "
-                           f"'{net.name}': module '{module.name}' contains itself")
+            inside = f" of module '{net.name}'" if prefix else ""
+            raise self.fail(f"substitution '{path}'{inside}: module '{module.name}' contains "
+                            "itself")
         assigned: dict[str, int] = {}
         used_sockets: dict[str, str] = {}
         for port, socket in sub.sockets:
             if port not in module.places or module.places[port].port is None:
-                raise NetError(f"substitution '{path}': module '{module.name}' has no "
+                raise self.fail(f"substitution '{path}': module '{module.name}' has no "
                                f"port named '{port}'")
             if port in assigned:
-                raise NetError(f"substitution '{path}': port '{port}' is assigned twice")
+                raise self.fail(f"substitution '{path}': port '{port}' is assigned twice")
             if socket in used_sockets:
-                raise NetError(f"substitution '{path}': socket '{socket}' is assigned to "
+                raise self.fail(f"substitution '{path}': socket '{socket}' is assigned to "
                                f"both ports '{used_sockets[socket]}' and '{port}'")
             if socket not in net.places:
-                raise NetError(f"substitution '{path}': socket '{socket}' for port "
+                raise self.fail(f"substitution '{path}': socket '{socket}' for port "
                                f"'{port}' is not a place of '{net.name}'")
             port_place, socket_place = module.places[port], net.places[socket]
             if not _same_colour(port_place, socket_place):
-                raise NetError(
+                raise self.fail(
                     f"substitution '{path}': socket '{socket}' ({_kind(socket_place)}) does "
                     f"not match port '{port}' ({_kind(port_place)})")
             assigned[port] = local[socket]
@@ -328,13 +338,13 @@ class _Flattener:
                 if kind == "in":
                     _, produced = t.read_arcs(self.places)
                     if any(place == index for place, _ in produced):
-                        raise NetError(
+                        raise self.fail(
                             f"substitution '{path}': port '{port}' is an input port "
                             f"(port='in') but transition '{t.path}' puts tokens into it "
                             f"(socket '{socket}'); only the outside may: make it "
                             "port='inout'")
                 elif any(place == index for place, _ in t.inputs):
-                    raise NetError(
+                    raise self.fail(
                         f"substitution '{path}': port '{port}' is an output port "
                         f"(port='out') but transition '{t.path}' takes or reads its tokens "
                         f"(socket '{socket}'); only the outside may: make it port='inout'")

@@ -137,6 +137,7 @@ def loads(text: str, functions: Mapping[str, Any] | None = None,
     except (NetError, ColourError) as error:
         # names come from the file: a newline in one must not break the line
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))
+        message = message.removeprefix(f"net '{net.name}', ")  # the file names it
         line = line_of_error(message, reader.lines, net, reader.modules)
         raise NetFileError(f"{source}{f', line {line}' if line else ''}: {message}") from None
     return net

@@ -158,8 +158,8 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
         """Raised by a firing whose output token cannot enter its place; the
         firing leaves the marking as it was."""
         flat = self.net.places[place]
-        where = (f"transition '{self.transitions[transition].path}', arc to '{flat.path}' "
-                 f"{text!r}: token {token!r}")
+        where = (f"net '{self.net.name}', transition '{self.transitions[transition].path}', "
+                 f"arc to '{flat.path}' {text!r}: token {token!r}")
         if isinstance(token, Delayed):
             raise ColourError(f"{where}: place '{flat.path}' is untimed: its tokens cannot "
                               "carry a delay")

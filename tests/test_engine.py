@@ -696,7 +696,7 @@ def test_a_module_that_contains_itself_is_refused_naming_the_substitution():
     itself = Net("n")
     itself.substitution("S", itself, {})
     with pytest.raises(NetError, match=re.escape(
-            "substitution 'S' of net 'n': module 'n' contains itself")):
+            "net 'n', substitution 'S': module 'n' contains itself")):
         Simulator(itself)
 
 

@@ -359,7 +359,7 @@ def test_a_failing_inscription_is_reported_and_its_command_undone():
     net.arc("P", "Divide", "x")
     net.arc("Divide", "Q", "10 // x")
     stepper, text = session(net, ["n 5"])
-    assert "error: firing Divide<x=0>" in text and "ZeroDivisionError" in text
+    assert "error: net 'divide': firing Divide<x=0>" in text and "ZeroDivisionError" in text
     assert "Traceback" not in text
     # The whole run is undone, including the firing that worked.
     assert stepper.simulator.tokens("P") == [2, 0] and stepper.trace == []
