@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .diff import NetDiff, diff
 from .errors import (BindingError, ColourError, MonitorError, NetError, NetFileError,
-                     UnknownNameError)
+                     NetWarning, UnknownNameError)
 from .marking import Marking
 from .net import P_HIGH, P_LOW, P_NORMAL, Delayed, Net, TimedToken, timed
 
@@ -29,6 +29,7 @@ __all__ = [
     "Net", "Simulator", "Delayed", "Binding", "Marking", "RunResult", "StopReason", "TimedToken",
     "timed", "P_HIGH", "P_NORMAL", "P_LOW", "NetError", "ColourError", "BindingError",
     "diff", "NetDiff", "load", "loads", "NetFileError", "UnknownNameError", "MonitorError",
+    "NetWarning",
 ]
 
 

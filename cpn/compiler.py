@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import ast
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 from .codegen import BIND, LOOKUP, TEST, InputToken, SearchStep, search_source
 from .colour_sets import bool_hint
 from .firing_code import Output, fire_source
-from .singletons import singleton_places
-from .errors import NetError
+from .singletons import singleton_places, value_blind
+from .errors import NetError, NetWarning
 from .flatten import IMMUTABLE, FlatNet, FlatTransition, hashable
 from .keybounds import KeyBound, key_test
 from .inscription import (INTERNAL_PREFIX, RESERVED, CodeSegment, Term, binds,
@@ -148,31 +149,6 @@ class _TransitionCompiler:
                                    f"{', '.join(map(repr, names))} (only a variable or a "
                                    "tuple pattern on an input arc binds a variable)")
         return steps, bound
-
-    def value_blind(self, steps: list[SearchStep]) -> list[int]:
-        """The untimed singleton input places whose every term is a bare
-        variable that no guard and no other input term reads."""
-        terms: dict[int, list] = {}
-        for step in steps:
-            if step.kind != TEST:
-                terms.setdefault(step.token.place, []).append(step.node)
-        guard_names = (free_names(check_expression(self.t.guard)) if self.t.guard else set())
-        blind = []
-        for place, nodes in terms.items():
-            if place not in self.singletons or self.net.places[place].timed:
-                continue
-            if not all(isinstance(node, ast.Name) and node.id not in self.env_names
-                       for node in nodes):
-                continue
-            names = {node.id for node in nodes}
-            read_elsewhere = set(guard_names)
-            for other, others in terms.items():
-                if other != place:
-                    for node in others:
-                        read_elsewhere |= free_names(node)
-            if not names & read_elsewhere:
-                blind.append(place)
-        return blind
 
     # -- checks ---------------------------------------------------------------
     def check_constant(self, place: int, term: Term, what: str) -> None:
@@ -361,7 +337,8 @@ class _TransitionCompiler:
                                   | {output.place for output in outputs}),
             uses_time=any("now" in free_names(step.node) for step in steps),
             source=f"{search.source}\n\n{fire.source}\n", env=self.t.env,
-            value_blind=self.value_blind(steps), key=key, outputs=outputs,
+            value_blind=value_blind(steps, self.net, self.singletons, self.t.env,
+                                    self.t.guard), key=key, outputs=outputs,
             origins=[*search.origins, None, *fire.origins])
 
 
@@ -382,7 +359,15 @@ def compile_net(net: FlatNet, held: frozenset = frozenset()) -> list[CompiledTra
         if test is not None:
             keyed.add(test[1][0])
     slots: dict[tuple, int] = {}
-    return [compiler.compile(slots, frozenset(keyed)) for compiler in compilers]
+    compiled = [compiler.compile(slots, frozenset(keyed)) for compiler in compilers]
+    for t in net.transitions:
+        if not t.inputs:  # CPN Tools' semantics, most likely not what was meant
+            warnings.warn(f"net '{net.name}', transition '{t.path}' has no input arcs: once "
+                          "its guard holds it stays enabled, firing for ever without the clock "
+                          "moving; run it with max_steps, or give it a place to take a token "
+                          "from (one of a timed place, put back @+delay, spaces its firings "
+                          "in time)", NetWarning, stacklevel=4)
+    return compiled
 
 
 def compiled_for(net: FlatNet, available: list[list],

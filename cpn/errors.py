@@ -33,6 +33,11 @@ class MonitorError(RuntimeError):
     ``__cause__`` is what it raised."""
 
 
+class NetWarning(UserWarning):
+    """A net that runs, but may not run as its author meant (a transition
+    without input arcs); the message names the net and the node."""
+
+
 class NetFileError(NetError):
     """A data file that cannot be read or a net that cannot be written; the
     message names the file, the line when known, the node and the text."""

@@ -1,11 +1,16 @@
 """Places that always hold exactly one token (a machine's free nodes, a
 clock): found once from the net's text, so that a binding search can take
-them first and the simulator can overwrite their token in place."""
+them first, the simulator can overwrite their token in place, and a
+transition need not be searched again when a value it cannot feel changes."""
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
+from .codegen import TEST, SearchStep
 from .flatten import FlatNet
-from .inscription import parse_terms
+from .inscription import check_expression, free_names, parse_terms
 
 
 def singleton_places(net: FlatNet) -> set[int]:
@@ -39,3 +44,31 @@ def singleton_places(net: FlatNet) -> set[int]:
         irregular.update(place for place, n in taken.items() if n)
         irregular.update(place for place, n in consumed.items() if n > 1)
     return set(balance) - irregular
+
+
+def value_blind(steps: list[SearchStep], net: FlatNet, singletons: frozenset,
+                env: dict[str, Any], guard: str | None) -> list[int]:
+    """The untimed singleton input places of a transition (its search's
+    ``steps``) whose every term is a bare variable that no guard and no
+    other input term reads: their token's value cannot change whether it
+    is enabled."""
+    terms: dict[int, list] = {}
+    for step in steps:
+        if step.kind != TEST:
+            terms.setdefault(step.token.place, []).append(step.node)
+    guard_names = free_names(check_expression(guard)) if guard else set()
+    blind = []
+    for place, nodes in terms.items():
+        if place not in singletons or net.places[place].timed:
+            continue
+        if not all(isinstance(node, ast.Name) and node.id not in env for node in nodes):
+            continue
+        names = {node.id for node in nodes}
+        read_elsewhere = set(guard_names)
+        for other, others in terms.items():
+            if other != place:
+                for node in others:
+                    read_elsewhere |= free_names(node)
+        if not names & read_elsewhere:
+            blind.append(place)
+    return blind

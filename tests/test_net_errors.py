@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cpn import BindingError, ColourError, Net, NetError, Simulator
+from cpn import BindingError, ColourError, Net, NetError, NetWarning, Simulator
 
 
 def user(inputs=None, outputs=None, guard=None, delay=None, code=None, initial=(1,)) -> Net:
@@ -75,3 +75,14 @@ def test_a_mistake_met_by_a_firing_names_the_net(net, error, said):
         sim.run()
     assert sim.tokens("P") == [1]
 
+
+def test_a_transition_without_input_arcs_is_warned_of():
+    # It ran for ever at time 0 without a word (CPN Tools' semantics: it stays enabled).
+    net = Net("user")
+    net.place("Q", int, timed=True)
+    net.transition("Gen", outputs={"Q": "1@+1"})
+    with pytest.warns(NetWarning, match=re.escape(
+            "net 'user', transition 'Gen' has no input arcs: once its guard holds it stays "
+            "enabled, firing for ever without the clock moving; run it with max_steps")):
+        sim = Simulator(net)
+    assert sim.run(max_steps=5).steps == 5 and sim.now == 0.0
