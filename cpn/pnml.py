@@ -14,7 +14,9 @@ What comes back is the flat net that was exported: places named by their
 paths (``Module/Place``), timed or not, with their initial tokens and no
 colour set; transitions with their guards, delays, priorities and code
 segments; one arc per place and transition (parallel arcs were joined
-into one multiset).  Where a node carries the engine's data
+into one multiset).  Initial tokens holding records are written as the
+terms that build them (``Job(id=1, js=4)``): their types, like
+functions, come from ``env``.  Where a node carries the engine's data
 (``<toolspecific tool="cpn">``), that data gives its tokens (in order,
 with their timestamps), its delay, priority and code segment, or its
 inscription as written; elsewhere SNAKES' view does, so a file without
@@ -47,8 +49,9 @@ from typing import Any
 
 from .compiler import compile_net
 from .errors import NetError
-from .expressions import literal, refused, text_trees
-from .inscription import CodeSegment, check_expression, parse_terms
+from .expressions import (DEFINITION_NAMES, SAFE_BUILTINS, evaluate, literal, refused,
+                          text_trees)
+from .inscription import CodeSegment, check_expression, free_names, parse_terms
 from .net import BUILT_IN_NAMES, P_NORMAL, Arc, Net, Place, Transition
 from .pnml_xml import CODE_TYPES, Element, ElementReader, PnmlError, parse
 
@@ -222,6 +225,28 @@ class _Reader(ElementReader):
                                            f"{', '.join(f'<{tag}>' for tag in tags)})")
                 data[child.tag] = child
         return data
+
+    def token_value(self, element: Element, where: str) -> Any:
+        """A plain value, or a ``<term>`` of records (see ``cpn.pnml_engine``)
+        built from the types ``env`` gives, in the expression language."""
+        if element.tag != "term":
+            return super().token_value(element, where)
+        text = element.text.strip()
+        namespace = {**DEFINITION_NAMES, **self.env}
+        try:
+            tree = check_expression(text)
+        except SyntaxError as error:
+            raise self.fail(element, f"{where}: {text!r} is not a term ({error.msg})") from None
+        missing = sorted(free_names(tree, with_builtins=True) - set(namespace) - SAFE_BUILTINS)
+        if missing:
+            given = ", ".join(f"{name!r}: {name}" for name in missing)
+            raise self.fail(element, f"{where}: token {text!r} is built by "
+                                     f"{', '.join(missing)}, which env does not give: "
+                                     f"from_pnml(..., env={{{given}}})")
+        try:
+            return evaluate(text, namespace)
+        except Exception as error:  # noqa: BLE001 - a type of env refused its fields
+            raise self.fail(element, f"{where}: token {text!r}: {error}") from None
 
     # -- inscriptions ----------------------------------------------------------
     def inscription(self, element: Element) -> str:

@@ -7,7 +7,11 @@ lacks goes into ``<toolspecific tool="cpn" version="1">`` elements, the
 place PNML keeps for one tool's own data, which other tools skip:
 
 - in a place: ``<timed/>``, and its initial tokens in their order, each
-  with its timestamp (``<token at="5.0">``) when it has one;
+  with its timestamp (``<token at="5.0">``) when it has one; a token that
+  holds records (frozen dataclasses, named tuples) as the term that builds
+  it, ``<term>Job(id=1, js=4)</term>``, whose types the reader takes from
+  its ``env`` as it takes functions (SNAKES' view holds such a token
+  pickled, as SNAKES writes any object; ``cpn.pnml`` never reads that);
 - in a transition: its ``<delay>``, ``<priority>`` and ``<code>`` segment;
 - in an arc whose SNAKES label is not its inscription as written (a
   delay, a ``*iterable``, or the result of a code segment, which SNAKES
@@ -22,13 +26,15 @@ that cannot be read back.
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 from typing import Any
 
 from snakes.pnml import Tree
 
 from .colours import FrozenDict
 from .errors import NetError
-from .expressions import is_plain, refused, same, text_trees
+from .expressions import is_plain, literal, refused, same, text_trees
 from .flatten import FlatNet, FlatPlace, FlatTransition
 from .inscription import parse_terms
 from .net import P_NORMAL, TimedToken
@@ -37,18 +43,13 @@ from .pnml import ENGINE_TOOL, ENGINE_VERSION
 
 def check_readable(flat: FlatNet) -> None:
     """Refuse what :mod:`cpn.pnml` would not read back as this net: initial
-    tokens that are not plain values, text outside the expression
-    language, a name two modules bind differently."""
+    tokens that are neither plain values nor terms of records, text
+    outside the expression language, a name two modules bind differently."""
     for place in flat.places:
         for token in place.initial:
             value = token.value if isinstance(token, TimedToken) else token
             if not is_plain(value):
-                raise NetError(
-                    f"place '{place.path}': initial token {value!r} is not a plain value "
-                    "(a number, string, boolean or None, or a tuple, list, set, frozenset, "
-                    "dict or FrozenDict of them): PNML would hold it pickled, and cpn.pnml "
-                    "never unpickles; give it in the marking the simulator starts from "
-                    "(Simulator(net, marking=...)) instead")
+                _check_record_token(place, value)
     bound: dict[str, tuple[Any, str]] = {}
     for t in flat.transitions:
         _check_texts(flat, t)
@@ -59,6 +60,52 @@ def check_readable(flat: FlatNet) -> None:
                                f"{name!r} to different values, but a PNML net has one "
                                "namespace, so it would not read back as this net: give "
                                "them different names")
+
+
+def _check_record_token(place: FlatPlace, value: Any) -> None:
+    """A token that is no plain value is written as its term, and pickled
+    in SNAKES' view: refuse it, naming the place, if either cannot be."""
+    try:
+        term(value, {})
+        pickle.dumps(value)
+        return
+    except NetError as error:
+        why = str(error)
+    except (pickle.PicklingError, AttributeError, TypeError) as error:
+        why = (f"SNAKES' view of the net holds it pickled, and pickle says: {error} "
+               "(define its type at the top level of a module)")
+    raise NetError(f"place '{place.path}': initial token {value!r}: {why}; or give it in "
+                   "the marking the simulator of the net read back starts from "
+                   "(Simulator(net, marking=...))")
+
+
+def term(value: Any, types: dict[str, type]) -> str:
+    """``value`` as the expression that builds it: plain values as
+    literals, tuples, frozensets and ``FrozenDict`` s of terms, records by
+    their type's name and fields (``types`` collects the names, which
+    must be distinct, and not start with ``_``: the reader's language
+    refuses those); ``NetError`` for anything else."""
+    kind = type(value)
+    if is_plain(value):
+        return literal(value)
+    if kind is tuple:
+        return f"({', '.join(term(item, types) for item in value)}{',' * (len(value) == 1)})"
+    if kind is frozenset:
+        return f"frozenset({{{', '.join(term(item, types) for item in value)}}})"
+    if kind is FrozenDict:
+        pairs = ", ".join(f"{term(k, types)}: {term(v, types)}" for k, v in value.items())
+        return f"FrozenDict({{{pairs}}})"
+    fields = ([f.name for f in dataclasses.fields(value) if f.init]
+              if dataclasses.is_dataclass(value) else getattr(kind, "_fields", None))
+    if fields is None or kind.__name__.startswith("_"):
+        raise NetError(f"its type, {kind.__name__}, is neither plain (a number, a string, "
+                       "...) nor a record with a public name (a frozen dataclass or a named "
+                       "tuple), so PNML has no term for it")
+    if types.setdefault(kind.__name__, kind) is not kind:
+        raise NetError(f"two record types are named {kind.__name__}, which a term of PNML "
+                       "cannot tell apart: rename one")
+    arguments = ", ".join(f"{field}={term(getattr(value, field), types)}" for field in fields)
+    return f"{kind.__name__}({arguments})"
 
 
 def _check_texts(flat: FlatNet, t: FlatTransition) -> None:
@@ -103,14 +150,15 @@ def add_engine_data(net: Tree, flat: FlatNet) -> None:
 def _place_data(place: FlatPlace) -> list[Tree]:
     """Whether it is timed, and its tokens, all of them in order: SNAKES'
     multiset groups equal tokens (and takes ``True`` for ``1``), and holds
-    no timestamp, frozenset or ``FrozenDict``."""
+    no timestamp, frozenset or ``FrozenDict``, and records pickled."""
     data = [Tree("timed", None)] if place.timed else []
     tokens = []
     for token in place.initial:
-        if isinstance(token, TimedToken):
-            tokens.append(Tree("token", None, _object(token.value), at=repr(token.time)))
-        else:
-            tokens.append(Tree("token", None, _object(token)))
+        at_time = isinstance(token, TimedToken)
+        value = token.value if at_time else token
+        written = _object(value) if is_plain(value) else Tree("term", term(value, {}))
+        tokens.append(Tree("token", None, written, **({"at": repr(token.time)} if at_time
+                                                       else {})))
     return data + ([Tree("tokens", None, *tokens)] if tokens else [])
 
 

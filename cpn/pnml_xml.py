@@ -133,13 +133,18 @@ class ElementReader:
         for token in element.children:
             if token.tag != "token":
                 raise self.fail(token, f"{where}: expected <token>")
-            value = self.value(self.only_child(token, "object"), where)
+            value = self.token_value(self.only_child(token), where)
             at = token.attributes.get("at")
             try:
                 tokens.append(value if at is None else timed(value, float(at)))
             except ValueError:
                 raise self.fail(token, f"{where}: timestamp {at!r} is not a number") from None
         return tokens
+
+    def token_value(self, element: Element, where: str) -> Any:
+        """An engine's token: a plain value (a ``<term>`` of records
+        needs the reader of ``cpn.pnml``, which has their types)."""
+        return self.value(element, where)
 
     def value(self, element: Element, where: str) -> Any:
         """A plain value; code and pickles are refused, never run."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 import sys
+from dataclasses import dataclass, make_dataclass
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -134,9 +135,69 @@ def test_the_puppet_net_comes_back_with_the_same_schedule():
     assert sum(start > job.st for start, job in zip(starts, jobs)) > 100  # jobs waited
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    job: int
+    work: float
+
+
+def record_net() -> Net:
+    net = Net("records", env={"later": lambda job: job.st + 1})
+    net.place("P", Job, initial=[timed(Job(1, 0, 10, 1, 10), 2.5), Job(2, 0, 5, 4, 9)],
+              timed=True)
+    net.place("Q", Job, timed=True)
+    net.place("Held", tuple, initial=[(Job(3, 1, 2, 1, 2), Checkpoint(3, float("nan"))), ()])
+    net.place("Saved", FrozenDict, initial=[FrozenDict({3: Checkpoint(3, float("inf"))})])
+    net.place("Set", frozenset, initial=[frozenset({Checkpoint(4, 1.0)})])
+    net.transition("T", inputs={"P": "job"}, outputs={"Q": "job@+later(job)"})
+    return net
+
+
+def test_record_tokens_come_back_as_the_terms_that_build_them():
+    # They were refused: "initial token Job(...) is not a plain value ... PNML would
+    # hold it pickled, and cpn.pnml never unpickles".
+    net = record_net()
+    text = to_pnml(net)
+    assert "<term>Job(id=1, st=0, rt=10, js=1, wt=10" in text
+    back = from_pnml(text, env={"later": net.env["later"], "Job": Job, "Checkpoint": Checkpoint})
+    for name, place in net.places.items():
+        assert repr(back.places[name].initial) == repr(place.initial)  # nan included
+    assert firings(back) == firings(net)
+
+
+def test_a_record_token_needs_its_type_from_env():
+    with pytest.raises(PnmlError, match=re.escape(
+            "place 'P': token 'Job(id=1, st=0, rt=10, js=1, wt=10")) as raised:
+        from_pnml(to_pnml(record_net()), env={"Checkpoint": Checkpoint}, source="jobs.pnml")
+    assert str(raised.value).startswith("jobs.pnml, line ")
+    assert str(raised.value).endswith("is built by Job, which env does not give: "
+                                      "from_pnml(..., env={'Job': Job})")
+
+
+class Opaque:
+    """Hashable, but no record: no fields to write."""
+
+
 def record_token() -> Net:
     net = Net("records")
-    net.place("P", Job, initial=[Job(1, 0, 10, 1, 10)])
+    net.place("P", initial=[Opaque()])
+    return net
+
+
+def same_names() -> Net:
+    other = make_dataclass("Checkpoint", ["job"], frozen=True)  # as a notebook may make
+    net = Net("records")
+    net.place("P", initial=[(Checkpoint(1, 1.0), other(2))])
+    return net
+
+
+def local_record() -> Net:
+    @dataclass(frozen=True)
+    class Local:
+        n: int
+
+    net = Net("records")
+    net.place("P", initial=[Local(1)])
     return net
 
 
@@ -165,8 +226,14 @@ def two_modules_one_name() -> Net:
 
 
 @pytest.mark.parametrize("build, refused", [
-    (record_token, r"^place 'P': initial token Job\(id=1.*\) is not a plain value .* cpn\.pnml "
-                   r"never unpickles; give it in the marking"),
+    (record_token, r"^place 'P': initial token <.*Opaque object at .*>: its type, Opaque, is "
+                   r"neither plain .* so PNML has no term for it; or give it in the marking "
+                   r"the simulator of the net read back starts from"),
+    (same_names, r"^place 'P': initial token .*: two record types are named Checkpoint, which "
+                 r"a term of PNML cannot tell apart: rename one"),
+    (local_record, r"^place 'P': initial token .*Local\(n=1\): SNAKES' view of the net holds "
+                   r"it pickled, and pickle says: .*local.* \(define its type at the top level "
+                   r"of a module\)"),
     (comprehension, r"^transition 'T', arc T -> B: a comprehension in "
                     r"'\*\[Delayed\(i, 1\) for i in range\(n\)\]' would not read back from "
                     r"PNML, whose reader \(cpn\.pnml\) refuses it: a net read from a file "
