@@ -105,23 +105,39 @@ def _delay_fault(sim, t: int, entry: TracebackType | None, origin: Origin | None
             and entry.tb_next.tb_frame.f_code is type(sim)._late.__code__)
     if not late and not (isinstance(error, TypeError) and entry.tb_next is None):
         return None
-    frame, flat = entry.tb_frame, sim.net.transitions[t]
-    output = None if origin.kind == "delay" else sim.transitions[t].outputs[origin.index]
-    own = _evaluated(flat.delay, frame) if flat.delay else _UNKNOWN
+    delays = _delays(sim, t, origin, entry.tb_frame)
+    if late:  # the one below 0, or those that may be
+        below = [each for each in delays if _below_zero(each[1])]
+        unknown = [where for where, value in delays if value is _UNKNOWN]
+        where, value = below[0] if below else (" or ".join(
+            unknown or [where for where, _ in delays]), _UNKNOWN)
+    else:  # the first sum that failed
+        where, value = delays[0]
+    if value is not _UNKNOWN:
+        return f"{where}: a delay must be a number >= 0, not {value!r}"  # as compiler.py says
+    if not late:
+        return f"{where}: a delay must be a number >= 0: {type(error).__name__}: {error}"
+    put = entry.tb_next.tb_frame.f_locals  # what the firing told _late
+    return (f"{where}: a delay must be a number >= 0: token {put['token']!r} would be "
+            f"available at {put['stamp']!r}, before the clock ({put['now']!r})")
+
+
+def _delays(sim, t: int, origin: Origin, frame: FrameType) -> list[tuple[str, Any]]:
+    """The delays a timestamp's line adds, as a message names them, with
+    their values (:func:`_evaluated`): an element's own, or the arc's and
+    then the transition's."""
+    flat = sim.net.transitions[t]
     if origin.kind == "element":
-        where, value = _part(sim, t, origin), frame.f_locals["_cpn_t"].delay
-    elif output is not None and output.term.delay and not (late and _below_zero(own)):
-        where, value = _part(sim, t, origin), _evaluated(output.term.delay, frame)
-    else:  # the transition's delay
-        where, value = f"delay '@+{flat.delay}'", own
-    if value is _UNKNOWN:
-        shown = f": {error}" if late else f": {type(error).__name__}: {error}"
-        return f"{where}: a delay must be a number >= 0{shown}"
-    return f"{where}: a delay must be a number >= 0, not {value!r}"  # as compiler.py says it
+        return [(_part(sim, t, origin), frame.f_locals["_cpn_t"].delay)]
+    own = [(f"delay '@+{flat.delay}'", _evaluated(flat.delay, frame))] if flat.delay else []
+    output = None if origin.kind == "delay" else sim.transitions[t].outputs[origin.index]
+    if output is None or not output.term.delay:
+        return own
+    return [(_part(sim, t, origin), _evaluated(output.term.delay, frame))] + own
 
 
 def _below_zero(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not value >= 0
+    return isinstance(value, (int, float)) and not value >= 0  # nan too
 
 
 _UNKNOWN = object()

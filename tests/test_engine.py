@@ -127,7 +127,9 @@ def test_a_delay_known_when_the_net_is_built_must_be_a_number_at_least_0(arc, de
     ("*[Delayed(x, -3)]", None,
      "arc T -> Q '*[Delayed(x, -3)]': a delay must be a number >= 0, not -3"),
     ("x@+minus(x)", None, "arc T -> Q 'x@+minus(x)': a delay must be a number >= 0: token 1 "
-                          "for place 'Q' would be available at -1.0, not at or after the clock")])
+                          "would be available at -1.0, before the clock (0.0)"),
+    ("x@+1", "minus(x) - 1", "delay '@+minus(x) - 1': a delay must be a number >= 0: token 1 "
+                             "would be available at -1.0, before the clock (0.0)")])
 def test_a_computed_delay_below_0_or_nan_fails_its_firing(arc, delay, said):
     # A token before the clock was put as available now; NaN made the clock NaN.
     # Then the message said ValueError("token 1 for place 'Q' would be available at -2.0, ...")

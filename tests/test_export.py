@@ -236,9 +236,9 @@ def test_functions_come_from_env_never_from_the_file(tmp_path):
         from_pnml(to_pnml(net))
     # SNAKES leaves out a lambda: the net read back names what is missing.
     net.env["halve"] = lambda v: v // 2
-    with pytest.raises(PnmlError, match=r"^<pnml>: net 'calls', transition 'Halve', arc Halve -> P: "
-                                        r"function 'halve' in 'halve\(x\)' is not in the "
-                                        "environment"):
+    with pytest.raises(PnmlError, match=r"^<pnml>: net 'calls', transition 'Halve', arc "
+                                        r"Halve -> P: function 'halve' in 'halve\(x\)' is not "
+                                        "in the environment"):
         from_pnml(to_pnml(net))
 
 
