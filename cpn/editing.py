@@ -32,7 +32,8 @@ from .colour_sets import declared
 from .compiler import compile_net
 from .errors import ColourError, NetError
 from .inscription import check_expression, parse_terms
-from .net import Arc, Net, Substitution, check_token_list, checked_priority, socket_pairs
+from .net import Arc, Net, Substitution
+from .net_arguments import check_token_list, checked_priority, socket_pairs
 
 _open_edits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 
 from .collector import cyclic_gc_paused
 from .errors import NetError
-from .net import check_token_list
+from .net_arguments import check_token_list
 
 
 class InitialMarking:
