@@ -44,15 +44,17 @@ def test_a_policy_that_keeps_a_started_job_queued_is_refused():
         run_model(with_policy(started_and_kept), JOBS, CONFIG)
 
 
-def test_a_sound_policy_runs_as_it_says():
-    def largest_first(queue, running, free, now):
-        started = []
-        for job in sorted(queue, key=lambda job: -job.js):
-            if job.js <= free:
-                started.append(job)
-                free -= job.js
-        return started, [job for job in queue if job not in started]  # a list is taken too
+def largest_first(queue, running, free, now):
+    """Largest job first, while jobs fit."""
+    started = []
+    for job in sorted(queue, key=lambda job: -job.js):
+        if job.js <= free:
+            started.append(job)
+            free -= job.js
+    return started, [job for job in queue if job not in started]  # a list is taken too
 
+
+def test_a_sound_policy_runs_as_it_says():
     result, _ = run_model(with_policy(largest_first), JOBS, CONFIG)
     assert dict(zip(result.jobs["job_id"], result.jobs["start"])) == {1: 50.0, 2: 0.0, 3: 10.0}
 
