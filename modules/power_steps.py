@@ -369,26 +369,13 @@ def cap_excess(times, watts, end: float,
     >>> cap_excess([0, 10, 30], [100.0, 300.0, 200.0], end=60, cap_watts=[(0, 250), (20, 150)])
     (50.0, 150.0)
     """
-    if cap_watts is not None and not is_number(cap_watts):
-        if len(cap_watts) > 1:
-            return _excess_over_steps(times, watts, end, cap_watts)
-        cap_watts = cap_watts[0][1]
-    if cap_watts is None or not math.isfinite(cap_watts):
+    if cap_watts is None or is_number(cap_watts) and not math.isfinite(cap_watts):
         return 0.0, 0.0
-    t, w, end = _step_series(times, watts, end)
-    durations = _durations(t, end)
-    over = (w > cap_limit(cap_watts)) & (durations > 0)
-    return float(durations[over].sum()), float((w[over] - cap_watts).max(initial=0.0))
-
-
-def _excess_over_steps(times, watts, end: float,
-                       steps: Sequence[tuple[float, float]]) -> tuple[float, float]:
-    """:func:`cap_excess` under a cap of several steps: the series is cut
-    where the cap changes too."""
+    steps = [(-math.inf, cap_watts)] if is_number(cap_watts) else cap_watts
     t, w, end = _step_series(times, watts, end)
     starts = np.array([at for at, _ in steps], dtype=float)
     caps = np.array([cap for _, cap in steps], dtype=float)
-    grid = np.union1d(t, starts[(starts > t[0]) & (starts < end)])
+    grid = np.union1d(t, starts[(starts > t[0]) & (starts < end)])  # cut where the cap changes
     power = power_at(t, w, grid)
     cap = caps[np.maximum(np.searchsorted(starts, grid, side="right") - 1, 0)]
     durations = _durations(grid, end)
