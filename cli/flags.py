@@ -18,6 +18,54 @@ def flag(name: str) -> str:
     return RENAMED.get(name, "--" + name.replace("_", "-"))
 
 
+#: Actions that gather every value given, or stop the command: given twice,
+#: nothing is lost.
+GATHERING = (argparse._AppendAction, argparse._AppendConstAction, argparse._CountAction,
+             argparse._HelpAction, argparse._VersionAction)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser whose single-valued options refuse being given
+    twice with different values (``--cap 50% --cap 70%``): argparse keeps
+    the last without a word, and the user's other request is dropped.  The
+    same value twice (a script repeating a default) is harmless and taken.
+    Options that gather values (``append``, ``extend``) are left alone.  The
+    commands' parsers are made of this class too (argparse builds them of
+    their parent's), so that each new option has the check for free."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._values_given: dict[str, tuple] = {}  # dest -> (action, words, value)
+        return super().parse_known_args(args, namespace)
+
+    def _get_values(self, action, arg_strings):
+        words = " ".join(arg_strings)  # before argparse drops a '--' from them
+        value = super()._get_values(action, arg_strings)
+        if _takes_one_value(action):
+            stored = action.const if action.nargs == 0 else value
+            given = self._values_given.setdefault(action.dest, (action, words, stored))
+            if given[1] != words and given[2] != stored:  # 50% and 50.0% are one value
+                raise argparse.ArgumentError(action, _twice(given[:2], (action, words)))
+        return value
+
+
+def _takes_one_value(action: argparse.Action) -> bool:
+    """``action`` is an option that keeps one value: the last one given."""
+    return (bool(action.option_strings) and action.dest != argparse.SUPPRESS
+            and action.nargs in (None, argparse.OPTIONAL, 0)
+            and not isinstance(action, GATHERING))
+
+
+def _twice(first: tuple, second: tuple) -> str:
+    """What argparse says after ``argument --cap: `` of an option given
+    twice, each ``(action, words)``: the two values, with their flags
+    when these differ (a former spelling, or a flag without a value)."""
+    def said(action, words: str) -> str:
+        shown_flag = first[0] is not second[0] or not words
+        return " ".join(filter(None, [action.option_strings[0] if shown_flag else "", words]))
+    return (f"given twice with different values, {said(*first)} and {said(*second)}: "
+            f"give it once")
+
+
 def negative_values_attached(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
     """``argv`` with each value that starts with a minus sign attached to
     its option (``--cap -5%`` -> ``--cap=-5%``).  argparse takes any word

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .capping import (add_capping_arguments, build_cap, cap_spec, capping_method,
                       note_a_cap_that_never_binds, refuse_cap_below_idle, refuse_unread_options)
-from .flags import in_flags, negative_values_attached, parse_command_line
+from .flags import CommandParser, in_flags, negative_values_attached, parse_command_line
 from .output_dir import writable_directory
 from .quantities import format_power
 from .report import interruption_summary, print_metrics
@@ -102,7 +102,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     it names one (so that a run imports none of the other commands' modules
     and builds none of their options)."""
     known = {"run", *(name for names, _, _ in OTHER_COMMANDS for name in names)}
-    parser = argparse.ArgumentParser(prog="cpn", description=DESCRIPTION)
+    parser = CommandParser(prog="cpn", description=DESCRIPTION)
     parser.add_argument("--version", action=VersionAction, help="print the version and stop")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        help="run COMMAND --help for its options")

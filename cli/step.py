@@ -27,6 +27,7 @@ from cpn.errors import BindingError, ColourError, NetError
 from cpn.flatten import FlatNet
 from cpn.net import Net
 
+from .flags import CommandParser
 from .net_loading import LoadError, load_net, load_net_and_breakpoints
 from .values import non_negative_int
 
@@ -252,7 +253,7 @@ def main_step(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in ("step", "replay", "-h", "--help"):
         argv.insert(0, "step")
-    parser = argparse.ArgumentParser(prog="cpn")
+    parser = CommandParser(prog="cpn")
     add_step_parsers(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args)
