@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence, Union
+from typing import Mapping, Sequence, Union, get_args
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,7 @@ from modules.dvfs_thesis.profiles import JobProfile
 from modules.dvfs_thesis.scheduler_net import gear_allocation, thesis_scheduling
 from modules.dvfs_thesis.upas import UpasConfig
 from modules.job import Job, some_jobs
+from modules.values import is_whole_number
 from modules.swf import SWF_FIELDS, read_swf
 from modules.trace_file import open_trace
 
@@ -49,6 +50,7 @@ __all__ = ["ThesisConfig", "ThesisResult", "PolicyConfig", "EasyConfig", "UpasCo
 
 PolicyConfig = Union[EasyConfig, UpasConfig, BsldDrivenConfig, PbGuidedConfig,
                      MaxJobPerfConfig]
+POLICY_NAMES = tuple(policy.__name__ for policy in get_args(PolicyConfig))
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,19 @@ class ThesisConfig:
     power: CpuPowerModel = field(default_factory=CpuPowerModel)
 
     def __post_init__(self):
-        if self.machine_cpus <= 0:
-            raise ValueError(f"the machine needs CPUs, not {self.machine_cpus}")
+        """Refuse fields of the wrong kind, naming them: ``machine_cpus="4"``
+        was a TypeError of ``<=``, ``4.5`` CPUs a run of half a CPU, a
+        policy or power model of the wrong kind an AttributeError deep in
+        the net's construction."""
+        if not (is_whole_number(self.machine_cpus) and self.machine_cpus > 0):
+            raise ValueError(f"machine_cpus must be a positive whole number of CPUs, "
+                             f"not {self.machine_cpus!r}")
+        object.__setattr__(self, "machine_cpus", int(self.machine_cpus))  # numpy's: no int token
+        if not (callable(getattr(self.policy, "build", None)) and hasattr(self.policy, "beta")):
+            raise ValueError(f"policy must be a policy's configuration ({', '.join(POLICY_NAMES)}"
+                             f", or one with their beta and build), not {self.policy!r:.60}")
+        if not isinstance(self.power, CpuPowerModel):
+            raise ValueError(f"power must be a CpuPowerModel, not {self.power!r:.60}")
 
     @property
     def budget_watts(self) -> float:

@@ -211,3 +211,22 @@ def test_a_run_of_jobs_that_all_leave_at_once_has_no_rates_not_a_crash():
     assert metrics["makespan_s"] == 0 and metrics["jobs"] == 1
     assert all(math.isnan(metrics[key]) for key in ("utilization", "slowdown",
                                                     "frequency_mean_ghz"))
+
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(machine_cpus="4"), "machine_cpus must be a positive whole number of CPUs, not '4'"),
+    (dict(machine_cpus=4.5), "machine_cpus must be a positive whole number of CPUs, not 4.5"),
+    (dict(machine_cpus=True), "machine_cpus must be a positive whole number of CPUs, not True"),
+    (dict(machine_cpus=0), "machine_cpus must be a positive whole number of CPUs, not 0"),
+    (dict(machine_cpus=4, policy="upas"), "policy must be a policy's configuration "
+                                          "(EasyConfig, UpasConfig,"),
+    (dict(machine_cpus=4, power=5), "power must be a CpuPowerModel, not 5"),
+])
+def test_a_thesis_config_refuses_fields_of_the_wrong_kind_naming_them(fields, message):
+    """machine_cpus="4" was "'<=' not supported between instances of 'str' and
+    'int'", 4.5 CPUs a run of a half CPU, a policy named by a string an
+    AttributeError while the net was built."""
+    from nets.dvfs_thesis import ThesisConfig
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ThesisConfig(**fields)
+    assert type(ThesisConfig(np.int64(4)).machine_cpus) is int
