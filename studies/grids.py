@@ -62,7 +62,10 @@ def grid(base: Run | None = None, **axes: Sequence) -> list[Run]:
     without DVFS, are one), in order.  A thesis run's axes may also be its
     policy's options (``wq_threshold=[0, 4]``).  A lone value
     (``policy="wfp"``) is an axis of one value, as in a JSON grid."""
-    base = base or Experiment()
+    base = Experiment() if base is None else base
+    if not all(callable(getattr(base, name, None)) for name in ("key", "to_dict", "from_dict")):
+        raise TypeError(f"grid's base must be a run declaration (Experiment, ThesisRun) whose "
+                        f"fields the axes vary, not {type(base).__name__} {base!r:.60}")
     if isinstance(base, Experiment):
         unknown = set(axes) - set(EXPERIMENT_FIELDS)
         if unknown:

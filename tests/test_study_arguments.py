@@ -55,3 +55,15 @@ def test_run_sweep_refuses_arguments_it_would_misread(tmp_path, runs, options, e
 def test_run_sweep_refuses_no_results_directory():
     with pytest.raises(ValueError, match="results_dir must be a directory's path, not None"):
         run_sweep([Experiment()], None, progress=False)
+
+
+@pytest.mark.parametrize("base, message", [
+    (5, "grid's base must be a run declaration (Experiment, ThesisRun) whose fields the axes "
+        "vary, not int 5"),  # was "type object 'int' has no attribute 'from_dict'"
+    ("synthetic", "not str 'synthetic'"),
+    ({"policy": "wfp"}, "not dict {'policy': 'wfp'}"),
+])
+def test_grid_refuses_a_base_that_is_no_run_declaration(base, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        grid(base, policy=["fcfs"])
+
