@@ -264,6 +264,9 @@ class Experiment:
     def from_dict(cls, data: Mapping[str, Any]) -> "Experiment":
         """An experiment from :meth:`to_dict` or from a result row (other
         keys are ignored; ``levels`` may be a list or ``"1;0.9;..."``)."""
+        if not isinstance(data, Mapping):  # else "'int' object has no attribute 'items'"
+            raise TypeError(f"Experiment.from_dict takes a mapping of fields (as to_dict "
+                            f"gives), not {type(data).__name__} {data!r:.60}")
         names = {f.name for f in fields(cls)}
         values = {k: None if isinstance(v, float) and math.isnan(v) else v  # empty CSV cell
                   for k, v in data.items() if k in names}

@@ -106,6 +106,9 @@ class ThesisRun:
         """A run from :meth:`to_dict`, or from fields with the policy's
         options beside them (``{"policy": "upas", "wq_threshold": 4}``), as
         grids give them."""
+        if not isinstance(data, Mapping):  # else "'int' object is not iterable"
+            raise TypeError(f"ThesisRun.from_dict takes a mapping of fields (as to_dict "
+                            f"gives), not {type(data).__name__} {data!r:.60}")
         data = dict(data)
         model = data.pop("model", MODEL)
         if model != MODEL:

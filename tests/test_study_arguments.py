@@ -11,6 +11,7 @@ import pytest
 from studies.experiment import Experiment
 from studies.grids import grid
 from studies.sweep import run_sweep
+from studies.thesis_run import ThesisRun
 
 
 @pytest.mark.parametrize("fields, message", [
@@ -67,3 +68,20 @@ def test_grid_refuses_a_base_that_is_no_run_declaration(base, message):
     with pytest.raises(TypeError, match=re.escape(message)):
         grid(base, policy=["fcfs"])
 
+
+@pytest.mark.parametrize("model", [Experiment, ThesisRun])
+@pytest.mark.parametrize("data", [5, "policy=wfp", ["policy", "wfp"]])
+def test_from_dict_refuses_what_is_no_mapping_of_fields(model, data):
+    """Experiment.from_dict(5) was "'int' object has no attribute 'items'";
+    ThesisRun's "'int' object is not iterable"."""
+    with pytest.raises(TypeError, match=re.escape(
+            f"{model.__name__}.from_dict takes a mapping of fields (as to_dict gives), "
+            f"not {type(data).__name__} {data!r}")):
+        model.from_dict(data)
+
+
+def test_from_dict_refuses_unknown_fields_but_takes_a_result_row():
+    with pytest.raises(ValueError, match=re.escape("unknown experiment fields: ['polcy']")):
+        Experiment.from_dict({"polcy": "wfp"})
+    row = {"key": Experiment().key(), **Experiment().to_dict(), "energy_j": 1.0}
+    assert Experiment.from_dict(row) == Experiment()
