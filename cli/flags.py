@@ -8,7 +8,7 @@ import re
 
 
 #: Options whose flag is not their name spelt with dashes, by argparse name.
-RENAMED = {"size_unit": "--unit"}
+RENAMED = {"size_unit": "--unit", "checkpoint_interval_minutes": "--checkpoint-interval"}
 
 
 def flag(name: str) -> str:

@@ -129,6 +129,10 @@ def _add_run_options(runs) -> None:
     runs.add_argument("--system-mttf-hours", type=positive_float, help=argparse.SUPPRESS)
     runs.add_argument("--on-failure", choices=ON_FAILURE,
                       help="TOPPER: a failed job keeps its units (default) or is requeued")
+    runs.add_argument("--checkpoint-interval", type=positive_float, metavar="MINUTES",
+                      dest="checkpoint_interval_minutes",
+                      help="TOPPER: checkpoint every MINUTES of compute, as in cpn run "
+                           "(default: each job's Daly interval)")
     runs.add_argument("--over-cap", choices=DATA_DRIVEN_OVER_CAP,
                       help="data-driven: jobs whose power alone breaks the cap are "
                            "rejected, the cap holds (reject, the default), or run when "

@@ -65,8 +65,10 @@ class StudyOptions:
     (of the parameter a figure varies), ``seeds``, ``cap`` (a fraction of the
     uncapped peak) and ``cap_month`` (whose uncapped peak); for TOPPER,
     ``unit_nodes``, ``mttf_days`` (a unit's mean time to failure, as ``cpn
-    run --mttf-days``) or ``system_mttf_hours`` (the whole machine's), and
-    ``on_failure``; for the data-driven study, ``over_cap`` (``"reject"`` or
+    run --mttf-days``) or ``system_mttf_hours`` (the whole machine's),
+    ``on_failure`` and ``checkpoint_interval_minutes`` (a fixed interval
+    between checkpoints, as ``cpn run --checkpoint-interval``; None: each
+    job's Daly interval); for the data-driven study, ``over_cap`` (``"reject"`` or
     ``"run"``) and ``knapsack_budget`` (``"estimates"`` or ``"measured"``).
     """
 
@@ -85,6 +87,7 @@ class StudyOptions:
     mttf_days: float | None = None
     system_mttf_hours: float | None = None
     on_failure: str | None = None
+    checkpoint_interval_minutes: float | None = None
     over_cap: str | None = None
     knapsack_budget: str | None = None
     cpus: int | None = None

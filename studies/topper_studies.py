@@ -59,7 +59,7 @@ class VariantsDesign:
     options: ClassVar[frozenset[str]] = frozenset({
         "trace", "months", "procs_per_node", "allocation_unit", "machine_nodes", "size_unit",
         "policies", "seeds", "cap", "cap_month", "unit_nodes", "mttf_days", "system_mttf_hours",
-        "on_failure"})
+        "on_failure", "checkpoint_interval_minutes"})
     baselines: ClassVar[bool] = False  # normalised to a variant, not to an uncapped twin
 
     variants: tuple[tuple[str, Mapping], ...]
@@ -75,7 +75,8 @@ class VariantsDesign:
         return [label for label, _ in self.variants]
 
     def base(self, options: StudyOptions) -> Experiment:
-        """The workload, and how failures come and are handled."""
+        """The workload, and how failures come and are handled (every
+        variant checkpoints, replicated or not: each takes a fixed interval)."""
         base = Experiment(trace=options.trace or SYNTHETIC,
                           procs_per_node=options.procs_per_node,
                           allocation_unit=options.allocation_unit or 1,
@@ -84,7 +85,8 @@ class VariantsDesign:
                           policy=(options.policies or self.policies)[0],
                           resilience="checkpoint", unit_nodes=options.unit_nodes,
                           system_mttf_hours=options.system_mttf_hours,
-                          on_failure=options.on_failure or "keep")
+                          on_failure=options.on_failure or "keep",
+                          checkpoint_interval_minutes=options.checkpoint_interval_minutes)
         if options.mttf_days is None:
             return base
         if options.system_mttf_hours is not None:

@@ -68,6 +68,12 @@ def test_cpn_study_list_names_paper_figure_and_title(capsys):
      "thesis_upas (DVFS thesis) does not use --months, --cap; it uses --trace, --cpus, "
      "--jobs, --profile-seed, --profiles"),
     (["fig13", "--on-failure", "requeue"], "fig13 (PuPPET) does not use --on-failure;"),
+    (["fig13", "--checkpoint-interval", "30"],
+     "fig13 (PuPPET) does not use --checkpoint-interval;"),
+    (["thesis_upas", "--checkpoint-interval", "30"],
+     "thesis_upas (DVFS thesis) does not use --checkpoint-interval;"),
+    (["data_driven", "--checkpoint-interval", "30"],
+     "data_driven (Data-driven) does not use --checkpoint-interval;"),
     (["fig10", "--seeds", "0-2"], "the PuPPET figures' bars are single runs: give one seed, "
                                   "not 3 (0, 1, 2)"),
     (["fig10", "--values", "1,x"], "the values of alpha are numbers, not 1, x"),
@@ -98,6 +104,10 @@ def test_the_python_api_refuses_unused_options_too():
     with pytest.raises(ValueError, match=r"fig11 \(PuPPET\) does not use unit_nodes, cpus; "):
         check_options(STUDIES["fig11"], StudyOptions(unit_nodes=4, cpus=8, cap=0.5))
     check_options(STUDIES["topper_fig11"], StudyOptions(unit_nodes=4, cap=0.5))  # uses both
+    with pytest.raises(ValueError, match=r"fig11 \(PuPPET\) does not use "
+                                         r"checkpoint_interval_minutes; "):
+        check_options(STUDIES["fig11"], StudyOptions(checkpoint_interval_minutes=30))
+    check_options(STUDIES["topper_fig13"], StudyOptions(checkpoint_interval_minutes=30))
 
 
 def test_a_missing_thesis_trace_is_refused_naming_its_flag(tmp_path, capsys):

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from cli.main import main as cpn
@@ -188,3 +189,29 @@ def test_a_study_says_when_jobs_ran_partially_replicated(trace, tmp_path, capsys
             "replicas that fit") in printed
     checks = (tmp_path / "out" / "topper_fig13_checks.txt").read_text()
     assert "partially_replicated_jobs in the results" in checks
+
+
+def test_cpn_study_takes_a_fixed_checkpoint_interval_into_its_runs_and_keys(trace, tmp_path,
+                                                                          capsys):
+    """``cpn study`` had no --checkpoint-interval (cpn run and cpn sweep had):
+    a TOPPER study ran Daly's interval only."""
+    from studies.results import load_results
+    results = tmp_path / "runs"
+    argv = ["study", "topper_fig11", "--trace", str(trace), "--months", "0",
+            "--system-mttf-hours", "2", "--results", str(results), "--workers", "1",
+            "--no-progress"]
+    assert cpn([*argv, "--out", str(tmp_path / "daly")]) == 0
+    assert "checkpoints every" not in capsys.readouterr().out
+    assert cpn([*argv, "--out", str(tmp_path / "fixed"), "--checkpoint-interval", "30"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == (
+        "month 0 of tiny, wfp, checkpoint, checkpoints every 30 min, system MTTF 2 h")
+    stored = load_results(results)
+    assert len(stored) == 4  # each variant twice: the fixed runs have keys of their own
+    fixed = stored[stored["checkpoint_interval_minutes"] == 30]
+    assert sorted(fixed["resilience"]) == ["checkpoint", "replication"]
+    daly_keys, fixed_keys = (set(pd.read_csv(tmp_path / out / "topper_fig11.csv")["keys"])
+                             for out in ("daly", "fixed"))
+    assert fixed_keys == set(fixed["key"]) and not daly_keys & fixed_keys
+    daly = stored[stored["checkpoint_interval_minutes"].isna()].set_index("resilience")
+    for _, run in fixed.iterrows():  # the interval reached the model: other checkpoints
+        assert run["energy_j"] != pytest.approx(daly.loc[run["resilience"], "energy_j"])
