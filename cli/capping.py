@@ -210,10 +210,17 @@ METHOD_OPTIONS = {"wait_queue": ("wait",), "max_wait": ("wait",), "alpha": ("dvf
 
 def refuse_unread_options(args, methods: list[str]) -> None:
     """Refuse an option given that none of ``methods`` reads (``--alpha 3``,
-    or ``--alpha 2`` its default, with ``--capping wait``): it would be
-    dropped without a word, and the user would read results it did not shape."""
+    or ``--alpha 2`` its default, with ``--capping wait``), and ``--max-wait``
+    where every wait queue is 0 (BLOCK): it would be dropped without a word,
+    and the user would read results it did not shape.  A sweep whose wait
+    queues are 0 and more takes it: its runs of 0 record no w."""
     refuse_unread([action.dest for action in args.command_parser._actions
                    if given(args, action.dest)], METHOD_OPTIONS, methods, "--capping")
+    lengths = args.wait_queue if isinstance(args.wait_queue, list) else [args.wait_queue]
+    if given(args, "max_wait") and not any(lengths):  # every WAIT run is BLOCK
+        raise ValueError(f"--max-wait applies to --capping wait with --wait-queue 1 or more "
+                         f"only: with --wait-queue {lengths[0]} no job waits (BLOCK), so "
+                         f"the maximum wait is never read")
 
 
 def capping_method(args) -> str:

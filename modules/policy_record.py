@@ -118,8 +118,12 @@ def config_record(net: Net, config: Any, cap: PowerCapSchedule | None,
     cap is the ``cap`` in force (``power_cap_schedule.cap_in_force``) alone:
     the configured cap's other settings were the replaced module's.  A cap
     in force other than the configured one (a *Cap* place's) is given as
-    its steps (``cap["schedule"]``)."""
+    its steps (``cap["schedule"]``).  Under BLOCK (``wait_queue_length``
+    0) no job waits, so the maximum wait is never read: it is recorded as
+    None, whatever the cap was given (a grid crossing l and w gives one)."""
     record = dataclasses.asdict(config)
+    if record["cap"].get("wait_queue_length") == 0:
+        record["cap"]["max_wait"] = None
     scheduler = net.substitutions.get("Scheduler")
     if scheduler is not None:
         record["scheduling"] = scheduling_record(scheduler.module, config.scheduling)

@@ -25,7 +25,7 @@ def power_config(exp: Experiment, machine_nodes: int, cap_watts: float | None):
     """The ``PuppetConfig`` of ``exp`` with the cap resolved to watts."""
     if exp.capping == "none":
         cap: Any = PowerCap()
-    elif exp.capping == "block":
+    elif exp.capping == "block" or exp.l == 0:  # WAIT with no room to wait is BLOCK
         cap = PowerCap.block(cap_watts)
     elif exp.capping == "wait":
         cap = PowerCap.wait(cap_watts, l=exp.l, w_minutes=exp.w_minutes)

@@ -116,7 +116,8 @@ class Experiment:
     ``"clamp"``, it is killed at it) are ``SchedulingConfig``'s.
 
     ``capping``: ``"none"``, ``"block"``, ``"wait"`` (with ``l`` and
-    ``w_minutes``) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
+    ``w_minutes``; ``l`` 0 lets no job wait, which is BLOCK: its
+    ``w_minutes`` is None, never read) or ``"dvfs"`` (with ``alpha``, ``beta``, ``levels``,
     ``latency`` and ``dvfs_admission``, ``modules.cpu_scaling.ADMISSIONS``);
     the cap is ``cap_watts``, or ``cap_fraction`` of the uncapped twin's
     peak of window ``cap_month`` (default 0, the paper's January;
@@ -222,8 +223,8 @@ class Experiment:
                 put(name, defaults[name])
 
         capped, dvfs = self.capping != "none", self.capping == "dvfs"
-        for name in ("l", "w_minutes"):
-            relevant(name, self.capping == "wait")
+        relevant("l", self.capping == "wait")
+        relevant("w_minutes", self.l not in (None, 0))  # l = 0: no job waits (BLOCK), no w
         for name in ("alpha", "beta", "latency", "core_share", "dvfs_admission"):
             relevant(name, dvfs)
         put("levels", sorted_levels(self.levels))
