@@ -96,11 +96,22 @@ class DataDrivenRun:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "DataDrivenRun":
+        """A run from :meth:`to_dict`, or from fields a grid varies: a field
+        of no known name is refused (``grid(DataDrivenRun(), cap=[0.5])``
+        made the one default run, its axis dropped without a word)."""
+        if not isinstance(data, Mapping):  # else "'int' object is not iterable"
+            raise TypeError(f"DataDrivenRun.from_dict takes a mapping of fields (as to_dict "
+                            f"gives), not {type(data).__name__} {data!r:.60}")
         data = dict(data)
-        if data.pop("model", MODEL) != MODEL:
-            raise ValueError("not a data-driven run")
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        model = data.pop("model", MODEL)
+        if model != MODEL:
+            raise ValueError(f"not a data-driven run: model {model!r}")
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ValueError(f"unknown data-driven run fields: {unknown}; known: "
+                             f"{', '.join(names)}")
+        return cls(**data)
 
     def key(self) -> str:
         return run_key(self.to_dict(), () if self.trace == SYNTHETIC else ("trace",))

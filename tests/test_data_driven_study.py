@@ -10,6 +10,7 @@ import pytest
 from cli.main import main as cpn
 from studies import data_driven_findings as findings
 from studies.data_driven_run import DataDrivenRun
+from studies.grids import grid
 from studies.registry import find_study
 from studies.study import StudyOptions
 from tiny_traces import TWO_JOBS, write_two_month_trace
@@ -37,6 +38,18 @@ def test_runs_declare_the_papers_setting_and_their_uncapped_baseline(tmp_path):
         DataDrivenRun(over_cap="run_alone")
     with pytest.raises(ValueError, match="needs a positive cap_share"):
         DataDrivenRun(cap_share=None)
+
+
+def test_a_field_of_no_known_name_or_no_mapping_is_refused():
+    # grid(DataDrivenRun(), cap=[0.5, 0.6]) made the one default run: its axis was dropped
+    with pytest.raises(ValueError, match=r"unknown data-driven run fields: \['cap'\]; "
+                                         r"known: trace, month, .*cap_share"):
+        grid(DataDrivenRun(), cap=[0.5, 0.6])
+    with pytest.raises(TypeError, match="DataDrivenRun.from_dict takes a mapping of fields"):
+        DataDrivenRun.from_dict(5)  # was "'int' object is not iterable"
+    with pytest.raises(ValueError, match="not a data-driven run: model 'puppet'"):
+        DataDrivenRun.from_dict({"model": "puppet"})
+    assert [run.cap_share for run in grid(DataDrivenRun(), cap_share=[0.5, 0.6])] == [0.5, 0.6]
 
 
 def test_the_studys_capped_runs_follow_the_over_cap_option():
