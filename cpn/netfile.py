@@ -40,10 +40,11 @@ What a file holds, table by table:
   ``FrozenDict`` and ``Delayed``: ``"easy_pass_on_nodes"``, ``"partial(easy_pass_on_nodes,
   policy='wfp')"``, ``"PowerModel(node_watts=100.0).busy_delta"``.
 - ``[places.NAME]``: ``colour`` (``int``, ``float``, ``str``, ``bool``,
-  ``tuple``, ``FrozenDict``, ``dict``, ``None``, a record, a type or
-  predicate of the registry, ``A | B``, ``tuple[A, ...]``, ``tuple[A, B]``,
-  ``FrozenDict[A, B]``, as a place's colour in Python (``colour_sets.py``);
-  ``any`` when left out), ``initial`` (an array of
+  ``tuple``, ``frozenset``, ``FrozenDict``, ``dict``, ``None``, a record, a
+  type or predicate of the registry, ``A | B``, ``tuple[A, ...]``,
+  ``tuple[A, B]``, ``frozenset[A]``, ``FrozenDict[A, B]``, as a place's
+  colour in Python (``colour_sets.py``); ``any`` when left out; a
+  frozenset token has no TOML form), ``initial`` (an array of
   tokens; in a timed place ``{ token = ..., at = 5.0 }`` is a token
   available from time 5), ``timed``, ``fusion``, ``port``
   (``in``/``out``/``inout``).
@@ -61,7 +62,8 @@ imported, unpickled or evaluated outside it.  Every error names the file,
 the line when it can be found, the node and the text.
 
 Here are the entry points; ``netfile_reader.py`` reads, ``netfile_writer.py``
-writes, ``netfile_values.py`` holds the keys, colours and tokens.
+writes, ``netfile_values.py`` holds the keys and tokens, ``colour_text.py``
+the colours (shared with PNML).
 """
 
 from __future__ import annotations

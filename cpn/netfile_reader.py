@@ -16,9 +16,9 @@ from .errors import NetError, NetFileError
 from .expressions import DEFINITION_NAMES, ExpressionError, check_text, evaluate
 from .net import P_NORMAL, PORT_KINDS, Net, TimedToken
 from .netfile_lines import locate
-from .netfile_values import (ANY, FORMAT, NET_KEYS, PLACE_KEYS, SCALARS, SUBSTITUTION_KEYS,
-                             TOP_KEYS, TRANSITION_KEYS, ColourSpec, decode, is_record, parsed_colour,
-                             plain)
+from .colour_text import ANY, SCALARS, ColourSpec, is_record, parsed_colour
+from .netfile_values import (FORMAT, NET_KEYS, PLACE_KEYS, SUBSTITUTION_KEYS, TOP_KEYS,
+                             TRANSITION_KEYS, decode, plain)
 
 
 class Reader:
@@ -146,10 +146,8 @@ class Reader:
             raise self.fail(where, str(error), text) from None
 
     def named_colour(self, name: str) -> ColourSpec | None:
-        """A built-in colour, a record of ``[colours]``, or a type (or a
-        predicate) of the registry."""
-        if name in SCALARS:
-            return ColourSpec(name, SCALARS[name])
+        """A record of ``[colours]``, or a type (or a predicate) of the
+        registry (``parsed_colour`` knows the built-in colours)."""
         if name in self.colours:
             return self.colours[name]
         kind = self.registry.get(name)

@@ -1,4 +1,5 @@
-"""The vocabulary of data files (``netfile.py``): keys, colours and tokens.
+"""The vocabulary of data files (``netfile.py``): keys and tokens (their
+colours are written as ``colour_text.py`` says, as in PNML).
 
 A token is written as its TOML value and read back by its place's colour:
 numbers, strings and booleans as themselves, tuples as arrays, mappings as
@@ -9,98 +10,19 @@ back as the same value (:func:`equivalent`), so nothing changes on the way.
 
 from __future__ import annotations
 
-import ast
 import math
 import typing
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from .colour_sets import declared
+from .colour_text import ANY, ColourSpec, is_record
 from .colours import FrozenDict
-from .net import Place
 
 FORMAT = 1
-SCALARS: dict[str, type] = {"int": int, "float": float, "str": str, "bool": bool,
-                            "tuple": tuple, "FrozenDict": FrozenDict, "dict": dict}
 NET_KEYS = ("name", "constants", "functions", "places", "transitions", "substitutions")
 TOP_KEYS = ("format", "colours", "definitions", "modules") + NET_KEYS
 PLACE_KEYS = ("colour", "initial", "timed", "fusion", "port")
 TRANSITION_KEYS = ("guard", "delay", "priority", "code", "inputs", "outputs")
 SUBSTITUTION_KEYS = ("module", "sockets")
-
-
-# -- colours -------------------------------------------------------------------
-@dataclass
-class ColourSpec:
-    """A colour as a file writes it (``text``) and as a place holds it
-    (``colour``); ``fields`` for a record."""
-
-    text: str
-    colour: Any
-    record: type | None = None
-    fields: dict[str, "ColourSpec"] | None = None
-
-    def accepts(self, value: Any) -> bool:
-        """Whether ``value`` is of this colour; a predicate of the registry
-        that fails says no (``ValueError`` with its reason)."""
-        try:
-            return Place("", self.colour).accepts(value)
-        except Exception as error:  # noqa: BLE001 - the registry's predicate failed
-            raise ValueError(f"colour {self.text} cannot tell whether {value!r} is one of "
-                             f"its tokens: {type(error).__name__}: {error}") from None
-
-
-ANY = ColourSpec("any", None)
-
-
-def parsed_colour(text: str, named: Callable[[str], ColourSpec | None]) -> ColourSpec:
-    """The colour a file writes as ``text``: ``any``, a name (``named``
-    finds a built-in, a record or a registry's; None if none), a union of
-    colours (``int | None``), or a tuple or FrozenDict of colours
-    (``tuple[Job, ...]``, ``FrozenDict[str, int]``) as Python writes it
-    (and ``colour_sets.py`` reads it); ``ValueError`` says why not."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        tree = None
-    if isinstance(tree, ast.Name):
-        return ANY if tree.id == "any" else _named(tree.id, named)
-    return ColourSpec(text, declared(_colour_value(tree, named, text), f"colour {text!r}"))
-
-
-def _named(name: str, named: Callable[[str], ColourSpec | None]) -> ColourSpec:
-    spec = named(name)
-    if spec is None:
-        raise ValueError(f"unknown colour {name!r} (built in: {', '.join(SCALARS)}, None, "
-                         "any; or a record of [colours], or a type of the registry)")
-    return spec
-
-
-def _colour_value(tree: ast.expr | None, named: Callable[[str], ColourSpec | None],
-                  text: str) -> Any:
-    """The Python colour of the expression ``tree`` of :func:`parsed_colour`."""
-    if isinstance(tree, ast.Name):
-        return typing.Any if tree.id == "any" else _named(tree.id, named).colour
-    if isinstance(tree, ast.Constant) and tree.value is None:
-        return type(None)
-    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.BitOr):
-        return typing.Union[_colour_value(tree.left, named, text),
-                            _colour_value(tree.right, named, text)]
-    if isinstance(tree, ast.Subscript):
-        items = tree.slice.elts if isinstance(tree.slice, ast.Tuple) else [tree.slice]
-        arguments = tuple(Ellipsis if isinstance(item, ast.Constant) and item.value is ...
-                          else _colour_value(item, named, text) for item in items)
-        try:
-            return _colour_value(tree.value, named, text)[arguments]
-        except TypeError:
-            raise ValueError(f"colour {text!r}: {ast.unparse(tree.value)} takes no colours "
-                             "in brackets (tuple and FrozenDict do)") from None
-    raise ValueError(f"cannot read colour {text!r}: a colour is a name, names joined with "
-                     "'|', or tuple[...] or FrozenDict[...] of colours")
-
-
-def is_record(kind: Any) -> bool:
-    return isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")
 
 
 # -- tokens --------------------------------------------------------------------

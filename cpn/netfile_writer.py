@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import types
 import typing
 from typing import Any
 
-from .colour_sets import colour_name, declared
-from .colours import FrozenDict
+from .colour_sets import colour_name
+from .colour_text import ANY, SCALARS, ColourSpec, UnnamedColour, is_record, written_colour
 from .editing import hierarchy
 from .errors import NetFileError
 from .expressions import (DEFINITION_NAMES, DescribeError, ExpressionError, check_text,
                           describe, evaluate, parts, same)
 from .net import P_NORMAL, Net, Place, TimedToken
-from .netfile_values import (ANY, FORMAT, SCALARS, ColourSpec, decode, encode, equivalent,
-                             is_record)
+from .netfile_values import FORMAT, decode, encode, equivalent
 
 
 class Writer:
@@ -186,33 +184,20 @@ class Writer:
         return entry
 
     def colour(self, colour: Any, where: str) -> ColourSpec:
-        """A colour as the file writes it: by its name, or as Python writes
-        a union (``int | None``) or a tuple or FrozenDict of colours."""
-        if colour is None or colour is typing.Any:
-            return ANY
-        if colour is type(None):
-            return ColourSpec("None", colour)
-        if isinstance(colour, (tuple, types.UnionType)) or (typing.get_origin(colour)
-                                                             is typing.Union):
-            colour = declared(colour, where)  # the tuple of its members
-            specs = [self.colour(kind, where) for kind in colour]
-            return ColourSpec(" | ".join(spec.text for spec in specs), colour)
-        for name, kind in SCALARS.items():
-            if colour is kind:
-                return ColourSpec(name, colour)
-        name = next((n for n, entry in self.registry.items() if entry is colour), None)
-        if is_record(colour):
-            return self.record(colour, name or colour.__name__, where)
-        if name is None and typing.get_origin(colour) in (tuple, FrozenDict):
-            shown = ["..." if argument is Ellipsis else self.colour(
-                type(None) if argument is None else argument, where).text
-                for argument in typing.get_args(colour)]
-            origin = self.colour(typing.get_origin(colour), where).text
-            return ColourSpec(f"{origin}[{', '.join(shown) or '()'}]", colour)
-        if name is None:
-            raise self.fail(where, f"its colour {colour_name(colour)!r} is not in the "
-                                   "registry: add it (by the name the file should use)")
-        return ColourSpec(name, colour)
+        """A colour as the file writes it (``colour_text.py``): a type or a
+        predicate by its name in the registry, a record declared in
+        ``[colours]``."""
+        def named(kind: Any) -> ColourSpec | None:
+            name = next((n for n, entry in self.registry.items() if entry is kind), None)
+            if is_record(kind):
+                return self.record(kind, name or kind.__name__, where)
+            return None if name is None else ColourSpec(name, kind)
+
+        try:
+            return written_colour(colour, named)
+        except UnnamedColour as error:
+            raise self.fail(where, f"its colour {colour_name(error.colour)!r} is not in the "
+                                   "registry: add it (by the name the file should use)") from None
 
     def record(self, kind: type, name: str, where: str) -> ColourSpec:
         if self.record_types.setdefault(name, kind) is not kind:

@@ -204,10 +204,22 @@ def test_a_data_file_colour_is_checked_with_its_line(colour, message):
 
 def test_saving_a_colour_a_file_cannot_write_names_it():
     net = Net("n")
-    net.place("P", frozenset[int])
-    with pytest.raises(NetError, match=re.escape("its colour 'frozenset[int]' is not in the "
-                                                 "registry")):
+    net.place("P", tuple[typing.Literal["on", "off"], ...])
+    with pytest.raises(NetError, match=re.escape("its colour \"Literal['on', 'off']\" is not "
+                                                 "in the registry")):
         dumps(net)
+
+
+def test_a_data_file_writes_and_reads_frozenset_colours():
+    # They were refused: "its colour 'frozenset[int]' is not in the registry".
+    net = Net("n")
+    net.place("P", frozenset[int])
+    net.place("Q", frozenset | None)
+    text = dumps(net)
+    assert 'colour = "frozenset[int]"' in text and 'colour = "frozenset | None"' in text
+    back = loads(text)
+    assert [place.colour for place in back.places.values()] == [frozenset[int],
+                                                                (frozenset, type(None))]
 
 
 def test_a_module_port_and_its_socket_agree_on_a_union_however_written():
