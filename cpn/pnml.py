@@ -11,16 +11,19 @@ functions a net calls come from ``env=``, given by the caller, never from
 the file.
 
 What comes back is the flat net that was exported: places named by their
-paths (``Module/Place``), timed or not, with their initial tokens and no
-colour set; transitions with their guards, delays, priorities and code
+paths (``Module/Place``), timed or not, with their colour sets and initial
+tokens; transitions with their guards, delays, priorities and code
 segments; one arc per place and transition (parallel arcs were joined
-into one multiset).  Initial tokens holding records are written as the
-terms that build them (``Job(id=1, js=4)``): their types, like
-functions, come from ``env``.  Where a node carries the engine's data
-(``<toolspecific tool="cpn">``), that data gives its tokens (in order,
-with their timestamps), its delay, priority and code segment, or its
+into one multiset).  Colours are written as the net data files write
+them (``int | None``, ``tuple[Job, ...]``, ``cpn.colour_text``), and
+initial tokens holding records as the terms that build them
+(``Job(id=1, js=4)``): the types they name, like functions, come from
+``env``.  Where a node carries the engine's data (``<toolspecific
+tool="cpn">``), that data gives its colour, its tokens (in order, with
+their timestamps), its delay, priority and code segment, or its
 inscription as written; elsewhere SNAKES' view does, so a file without
-that data reads as an untimed net.  The globals written for SNAKES alone
+that data (SNAKES' own, or one written before colours were) reads as an
+untimed net of untyped places.  The globals written for SNAKES alone
 (:data:`SNAKES_ONLY_GLOBALS`) are skipped, never built.
 
 Inscriptions, delays and code segments are Python, run when the net is
@@ -39,16 +42,21 @@ a statement other than an assignment) is refused here.
 >>> back = from_pnml(to_pnml(net))
 >>> back.transitions["Inc"].code, [a.inscription for a in back.arcs], back.places["P"].timed
 ('y = x + 1', ['x', 'y@+5'], True)
+>>> back.places["P"].colour_name
+'int'
 """
 
 from __future__ import annotations
 
+import builtins
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from .colour_sets import Colour, declared
+from .colour_text import SCALARS, ColourSpec, parsed_colour
 from .compiler import compile_net
-from .errors import NetError
+from .errors import ColourError, NetError
 from .expressions import (DEFINITION_NAMES, SAFE_BUILTINS, evaluate, literal, refused,
                           text_trees)
 from .inscription import CodeSegment, check_expression, free_names, parse_terms
@@ -121,7 +129,7 @@ class _Reader(ElementReader):
             self.check_reach(net, transition, nodes[transition.name], arcs)
         try:
             compile_net(net.flatten())
-        except NetError as error:
+        except (NetError, ColourError) as error:
             raise PnmlError(f"{self.source}: {error}") from None
         return net
 
@@ -145,7 +153,8 @@ class _Reader(ElementReader):
 
     def place(self, element: Element) -> Place:
         name = element.attributes["id"]
-        marking, engine = None, self.engine_data(element, ("timed", "tokens"))
+        marking, engine = None, self.engine_data(element, ("colour", "timed", "tokens"))
+        colour = self.colour(engine["colour"], name) if "colour" in engine else None
         for child in element.children:
             if child.tag == "type":
                 if child.attributes.get("domain", "universal") != "universal":
@@ -161,7 +170,31 @@ class _Reader(ElementReader):
             tokens = []
             for item in self.only_child(marking, "multiset").children if marking else ():
                 tokens += self.tokens(item, f"place {name!r}", len(tokens))
-        return Place(name, initial=tokens, timed="timed" in engine)
+        return Place(name, colour, initial=tokens, timed="timed" in engine)
+
+    def colour(self, element: Element, place: str) -> Colour:
+        """A place's colour, as the net data files read one
+        (``cpn.colour_text``), its names of types and predicates from
+        ``env``."""
+        text = element.text.strip()
+
+        def named(name: str) -> ColourSpec:
+            if name not in self.env and hasattr(builtins, name):
+                raise ValueError(f"colour {text!r}: {name} is no colour (built in: "
+                                 f"{', '.join(SCALARS)}, None, any)")
+            if name not in self.env:
+                raise ValueError(f"colour {text!r} names {name}, which env does not give: "
+                                 f"from_pnml(..., env={{{name!r}: {name}}})")
+            kind = self.env[name]
+            if not (isinstance(kind, type) or callable(kind)):
+                raise ValueError(f"colour {text!r} names {name}, which env gives as "
+                                 f"{kind!r:.60}, neither a type nor a predicate")
+            return ColourSpec(name, kind)
+
+        try:
+            return declared(parsed_colour(text, named).colour, f"colour {text!r}")
+        except ValueError as error:  # NetError too
+            raise self.fail(element, f"place {place!r}: {error}") from None
 
     def transition(self, element: Element) -> Transition:
         name = element.attributes["id"]

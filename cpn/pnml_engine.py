@@ -6,7 +6,10 @@ that view is written first, for SNAKES and other PNML tools.  What it
 lacks goes into ``<toolspecific tool="cpn" version="1">`` elements, the
 place PNML keeps for one tool's own data, which other tools skip:
 
-- in a place: ``<timed/>``, and its initial tokens in their order, each
+- in a place: its ``<colour>`` as the net data files write it
+  (``cpn.colour_text``: ``int | None``, ``tuple[Job, ...]``), whose
+  names of types and predicates the reader takes from its ``env``;
+  ``<timed/>``; and its initial tokens in their order, each
   with its timestamp (``<token at="5.0">``) when it has one; a token that
   holds records (frozen dataclasses, named tuples) as the term that builds
   it, ``<term>Job(id=1, js=4)</term>``, whose types the reader takes from
@@ -28,10 +31,14 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import types
+import typing
 from typing import Any
 
 from snakes.pnml import Tree
 
+from .colour_sets import colour_name
+from .colour_text import SCALARS, ColourSpec, UnnamedColour, written_colour
 from .colours import FrozenDict
 from .errors import NetError
 from .expressions import is_plain, literal, refused, same, text_trees
@@ -128,14 +135,16 @@ def _check_texts(flat: FlatNet, t: FlatTransition) -> None:
                            f"{bad[1]}")
 
 
-def add_engine_data(net: Tree, flat: FlatNet) -> None:
+def add_engine_data(net: Tree, flat: FlatNet, envs: list[dict[str, Any]]) -> None:
     """Append to the places, transitions and arcs of SNAKES' ``<net>``
-    tree what its untimed view lacks."""
+    tree what its untimed view lacks; ``envs``, the environments of the
+    nets it was flattened from, name colours (see :func:`place_colours`)."""
     places = {place.path: place for place in flat.places}
     transitions = {t.path: t for t in flat.transitions}
+    colours = place_colours(flat, envs)
     for child in net.children:
         if child.name == "place":
-            data = _place_data(places[child["id"]])
+            data = _place_data(places[child["id"]], colours.get(child["id"]))
         elif child.name == "transition":
             data = _transition_data(transitions[child["id"]])
         elif child.name == "arc":
@@ -147,11 +156,55 @@ def add_engine_data(net: Tree, flat: FlatNet) -> None:
                                  version=ENGINE_VERSION))
 
 
-def _place_data(place: FlatPlace) -> list[Tree]:
-    """Whether it is timed, and its tokens, all of them in order: SNAKES'
-    multiset groups equal tokens (and takes ``True`` for ``1``), and holds
-    no timestamp, frozenset or ``FrozenDict``, and records pickled."""
-    data = [Tree("timed", None)] if place.timed else []
+def place_colours(flat: FlatNet, envs: list[dict[str, Any]]) -> dict[str, str]:
+    """The colour of each place that has one, as text (``cpn.colour_text``)
+    whose names the reader looks up in its ``env``: a type or a predicate
+    by the name the net's env gives it (``envs``, or its transitions'),
+    else by its own (a class's or a function's, as a record token's term
+    names its type).  ``NetError``, naming the place, for a colour without
+    a name (a lambda), or with a name the reader would take for something
+    else."""
+    env = {name: value for each in [*envs, *(t.env for t in flat.transitions)]
+           for name, value in each.items()}
+    taken: dict[str, Any] = {**env, **SCALARS, "any": typing.Any, "None": type(None)}
+    texts = {}
+    for place in flat.places:
+        if place.place.colour is None:
+            continue
+        where = f"place '{place.path}'"
+        try:
+            texts[place.path] = written_colour(
+                place.place.colour, lambda kind: _named(kind, env, taken, where)).text
+        except UnnamedColour as error:
+            raise NetError(f"{where}: its colour {colour_name(error.colour)!r} has no name "
+                           "PNML can write: bind it to one in the net's env, and give "
+                           "from_pnml(..., env=) the same") from None
+    return texts
+
+
+def _named(kind: Any, env: dict[str, Any], taken: dict[str, Any],
+           where: str) -> ColourSpec | None:
+    """A colour that is neither built in nor made of others, by its name
+    (see :func:`place_colours`); None when it has none."""
+    name = next((name for name, value in env.items() if value is kind), None)
+    if name is None and isinstance(kind, (type, types.FunctionType, typing.NewType)):
+        name = kind.__name__
+    if name is None or not name.isidentifier() or name.startswith("_"):
+        return None
+    if taken.setdefault(name, kind) is not kind:
+        raise NetError(f"{where}: its colour {colour_name(kind)} has the name of the "
+                       f"net's {name!r} ({taken[name]!r:.60}), which the reader of PNML, "
+                       "finding colours by their names in env, would take: rename one")
+    return ColourSpec(name, kind)
+
+
+def _place_data(place: FlatPlace, colour: str | None) -> list[Tree]:
+    """Its colour, whether it is timed, and its tokens, all of them in
+    order: SNAKES' multiset groups equal tokens (and takes ``True`` for
+    ``1``), and holds no timestamp, frozenset or ``FrozenDict``, and
+    records pickled."""
+    data = [Tree("colour", colour)] if colour is not None else []
+    data += [Tree("timed", None)] if place.timed else []
     tokens = []
     for token in place.initial:
         at_time = isinstance(token, TimedToken)

@@ -25,6 +25,7 @@ import warnings
 import snakes.nets as sn
 import snakes.pnml
 
+from .editing import hierarchy
 from .errors import NetError
 from .flatten import FlatNet
 from .inscription import CodeSegment, check_expression, parse_terms
@@ -173,10 +174,12 @@ def to_pnml(net: Net | FlatNet) -> str:
     the view lacks (``cpn.pnml_engine``), so ``cpn.pnml.from_pnml`` reads
     the net back as it was.  What that reader would refuse (text outside
     the language of ``cpn.expressions``, initial tokens that are not plain
-    values, a name two modules bind differently) is refused here, naming
-    the node."""
+    values, a name two modules bind differently, a colour without a name)
+    is refused here, naming the node."""
     flat = net.flatten() if isinstance(net, Net) else net
     check_readable(flat)
     tree = snakes.pnml.Tree.from_obj(to_snakes(flat, warn=False))
-    add_engine_data(tree, flat)
+    # the names of the colours: the nets' own (a net may have no transitions)
+    envs = [each.env for each in hierarchy(net).values()] if isinstance(net, Net) else []
+    add_engine_data(tree, flat, envs)
     return tree.to_pnml()

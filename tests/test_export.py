@@ -301,9 +301,9 @@ def test_a_pickled_token_is_refused_not_unpickled(tmp_path):
     payload = repr(pickle.dumps(Planted(planted)))
     text = small_pnml().replace('<object type="int">1</object>',
                                 f'<object type="pickle">{payload}</object>')
-    # In the engine's tokens (line 19); in SNAKES' marking, read without them.
+    # In the engine's tokens (line 20); in SNAKES' marking, read without them.
     without_engine_data = re.sub(r"\s*<toolspecific.*</toolspecific>", "", text, flags=re.S)
-    for planted_text, line in ((text, 19), (without_engine_data, 10)):
+    for planted_text, line in ((text, 20), (without_engine_data, 10)):
         with pytest.raises(PnmlError, match=rf"^evil\.pnml, line {line}, <object type="
                                             r"'pickle'>: place 'P': a pickled Python object; "
                                             r"this reader never unpickles"):
@@ -320,7 +320,7 @@ def test_a_pickled_token_is_refused_not_unpickled(tmp_path):
 ])
 def test_a_guard_reaching_outside_the_net_is_refused(guard, refused):
     text = small_pnml().replace("x &gt; 0", guard.replace("'", "&apos;"))
-    with pytest.raises(PnmlError, match=rf"^evil\.pnml, line 24, <transition id='T'>: "
+    with pytest.raises(PnmlError, match=rf"^evil\.pnml, line 25, <transition id='T'>: "
                                         rf"{refused} in .* reaches outside the net"):
         from_pnml(text, source="evil.pnml")
 
@@ -328,7 +328,7 @@ def test_a_guard_reaching_outside_the_net_is_refused(guard, refused):
 def test_an_arc_reaching_outside_the_net_is_refused():
     text = small_pnml().replace("<expression>x</expression>",
                                 "<expression>x + len(_cpn_heap)</expression>")
-    with pytest.raises(PnmlError, match=r"line 34, <arc id='T:P'>: '_cpn_heap' in "
+    with pytest.raises(PnmlError, match=r"line 35, <arc id='T:P'>: '_cpn_heap' in "
                                         r"'x \+ len\(_cpn_heap\)' reaches outside the net"):
         from_pnml(text, source="evil.pnml")
 

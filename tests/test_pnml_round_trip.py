@@ -123,9 +123,12 @@ def test_the_puppet_net_comes_back_with_the_same_schedule():
     config = PuppetConfig(64)
     net = build_net(config)
     env = {name: value for t in net.flatten().transitions for name, value in t.env.items()}
-    back = from_pnml(to_pnml(net), env=env)
+    back = from_pnml(to_pnml(net), env={**env, "Job": Job})
     assert back.transitions["Scheduler/Schedule"].code == \
         "started, waiting = schedule(queue, running, free, now)"
+    colours = {place.path: place.place.colour for place in net.flatten().places}
+    assert {name: place.colour for name, place in back.places.items()} == colours
+    assert colours["Scheduler/User"] is Job and colours["Power"] is float
     jobs = puppet_jobs(300)
     ours, _ = run_model(net, jobs, config)
     theirs, _ = run_model(back, jobs, config)
@@ -166,9 +169,10 @@ def test_record_tokens_come_back_as_the_terms_that_build_them():
 
 
 def test_a_record_token_needs_its_type_from_env():
+    untyped = re.sub(r"\s*<colour>.*?</colour>", "", to_pnml(record_net()))  # P's is Job too
     with pytest.raises(PnmlError, match=re.escape(
             "place 'P': token 'Job(id=1, st=0, rt=10, js=1, wt=10")) as raised:
-        from_pnml(to_pnml(record_net()), env={"Checkpoint": Checkpoint}, source="jobs.pnml")
+        from_pnml(untyped, env={"Checkpoint": Checkpoint}, source="jobs.pnml")
     assert str(raised.value).startswith("jobs.pnml, line ")
     assert str(raised.value).endswith("is built by Job, which env does not give: "
                                       "from_pnml(..., env={'Job': Job})")
