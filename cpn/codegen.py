@@ -24,6 +24,9 @@ inscriptions, as in Python, and nothing in the code around them.
 from __future__ import annotations
 
 import ast
+import hashlib
+import linecache
+from types import CodeType
 from typing import NamedTuple
 
 from .colour_sets import instance_types
@@ -264,3 +267,21 @@ def _tuple_colour(colour) -> bool:
     is checked as each token enters)."""
     kinds = instance_types(colour)
     return kinds is not None and all(issubclass(kind, tuple) for kind in kinds)
+
+
+def compiled(source: str, name: str) -> CodeType:
+    """``source`` compiled, its lines kept in ``linecache``, so that a
+    traceback through it shows the generated line that raised (holding the
+    guard's, arc's or code segment's text), not a bare ``File "<transition
+    T>"``.  Its file name holds ``name`` (the net and the transition) and a
+    digest of the source: two nets' transitions of one name never show
+    each other's lines, and a source compiled again (a sweep builds a
+    simulator per run) is kept once, so the cache grows with the distinct
+    nets, never with the runs.  Its modification time is None, as for
+    source that has no file, which ``linecache.checkcache`` keeps for a
+    traceback printed later."""
+    digest = hashlib.blake2b(source.encode(), digest_size=6).hexdigest()
+    filename = f"<{name} {digest}>"
+    linecache.cache.setdefault(filename, (len(source), None, source.splitlines(True),
+                                          filename))
+    return compile(source, filename, "exec")

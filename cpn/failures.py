@@ -7,8 +7,9 @@ run that does not fail costs nothing more.  They read the failure's
 traceback: the frame of a transition's generated search (``_cpn_search``,
 see ``codegen.py``) holds the values bound so far; the line that failed,
 of the search or of the firing (``_cpn_fire``, see ``firing_code.py``),
-is never shown, but its origin (``codegen.Origin``, recorded as the code
-was generated) names the net's own text it ran: the guard's conjunct, the
+is never shown in a message (a traceback shows it: ``codegen.compiled``),
+but its origin (``codegen.Origin``, recorded as the code was generated)
+names the net's own text it ran: the guard's conjunct, the
 arc, the code segment's line, the delay; and the first frame past the
 engine's own names the monitor.
 """

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
+from .codegen import compiled
 from .colour_sets import bool_hint, membership
 from .compiler import compiled_for
 from .errors import BindingError, ColourError
@@ -132,7 +133,7 @@ class Simulator(InitialMarking, MarkingViews, Interactive, Undoable, KeyBounds, 
                          _cpn_refuse=self._refuse, _cpn_Delayed=Delayed,
                          _cpn_lo=self._lo, _cpn_exact=self._exact,
                          _cpn_lowest=self._lowest, _cpn_lower=self._lower, rng=self.rng)
-            exec(compile(t.source, f"<transition {t.path}>", "exec"), scope)
+            exec(compiled(t.source, f"net '{self.net.name}', transition {t.path}"), scope)
             searches.append(scope["_cpn_search"])
             fires.append(scope["_cpn_fire"])
         return searches, fires

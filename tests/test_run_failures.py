@@ -3,7 +3,9 @@ what values; the original error is the ``__cause__``."""
 
 from __future__ import annotations
 
+import linecache
 import re
+import traceback
 
 import pytest
 
@@ -228,3 +230,35 @@ def test_a_string_over_lines_in_a_code_segment_keeps_its_text():
             "failed: code segment, line 4 'w = half(y)': KeyError")):
         Simulator(coded('y = """a\nb""" + f"""{x}\n  c"""\nw = half(y)', str,
                         half=lambda k: {}[k])).run()
+
+
+def generated_line(error: BindingError) -> tuple[str, str]:
+    """The file name and the line of the firing's frame in its traceback."""
+    frame, = (frame for frame in traceback.extract_tb(error.__cause__.__traceback__)
+              if frame.name == "_cpn_fire")
+    return frame.filename, frame.line
+
+
+def test_a_traceback_shows_the_generated_line_holding_the_nets_text():
+    # The frame of generated code was 'File "<transition T>", line 13, in _cpn_fire'
+    # and no line under it.
+    with pytest.raises(BindingError) as raised:
+        Simulator(coded("y = x + 1\nz = 10 // (x - 1)\nw = z")).run()
+    shown = "".join(traceback.format_exception(raised.value))
+    assert re.search(r'File "<net \'coded\', transition T \w+>", line \d+, in _cpn_fire\n'
+                     r" +z = 10 // \(x - 1\)\n", shown), shown
+    linecache.checkcache()  # what a traceback printed later meets: the lines are kept
+    assert generated_line(raised.value)[1] == "z = 10 // (x - 1)"
+
+
+def test_nets_with_a_transition_of_one_name_each_show_their_own_lines():
+    said = {}
+    for code in ("w = 10 // (x - 1)", "w = half(x)", "w = 10 // (x - 1)"):
+        for _ in range(3):  # compiled again: kept once
+            with pytest.raises(BindingError) as raised:
+                Simulator(coded(code, half=lambda k: {}[k])).run()
+            filename, line = generated_line(raised.value)
+            assert line == code
+            said.setdefault(code, set()).add(filename)
+    assert [len(names) for names in said.values()] == [1, 1]
+    assert said["w = half(x)"] != said["w = 10 // (x - 1)"]
