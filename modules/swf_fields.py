@@ -52,6 +52,9 @@ _SUBMIT = 1
 #: reach 2**31 - 1 s, Theta's submit times are Unix times), and few enough
 #: that a job id or a size stays exact in 64 bits and in a float.
 LARGEST = 9_999_999_999
+#: Every byte a job line may hold; translate() deleting them leaves b"" on a
+#: well-formed line.
+NUMERIC_BYTES = b"0123456789-. \t\r\n"
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?|-?\.\d+")
 _INTEGER = re.compile(rb"-?\d+")
 _EXPONENT = re.compile(rb"-?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+")
