@@ -600,6 +600,14 @@ def test_the_notebook_widget_answers_each_request_by_its_id():
     assert replies[3] == {"id": 10, "status": 404, "data": {"error": "no reading 'eval'"}}
 
 
+def test_the_notebook_widgets_patience_is_a_positive_number_of_seconds():
+    widget_module = pytest.importorskip("cpn.web.widget", reason="anywidget is not installed")
+    assert widget_module.StepperWidget(build_net()).patience == 60
+    with pytest.raises(Exception, match="'patience' trait .* not be less than 0.1, but a "
+                                        "value of 0.0 was specified"):
+        widget_module.StepperWidget(build_net(), patience=0)
+
+
 def test_the_puppet_demo_offers_breakpoints_at_the_moments_of_its_story():
     """Job 1 ends at 100 and job 2 fills the machine (4 nodes, 400 W: the
     cap) from 100 to 200."""

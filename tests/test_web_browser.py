@@ -278,17 +278,26 @@ def test_an_answer_that_is_not_json_is_shown_by_its_status_and_text(browser, tmp
 
 
 #: The widget's model as anywidget gives it to each view: what one sends goes
-#: to the widget's Python side, and every answer reaches every view.
+#: to the widget's Python side, and every answer reaches every view.  A test
+#: makes the kernel gone (sending throws), silent (it drops what it is sent),
+#: or slow (its answers come ``kernelDelay`` ms late); ``closeComm()`` closes
+#: the comm as ipywidgets does when the kernel goes.
 SIMULATED_MODEL = """
-    const heard = [];
+    const handlers = {};
     const model = {
       send: (message) => {
         if (window.kernelGone) throw new Error("Cannot send");  // as a closed comm does
-        return window.throughComm(message).then((replies) => replies.forEach(window.deliver));
+        if (window.kernelSilent) return;
+        const delay = window.kernelDelay || 0;
+        const later = (reply) => setTimeout(() => window.deliver(reply), delay);
+        return window.throughComm(message).then((replies) => replies.forEach(later));
       },
-      on: (event, handler) => heard.push(handler),
+      on: (event, handler) => (handlers[event] ||= []).push(handler),
+      get: (name) => window.modelTraits[name],
     };
-    window.deliver = (reply) => heard.forEach((handler) => handler(reply));"""
+    window.deliver = (reply) => handlers["msg:custom"].forEach((handler) => handler(reply));
+    window.closeComm = () => ["comm:close", "destroy"].forEach(
+      (event) => handlers[event].forEach((handler) => handler()));"""
 
 
 def widget_page(browser, shots: Path, widget, views: int = 1) -> Page:
@@ -303,6 +312,8 @@ def widget_page(browser, shots: Path, widget, views: int = 1) -> Page:
     def load(page):
         page.expose_function("throughComm", through_comm)
         page.set_content(f"<style>{widget._css}</style>" + "<div class='cell'></div>" * views)
+        page.evaluate("(traits) => { window.modelTraits = traits; }",
+                      {"patience": widget.patience})
         page.add_script_tag(type="module", content=widget._esm + SIMULATED_MODEL + """
             for (const cell of document.querySelectorAll(".cell")) {
               mount(cell, commTransport(model));
@@ -380,15 +391,20 @@ def test_every_view_draws_a_change_made_elsewhere(browser, tmp_path):
     assert page.errors == []
 
 
+def slow_net(ticks: int = 20) -> Net:
+    """A net whose each firing takes 50 ms: a run of it takes a while."""
+    net = Net("slow", env={"slow": lambda x: (time.sleep(0.05), x + 1)[1]})
+    net.place("P", int, initial=[0])
+    net.transition("Tick", guard=f"x < {ticks}")
+    net.arc("P", "Tick", "x")
+    net.arc("Tick", "P", "slow(x)")
+    return net
+
+
 def test_a_run_a_cell_started_is_followed_though_it_had_not_fired(browser, tmp_path):
     # As the cell ended nothing had changed yet, so no view was told, and
     # none drew the run's end until a click jumped there.
-    net = Net("slow", env={"slow": lambda x: (time.sleep(0.05), x + 1)[1]})
-    net.place("P", int, initial=[0])
-    net.transition("Tick", guard="x < 20")
-    net.arc("P", "Tick", "x")
-    net.arc("Tick", "P", "slow(x)")
-    widget = stepper_widget(WebSession(net))
+    widget = stepper_widget(WebSession(slow_net()))
     page = widget_page(browser, tmp_path, widget)
     told = []
     widget.send = told.append
@@ -410,6 +426,65 @@ def test_a_widget_whose_kernel_restarted_says_so(browser, tmp_path):
     assert page.log() == ["the kernel does not answer (restarted?): run the widget's cell "
                           "again (Cannot send)"]
     assert page.text(".clock") == "time 0   step 0" and page.errors == []
+
+
+SILENT = ("the kernel has not answered for 0.5 s: it is busy with another cell (the page "
+          "goes on when it answers) or it stopped; if it stopped or restarted, run the "
+          "widget's cell again")
+
+
+def test_a_widget_whose_kernel_never_answers_says_so_and_stays_usable(browser, tmp_path):
+    # A request the kernel never answered (it died, or restarted and dropped
+    # it) left the page waiting for ever, saying nothing; so did a run.
+    widget = stepper_widget(WebSession(slow_net()))
+    widget.patience = 0.5
+    page = widget_page(browser, tmp_path, widget)
+    page.page.evaluate("window.kernelSilent = true")
+    page.page.click(".step")
+    page.page.wait_for_selector(".log li.error", timeout=5_000)
+    assert page.log() == [SILENT] and widget.session.simulator.steps == 0
+    page.page.evaluate("window.kernelSilent = false")  # the cell run again: a kernel back
+    page.click(".step")
+    assert page.text(".clock") == "time 0   step 1"
+
+    page.page.click(".run-steps-go")  # 10 steps, 0.5 s: the kernel goes silent during it
+    page.page.wait_for_selector(".stop:not([disabled])")
+    page.page.evaluate("window.kernelSilent = true")
+    page.page.wait_for_function("document.querySelectorAll('.log li.error').length == 2",
+                                timeout=5_000)
+    assert page.log()[-1] == SILENT
+    assert page.page.is_hidden(".busy") and page.page.is_enabled(".step")
+    assert page.errors == []
+
+
+def test_a_slow_kernel_is_waited_for_and_its_late_answer_drawn(browser, tmp_path):
+    # A run longer than the patience is not given up on: its progress, polled,
+    # says the kernel is alive.
+    widget = stepper_widget(WebSession(slow_net(40)))
+    widget.patience = 0.5
+    page = widget_page(browser, tmp_path, widget)
+    page.page.fill(".run-steps", "30")
+    page.act(lambda: page.page.click(".run-steps-go"))  # 1.5 s
+    assert page.text(".clock") == "time 0   step 30"
+    assert not any("error" in line or "not answered" in line for line in page.log())
+    # A kernel busy with another cell answers late: the page said so, then draws it.
+    page.page.evaluate("window.kernelDelay = 1500")
+    page.act(lambda: (page.page.click(".step"), page.page.evaluate("window.kernelDelay = 0")))
+    log = page.log()
+    assert log[log.index(SILENT) + 1:][:2] == ["the kernel answers again", "fired 1 step; time 0"]
+    assert page.text(".clock") == "time 0   step 31" and page.errors == []
+
+
+def test_a_widget_whose_comm_closed_says_so_at_once(browser, tmp_path):
+    # Its waiting request waited for ever, though ipywidgets had said the comm closed.
+    page = widget_page(browser, tmp_path, stepper_widget(WebSession(build_net())))
+    page.page.evaluate("window.kernelSilent = true")
+    page.page.click(".step")
+    page.page.evaluate("window.closeComm()")
+    page.page.wait_for_selector(".log li.error", timeout=2_000)  # not the 60 s of patience
+    assert page.log() == ["the kernel closed the widget's connection (restarted or shut "
+                          "down): run the widget's cell again"]
+    assert page.errors == []
 
 
 #: The contrast of an element's text against the first background behind it.

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import traitlets
 
 from ..flatten import FlatNet
 from ..net import Net
@@ -27,53 +28,14 @@ from .session import WebSession
 
 STATIC = Path(__file__).parent / "static"
 
-#: Mounts the page in the widget's element, with the comm as its transport:
-#: each request carries an id that its answer repeats.  Every view of the
-#: widget (shown in two cells, say) hears every answer, so an id names its
-#: view too.  A comm that no longer sends (the kernel restarted) is an error
-#: the log shows, as the served page shows a stopped server.  A message
-#: without an id says the state changed elsewhere (``StepperWidget.tell``).
-COMM_TRANSPORT = """
-function commTransport(model) {
-  const view = Math.random().toString(36).slice(2);
-  let last = 0;
-  const waiting = new Map();
-  const watchers = [];
-  model.on("msg:custom", (message) => {
-    if ("changed" in message) return watchers.forEach((watch) => watch(message.changed));
-    const settle = waiting.get(message.id);
-    if (!settle) return;
-    waiting.delete(message.id);
-    settle({ status: message.status, data: message.data });
-  });
-  const request = (kind, name, args) => new Promise((resolve) => {
-    last += 1;
-    const id = `${view}:${last}`;
-    waiting.set(id, resolve);
-    try {
-      model.send({ id, kind, name, args: args || {} });
-    } catch (error) {
-      waiting.delete(id);
-      resolve({ status: 0, data: { error: "the kernel does not answer (restarted?): " +
-        `run the widget's cell again (${error.message || error})` } });
-    }
-  });
-  return {
-    read: (name, query) => request("reading", name, query),
-    command: (name, body) => request("command", name, body),
-    onChanged: (watch) => watchers.push(watch),
-  };
-}
-
-export default { render({ model, el }) { mount(el, commTransport(model)); } };
-"""
-
 
 def page_module() -> str:
-    """The page's scripts as one module, as anywidget takes it: a module
-    it loads cannot import its neighbours (``stepper.js`` imports
-    ``names.js``), so they come first and the imports go."""
-    scripts = [(STATIC / name).read_text(encoding="utf-8") for name in ("names.js", "stepper.js")]
+    """The page's scripts as one module, as anywidget takes it, ending
+    with the comm's transport (``comm.js``): a module it loads cannot
+    import its neighbours (``stepper.js`` imports ``names.js``), so they
+    come first and the imports go."""
+    scripts = [(STATIC / name).read_text(encoding="utf-8")
+               for name in ("names.js", "stepper.js", "comm.js")]
     return re.sub(r'^import .* from "\./[\w.]+";\n', "", "".join(scripts), flags=re.MULTILINE)
 
 
@@ -81,8 +43,12 @@ class StepperWidget(anywidget.AnyWidget):
     """Step ``net`` (or drive an existing :class:`WebSession`) in a
     notebook cell, with the controls of ``cpn step --web``."""
 
-    _esm = page_module() + COMM_TRANSPORT
+    _esm = page_module()
     _css = (STATIC / "style.css").read_text(encoding="utf-8")
+    #: Seconds the page waits while the kernel says nothing before a request
+    #: fails, saying the kernel stopped answering (``comm.js``).  Generous: a
+    #: kernel busy with another cell answers only once the cell ends.
+    patience = traitlets.Float(60.0, min=0.1).tag(sync=True)
 
     def __init__(self, net: Net | FlatNet | WebSession, seed: int | None = 0, **kwargs):
         super().__init__(**kwargs)

@@ -189,7 +189,11 @@ export function mount(root, transport) {
   async function follow() {
     setBusy(true);
     for (;;) {
-      const progress = (await transport.read("progress")).data;
+      const { status, data: progress } = await transport.read("progress");
+      if (status === 0) {  // no server, or kernel: the run's end cannot be drawn
+        log(progress.error, "error");
+        return setBusy(false);
+      }
       const fired = progress.steps - progress.from_steps;
       let fraction = null;
       if (progress.goal_steps) fraction = fired / progress.goal_steps;
@@ -405,6 +409,14 @@ export function mount(root, transport) {
     transport.onChanged(({ step, time, version, running }) => {
       const shown = root.dataset.ready;
       if (shown !== undefined && (running || shown !== `${step}@${time}#${version}`)) refresh();
+    });
+  }
+  // A kernel that had not answered for long (busy with another cell) does
+  // again: what it did meanwhile is drawn.
+  if (transport.onRevived) {
+    transport.onRevived(() => {
+      log("the kernel answers again", "info");
+      refresh();
     });
   }
   refresh();
