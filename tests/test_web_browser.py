@@ -428,6 +428,50 @@ def test_a_widget_whose_kernel_restarted_says_so(browser, tmp_path):
     assert page.text(".clock") == "time 0   step 0" and page.errors == []
 
 
+#: The size on the screen, in CSS px, of each place's name in the drawing.
+NAME_SIZES = """() => [...document.querySelectorAll('.drawing g.node[id^="place:"]')].map(
+  (node) => node.querySelector("text")).map(
+  (name) => Number(name.getAttribute("font-size")) * name.getScreenCTM().a)"""
+
+
+def test_the_drawing_is_legible_at_a_notebooks_width_and_zooms(browser, tmp_path):
+    # PuPPET's drawing, shrunk to the width of a 700 px cell, showed its place
+    # names at 2 px; the side panel took half of the width.
+    widget = stepper_widget(WebSession(load_net("puppet")))
+    page = widget_page(browser, tmp_path, widget)
+    page.page.set_viewport_size({"width": 700, "height": 800})
+    page.page.wait_for_selector(".cpn-stepper.narrow")
+    sizes = page.page.evaluate(NAME_SIZES)
+    assert len(sizes) >= 5 and min(sizes) == pytest.approx(11, rel=1e-3)  # >= 9: legible
+    pane = "(d) => [d.scrollWidth, d.clientWidth, d.getBoundingClientRect().bottom]"
+    wide, seen, bottom = page.page.eval_on_selector(".drawing", pane)
+    assert wide > seen  # scrolled, not shrunk
+    assert page.page.eval_on_selector("aside", "(a) => a.getBoundingClientRect().top") >= bottom
+    assert page.text(".zoom-level") == "75%"
+    page.shot("notebook-width")
+
+    def name_size() -> float:
+        return min(page.page.evaluate(NAME_SIZES))
+
+    page.page.click(".zoom-in")
+    assert name_size() == pytest.approx(11 * 1.25, rel=1e-3) and page.text(".zoom-level") == "94%"
+    page.click(".step")  # drawn again, at the size chosen
+    assert name_size() == pytest.approx(11 * 1.25, rel=1e-3)
+    page.page.click(".zoom-out")
+    page.page.click(".zoom-out")
+    assert name_size() == pytest.approx(11 / 1.25, rel=1e-3)
+    page.page.hover(".drawing svg")
+    page.page.keyboard.down("Control")
+    page.page.mouse.wheel(0, -100)  # ctrl + wheel up: larger
+    page.page.keyboard.up("Control")
+    page.page.wait_for_function(f"Math.min(...({NAME_SIZES})()) > 10")  # 8.8 px before
+    page.page.click(".zoom-fit")  # the whole width, as the user asked
+    wide, seen, _ = page.page.eval_on_selector(".drawing", pane)
+    assert wide <= seen and name_size() < 9
+    page.shot("fitted")
+    assert page.errors == []
+
+
 SILENT = ("the kernel has not answered for 0.5 s: it is busy with another cell (the page "
           "goes on when it answers) or it stopped; if it stopped or restarted, run the "
           "widget's cell again")

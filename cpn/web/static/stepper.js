@@ -7,6 +7,7 @@
 // markup, except the drawing, which Graphviz made from the net file.
 
 import { fitNames, nameLine } from "./names.js";
+import { zoomable } from "./zoom.js";
 
 const MARKUP = `
 <header>
@@ -19,6 +20,12 @@ const MARKUP = `
     <nav>
       <span class="crumbs"></span>
       <label>module <select class="module"></select></label>
+      <span class="zoom">
+        <button class="zoom-out" title="smaller (or ctrl/⌘ + wheel)">−</button>
+        <span class="zoom-level" title="the drawing's size, of Graphviz's"></span>
+        <button class="zoom-in" title="larger (or ctrl/⌘ + wheel)">+</button>
+        <button class="zoom-fit" title="the drawing's whole width in view">Fit</button>
+      </span>
     </nav>
     <div class="drawing"></div>
   </section>
@@ -126,6 +133,9 @@ export function httpTransport() {
   };
 }
 
+// Narrower than this (CSS px), the page puts its panel under the drawing.
+const NARROW = 1000;
+
 // A time in full: 1234566 and 1234570.5 are not both 1.23457e+6.
 function format(time) {
   return String(time);
@@ -143,6 +153,9 @@ export function mount(root, transport) {
   root.innerHTML = MARKUP;
   const $ = (name) => root.querySelector("." + name);
   const view = { module: "", version: 0, place: null, logNext: 0 };
+  const drawn = zoomable($("drawing"), { smaller: $("zoom-out"), bigger: $("zoom-in"),
+                                         fit: $("zoom-fit"), level: $("zoom-level"),
+                                         all: $("zoom") });
 
   function log(text, kind) {
     const lines = $("log");
@@ -259,10 +272,11 @@ export function mount(root, transport) {
     const drawing = $("drawing");
     if (state.svg === null) {
       drawing.replaceChildren(element("p", "Graphviz's dot program is not installed: " +
-        "no drawing (apt-get install graphviz); the places are listed on the right.", "note"));
-      return;
+        "no drawing (apt-get install graphviz); the places are listed in the panel.", "note"));
+      return drawn(null);
     }
     drawing.innerHTML = state.svg;
+    drawn(drawing.querySelector("svg"), view.module);
     for (const node of drawing.querySelectorAll("g.node")) {
       const [kind, ...rest] = node.id.split(":");
       const path = rest.join(":");
@@ -402,7 +416,12 @@ export function mount(root, transport) {
     await command("load", { text: await file.text(), name: file.name });
     event.target.value = "";
   };
-  new ResizeObserver(() => fitNames(root)).observe(root);
+  // Too narrow for the drawing beside the panel (a notebook's cell): the
+  // panel goes under the drawing, which keeps the width.
+  new ResizeObserver(() => {
+    root.classList.toggle("narrow", root.clientWidth < NARROW);
+    fitNames(root);
+  }).observe(root);
   // Changed elsewhere (a notebook cell, another view): drawn again, unless
   // this view shows that state already or is following a run of its own.
   if (transport.onChanged) {
