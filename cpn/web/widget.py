@@ -32,10 +32,10 @@ STATIC = Path(__file__).parent / "static"
 def page_module() -> str:
     """The page's scripts as one module, as anywidget takes it, ending
     with the comm's transport (``comm.js``): a module it loads cannot
-    import its neighbours (``stepper.js`` imports ``names.js`` and
-    ``zoom.js``), so they come first and the imports go."""
+    import its neighbours (``stepper.js`` imports ``markup.js``,
+    ``names.js`` and ``zoom.js``), so they come first and the imports go."""
     scripts = [(STATIC / name).read_text(encoding="utf-8")
-               for name in ("names.js", "zoom.js", "stepper.js", "comm.js")]
+               for name in ("markup.js", "names.js", "zoom.js", "stepper.js", "comm.js")]
     return re.sub(r'^import .* from "\./[\w.]+";\n', "", "".join(scripts), flags=re.MULTILINE)
 
 
