@@ -194,6 +194,12 @@ def test_the_drawing_is_legible_at_a_notebooks_width_and_zooms(browser, tmp_path
     assert page.page.eval_on_selector("aside", "(a) => a.getBoundingClientRect().top") >= bottom
     assert page.text(".zoom-level") == "75%"
     page.shot("notebook-width")
+    box = page.page.eval_on_selector(".drawing", "(d) => d.getBoundingClientRect().toJSON()")
+    page.page.mouse.move(box["x"] + 400, box["y"] + 20)  # the background: a drag pans
+    page.page.mouse.down()
+    page.page.mouse.move(box["x"] + 250, box["y"] + 20, steps=5)
+    page.page.mouse.up()
+    assert page.page.eval_on_selector(".drawing", "(d) => d.scrollLeft") == 150
 
     def name_size() -> float:
         return min(page.page.evaluate(NAME_SIZES))
@@ -214,6 +220,11 @@ def test_the_drawing_is_legible_at_a_notebooks_width_and_zooms(browser, tmp_path
     wide, seen, _ = page.page.eval_on_selector(".drawing", pane)
     assert wide <= seen and name_size() < 9
     page.shot("fitted")
+    fitted = name_size()
+    page.page.set_viewport_size({"width": 900, "height": 800})  # a wider cell: still fitted
+    page.page.wait_for_function(f"Math.min(...({NAME_SIZES})()) > {fitted} + 1")
+    wide, seen, _ = page.page.eval_on_selector(".drawing", pane)
+    assert wide <= seen
     assert page.errors == []
 
 

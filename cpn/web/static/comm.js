@@ -69,7 +69,7 @@ export function commTransport(model) {
     last += 1;
     const id = `${view}:${last}`;
     waiting.set(id, resolve);
-    if (!silence) listen();  // else the kernel is already silent: no more patience
+    if (!silence) listen();  // else the kernel is silent since an earlier request: one wait
     try {
       model.send({ id, kind, name, args: args || {} });
     } catch (error) {

@@ -14,15 +14,19 @@ const STEP = 1.25;  // a click on - or +
 const SMALLEST = 0.1, LARGEST = 8;
 
 export function zoomable(drawing, controls) {
-  const state = { svg: null, natural: 1, scale: null, key: null };  // scale null: automatic
+  // scale: null, automatic; "fit", the width whatever it is; else the user's
+  const state = { svg: null, natural: 1, scale: null, key: null };
   const units = () => state.svg.viewBox.baseVal;
   const fit = () => drawing.clientWidth / units().width;
   // Fit the width, never below legible nor above Graphviz's own size.
   const automatic = () => Math.min(state.natural, Math.max(fit(), LEGIBLE));
 
+  const current = () => (state.scale === null ? automatic()
+    : state.scale === "fit" ? fit() : state.scale);
+
   function show() {
     if (!state.svg) return;
-    const scale = state.scale ?? automatic();
+    const scale = current();
     state.svg.setAttribute("width", units().width * scale);
     state.svg.setAttribute("height", units().height * scale);
     controls.level.textContent = `${Math.round((100 * scale) / state.natural)}%`;
@@ -34,7 +38,7 @@ export function zoomable(drawing, controls) {
     if (!state.svg) return;
     const box = drawing.getBoundingClientRect();
     const [left, top] = [x - box.left, y - box.top];
-    const before = state.scale ?? automatic();
+    const before = current();
     state.scale = Math.min(LARGEST, Math.max(SMALLEST, before * factor));
     const ratio = state.scale / before;
     const [scrollLeft, scrollTop] = [drawing.scrollLeft, drawing.scrollTop];
@@ -50,7 +54,7 @@ export function zoomable(drawing, controls) {
   controls.bigger.onclick = () => aboutCentre(STEP);
   controls.smaller.onclick = () => aboutCentre(1 / STEP);
   controls.fit.onclick = () => {
-    state.scale = fit();
+    state.scale = "fit";
     show();
   };
   drawing.addEventListener("wheel", (event) => {
@@ -60,7 +64,8 @@ export function zoomable(drawing, controls) {
          event.clientX, event.clientY);
   }, { passive: false });
   pannable(drawing);
-  new ResizeObserver(() => { if (state.scale === null) show(); }).observe(drawing);
+  // A pane resized (the window, the notebook's side panel) changes the width to fit.
+  new ResizeObserver(() => { if (typeof state.scale !== "number") show(); }).observe(drawing);
 
   // A new drawing (or none): of the same view (key), at the scale the user chose.
   return function drawn(svg, key) {
@@ -82,6 +87,7 @@ function pannable(drawing) {
     if (event.button !== 0 || event.target.closest("g.node") || !event.target.closest("svg")) {
       return;
     }
+    event.preventDefault();  // a drag, not a selection of text
     from = { x: event.clientX + drawing.scrollLeft, y: event.clientY + drawing.scrollTop };
     drawing.setPointerCapture(event.pointerId);
     drawing.classList.add("panning");
