@@ -30,7 +30,6 @@ export function zoomable(drawing, controls) {
     state.svg.setAttribute("width", units().width * scale);
     state.svg.setAttribute("height", units().height * scale);
     controls.level.textContent = `${Math.round((100 * scale) / state.natural)}%`;
-    drawing.dataset.scale = scale;  // for a test, as the user sees it
   }
 
   // Zoom by factor, keeping the point at (x, y) on the screen where it is.
@@ -57,12 +56,7 @@ export function zoomable(drawing, controls) {
     state.scale = "fit";
     show();
   };
-  drawing.addEventListener("wheel", (event) => {
-    if (!event.ctrlKey && !event.metaKey) return;  // a plain wheel scrolls
-    event.preventDefault();
-    zoom(STEP ** (-Math.sign(event.deltaY) * Math.min(Math.abs(event.deltaY) / 100, 1)),
-         event.clientX, event.clientY);
-  }, { passive: false });
+  wheeled(drawing, zoom);
   pannable(drawing);
   // A pane resized (the window, the notebook's side panel) changes the width to fit.
   new ResizeObserver(() => { if (typeof state.scale !== "number") show(); }).observe(drawing);
@@ -77,6 +71,17 @@ export function zoomable(drawing, controls) {
     state.key = key;
     show();
   };
+}
+
+// Ctrl/cmd + wheel (a trackpad's pinch too) zooms about the pointer, a notch
+// of the wheel as a click on + or -; a plain wheel scrolls.
+function wheeled(drawing, zoom) {
+  drawing.addEventListener("wheel", (event) => {
+    if (!event.ctrlKey && !event.metaKey) return;
+    event.preventDefault();  // the browser's own zoom of the whole page
+    zoom(STEP ** (-Math.sign(event.deltaY) * Math.min(Math.abs(event.deltaY) / 100, 1)),
+         event.clientX, event.clientY);
+  }, { passive: false });
 }
 
 // A drag on the drawing's background scrolls it; a click on a node stays a click.
