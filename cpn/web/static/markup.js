@@ -24,7 +24,8 @@ export const MARKUP = `
   <aside>
     <section class="controls">
       <div class="row">
-        <button class="step" title="fire the binding a run would choose (advancing the clock if needed)">Step</button>
+        <button class="step"
+          title="fire the binding a run would choose (advancing the clock if needed)">Step</button>
         <button class="advance" title="move the clock to the next event">Advance clock</button>
         <button class="undo">Undo</button>
         <button class="redo">Redo</button>

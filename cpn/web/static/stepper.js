@@ -263,7 +263,8 @@ export function mount(root, transport) {
     $("tokens").hidden = false;
     $("tokens-place").textContent = `${place} (${table.count})`;
     $("tokens-note").textContent = table.note +
-      (table.rows.length < table.distinct ? ` the first ${table.rows.length} of ${table.distinct} shown` : "");
+      (table.rows.length < table.distinct
+        ? ` the first ${table.rows.length} of ${table.distinct} shown` : "");
     const head = element("tr");
     head.append(...table.columns.map((column) => element("th", column)));
     $("tokens-table").replaceChildren(head, ...table.rows.map((cells) => {
