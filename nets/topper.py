@@ -255,7 +255,7 @@ def simulate(jobs: Sequence[Job], config: TopperConfig, seed: int = 0,
     if config.resilience.method == "replication":
         metrics["partially_replicated_jobs"] = len(partially_replicated(
             jobs, config.resilience, config.units))
-    metrics["config"] = {**asdict(config.puppet),
+    metrics["config"] = {**metrics["config"],  # run_model's: what the net hosted, as PuPPET's
                          "resilience": asdict(config.resilience),
                          "failure_multiplier": config.failure_multiplier,
                          "dvfs_failure_multiplier": config.dvfs_failure_multiplier}

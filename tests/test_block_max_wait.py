@@ -78,3 +78,17 @@ def test_a_sweep_crossing_wait_queues_and_maximum_waits_runs_block_once(trace):
                                       "--wait-queue", "0,5", "--max-wait", "60,500"])
     assert [(run.l, run.w_minutes) for run in experiments_from_args(args)] == [
         (0, None), (5, 60.0), (5, 500.0)]
+
+
+def test_a_topper_run_keeps_the_record_puppets_run_made():
+    # TOPPER wrote asdict(config.puppet) over run_model's record: a BLOCK run said
+    # "max_wait": 30000.0 again, and whatever the net hosted went unsaid.
+    from modules.resilience import FaultTolerance
+    from nets import topper
+
+    puppet = PuppetConfig(4, node_watts=100.0, idle_fraction=0.0, cap=PowerCap.block(300.0))
+    config = topper.TopperConfig(puppet, FaultTolerance(unit_nodes=1, unit_mttf=1e12))
+    record = topper.simulate(CAPPED, config).metrics["config"]
+    assert record["cap"] == {"cap_watts": 300.0, "wait_queue_length": 0, "max_wait": None}
+    assert record["scheduling"] == run(PowerCap.block(300.0)).metrics["config"]["scheduling"]
+    assert record["resilience"]["unit_nodes"] == 1
