@@ -1,45 +1,14 @@
 // The stepping page: draws what the session's "state" reading says and sends
 // commands.  mount(root, transport) builds it inside root; the transport
 // carries the requests of cpn/web/api.py: over HTTP for the served page
-// (httpTransport), over a Jupyter comm for the notebook widget (widget.py),
-// which also tells the page when the state changed elsewhere (onChanged).
+// (http.js), over a Jupyter comm for the notebook widget (comm.js), which
+// also tells the page when the state changed elsewhere (onChanged).
 // Text from the session is put in the page as text (textContent), never as
 // markup, except the drawing, which Graphviz made from the net file.
 
 import { MARKUP } from "./markup.js";
 import { fitNames, nameLine } from "./names.js";
 import { zoomable } from "./zoom.js";
-
-// Requests over HTTP to the server that served the page.  A server that no
-// longer answers (stopped with Ctrl-C) is an error the log shows; so is an
-// answer that is not JSON (a proxy's page, say), by its status and text.
-export function httpTransport() {
-  const answered = async (request) => {
-    let response, text;
-    try {
-      response = await request;
-      text = await response.text();
-    } catch (error) {
-      return { status: 0, data: { error: `the server does not answer (stopped?): ${error}` } };
-    }
-    try {
-      return { status: response.status, data: JSON.parse(text) };
-    } catch {
-      const said = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim().slice(0, 300);
-      return { status: response.status, data: { error:
-        `the server answered ${response.status} ${response.statusText}: ${said || "(nothing)"}`,
-      } };
-    }
-  };
-  return {
-    read: (name, query) => answered(fetch(`/api/${name}?` + new URLSearchParams(query || {}))),
-    command: (name, body) => answered(fetch(`/api/${name}`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body || {}),
-    })),
-  };
-}
 
 // Narrower than this (CSS px), the page puts its panel under the drawing.
 const NARROW = 1000;
