@@ -13,8 +13,10 @@ taking numbers and names, and the state a page draws), ``views.py``
 fixed form), ``fields.py`` (a request's fields checked, each refusal
 naming its field), ``api.py`` (the page's requests by name), ``app.py``
 (them over HTTP, Starlette), ``server.py`` (uvicorn on 127.0.0.1) and
-``static/`` (the page: ``stepper.js`` draws it and sends the requests,
-``names.js`` fits long names to their width).  A notebook shows a
+``static/`` (the page: ``stepper.js`` builds it and talks to the
+session, a file for each of its parts draws and wires that part, the run
+controls, the places, the breakpoints and so on, and ``names.js`` fits
+long names to their width).  A notebook shows a
 :class:`~cpn.Simulator` with its drawing without any of this.
 
 The server needs Starlette and uvicorn (``pip install 'cpn[web]'``);

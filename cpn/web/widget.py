@@ -29,13 +29,20 @@ from .session import WebSession
 STATIC = Path(__file__).parent / "static"
 
 
+#: The page's scripts, each after those it imports.
+SCRIPTS = ("markup.js", "names.js", "zoom.js", "elements.js", "log.js", "places.js",
+           "drawing.js", "bindings.js", "breakpoints.js", "trace.js", "running.js",
+           "stepper.js", "comm.js")
+
+
 def page_module() -> str:
     """The page's scripts as one module, as anywidget takes it, ending
     with the comm's transport (``comm.js``): a module it loads cannot
-    import its neighbours (``stepper.js`` imports ``markup.js``,
-    ``names.js`` and ``zoom.js``), so they come first and the imports go."""
-    scripts = [(STATIC / name).read_text(encoding="utf-8")
-               for name in ("markup.js", "names.js", "zoom.js", "stepper.js", "comm.js")]
+    import its neighbours (``stepper.js`` imports the page's parts, which
+    import ``elements.js`` and the like), so each comes after what it
+    imports, and the imports go.  ``http.js``, the served page's transport,
+    is not needed."""
+    scripts = [(STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS]
     return re.sub(r'^import .* from "\./[\w.]+";\n', "", "".join(scripts), flags=re.MULTILINE)
 
 

@@ -1,5 +1,5 @@
-// The stepping page's elements, which stepper.js's mount() fills and wires
-// by their class names.
+// The stepping page's elements, which the page's parts (stepper.js and the
+// files it imports) fill and wire by their class names.
 
 export const MARKUP = `
 <header>
