@@ -63,8 +63,11 @@ from .inscription import CodeSegment, check_expression, free_names, parse_terms
 from .net import BUILT_IN_NAMES, P_NORMAL, Arc, Net, Place, Transition
 from .pnml_xml import CODE_TYPES, Element, ElementReader, PnmlError, parse
 
-#: The ``<toolspecific>`` elements this engine writes and reads.
-ENGINE_TOOL, ENGINE_VERSION = "cpn", "1"
+#: The ``<toolspecific>`` elements this engine writes, and the versions it
+#: reads: version 2 gives places their ``<colour>``, which a reader of
+#: version 1 alone refuses as of a version it does not read, not as an
+#: element out of place; a file of version 1 reads untyped.
+ENGINE_TOOL, ENGINE_VERSION, READ_VERSIONS = "cpn", "2", ("1", "2")
 #: Globals of SNAKES' untimed view: its clock (0) and the helper that strips
 #: ``Delayed`` from a ``*iterable``.  A net read back has the engine's clock
 #: and needs no helper.
@@ -249,9 +252,11 @@ class _Reader(ElementReader):
         tools = [child for child in element.children if child.tag == "toolspecific"]
         for tool in tools:
             found = tool.attributes.get("tool"), tool.attributes.get("version")
-            if found != (ENGINE_TOOL, ENGINE_VERSION) or len(tools) > 1:
+            if found[0] != ENGINE_TOOL or found[1] not in READ_VERSIONS or len(tools) > 1:
+                versions = " or ".join(f"'{version}'" for version in READ_VERSIONS)
                 raise self.fail(tool, f"unsupported: this reader reads one <toolspecific "
-                                      f"tool='{ENGINE_TOOL}' version='{ENGINE_VERSION}'>")
+                                      f"tool='{ENGINE_TOOL}'> of version {versions}, not "
+                                      f"tool={found[0]!r} version={found[1]!r}")
             for child in tool.children:
                 if child.tag not in tags or child.tag in data:
                     raise self.fail(child, f"unexpected here (expected at most one each of "

@@ -3,7 +3,7 @@
 SNAKES has no time, no priorities and no code segments, so what
 :func:`cpn.snakes_bridge.to_snakes` makes of a net is its untimed view:
 that view is written first, for SNAKES and other PNML tools.  What it
-lacks goes into ``<toolspecific tool="cpn" version="1">`` elements, the
+lacks goes into ``<toolspecific tool="cpn" version="2">`` elements, the
 place PNML keeps for one tool's own data, which other tools skip:
 
 - in a place: its ``<colour>`` as the net data files write it

@@ -272,7 +272,10 @@ def coded() -> str:
      r"<arc id='T:P'>: '_cpn_heap' in 'y@\+len\(_cpn_heap\)' reaches outside the net"),
     ('<token at="0.5">', '<token at="soon">', r"<token>: place 'P': timestamp 'soon' is not"),
     ('tool="cpn"', 'tool="other"', r"<toolspecific>: unsupported: this reader reads one "
-                                   r"<toolspecific tool='cpn' version='1'>"),
+                                   r"<toolspecific tool='cpn'> of version '1' or '2', not "
+                                   r"tool='other' version='2'"),
+    ('version="2"', 'version="3"', r"<toolspecific>: unsupported: .* not tool='cpn' "
+                                   r"version='3'"),
 ])
 def test_the_engine_data_is_held_to_the_readers_rules(old, new, refused):
     text = coded()
