@@ -141,10 +141,10 @@ def add_engine_data(net: Tree, flat: FlatNet, envs: list[dict[str, Any]]) -> Non
     nets it was flattened from, name colours (see :func:`place_colours`)."""
     places = {place.path: place for place in flat.places}
     transitions = {t.path: t for t in flat.transitions}
-    colours = place_colours(flat, envs)
+    colours, env = place_colours(flat, envs), _names(flat, envs)
     for child in net.children:
         if child.name == "place":
-            data = _place_data(places[child["id"]], colours.get(child["id"]))
+            data = _place_data(places[child["id"]], colours.get(child["id"]), env)
         elif child.name == "transition":
             data = _transition_data(transitions[child["id"]])
         elif child.name == "arc":
@@ -164,8 +164,7 @@ def place_colours(flat: FlatNet, envs: list[dict[str, Any]]) -> dict[str, str]:
     names its type).  ``NetError``, naming the place, for a colour without
     a name (a lambda), or with a name the reader would take for something
     else."""
-    env = {name: value for each in [*envs, *(t.env for t in flat.transitions)]
-           for name, value in each.items()}
+    env = _names(flat, envs)
     taken: dict[str, Any] = {**env, **SCALARS, "any": typing.Any, "None": type(None)}
     texts = {}
     for place in flat.places:
@@ -180,6 +179,13 @@ def place_colours(flat: FlatNet, envs: list[dict[str, Any]]) -> dict[str, str]:
                            "PNML can write: bind it to one in the net's env, and give "
                            "from_pnml(..., env=) the same") from None
     return texts
+
+
+def _names(flat: FlatNet, envs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What each name stands for in the net (its nets' and transitions'
+    environments): what the reader's ``env`` must give it."""
+    return {name: value for each in [*envs, *(t.env for t in flat.transitions)]
+            for name, value in each.items()}
 
 
 def _named(kind: Any, env: dict[str, Any], taken: dict[str, Any],
@@ -198,18 +204,27 @@ def _named(kind: Any, env: dict[str, Any], taken: dict[str, Any],
     return ColourSpec(name, kind)
 
 
-def _place_data(place: FlatPlace, colour: str | None) -> list[Tree]:
+def _place_data(place: FlatPlace, colour: str | None, env: dict[str, Any]) -> list[Tree]:
     """Its colour, whether it is timed, and its tokens, all of them in
     order: SNAKES' multiset groups equal tokens (and takes ``True`` for
     ``1``), and holds no timestamp, frozenset or ``FrozenDict``, and
-    records pickled."""
+    records pickled.  A record is written as its term, whose types the
+    reader takes from ``env`` by name: one the net's ``env`` binds to
+    something else would be read back as that."""
     data = [Tree("colour", colour)] if colour is not None else []
     data += [Tree("timed", None)] if place.timed else []
     tokens = []
     for token in place.initial:
         at_time = isinstance(token, TimedToken)
         value = token.value if at_time else token
-        written = _object(value) if is_plain(value) else Tree("term", term(value, {}))
+        types: dict[str, type] = {}
+        written = _object(value) if is_plain(value) else Tree("term", term(value, types))
+        for name, kind in types.items():
+            if env.get(name, kind) is not kind:
+                raise NetError(f"place '{place.path}': initial token {value!r:.60} is built "
+                               f"by its type's name, {name}, which the net's env binds to "
+                               f"{env[name]!r:.60}: the net read back would build that; "
+                               "rename one")
         tokens.append(Tree("token", None, written, **({"at": repr(token.time)} if at_time
                                                        else {})))
     return data + ([Tree("tokens", None, *tokens)] if tokens else [])

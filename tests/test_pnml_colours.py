@@ -174,3 +174,19 @@ def test_a_colour_bound_in_env_is_written_by_that_name():
     assert "<colour>nonzero</colour>" in text
     back = from_pnml(text, env={"nonzero": net.env["nonzero"]})
     assert back.places["P"].colour is net.env["nonzero"]
+
+
+def test_a_record_token_whose_type_name_env_binds_elsewhere_is_refused_on_export():
+    # It was written as the term Job(...), which the reader builds with env's Job: the net
+    # read back started from another token, or failed, with no word on export.
+    net = Net("tokens", env={"Job": Checkpoint})
+    net.place("P", initial=[Job(1, 0.0, 10.0, 1, 10.0)])
+    net.place("Q", Checkpoint, initial=[Checkpoint(1, 2.0)])
+    with pytest.raises(NetError, match=r"^place 'P': initial token Job\(id=1.* is built by "
+                                       r"its type's name, Job, which the net's env binds to "
+                                       r"<class .*Checkpoint'>: the net read back would build "
+                                       r"that; rename one"):
+        to_pnml(net)
+    net.env.pop("Job")  # the name is free: Job's term reads back with the reader's Job
+    back = from_pnml(to_pnml(net), env={"Job": Job, "Checkpoint": Checkpoint})
+    assert back.places["P"].initial == [Job(1, 0.0, 10.0, 1, 10.0)]
