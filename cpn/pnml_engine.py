@@ -141,7 +141,8 @@ def add_engine_data(net: Tree, flat: FlatNet, envs: list[dict[str, Any]]) -> Non
     nets it was flattened from, name colours (see :func:`place_colours`)."""
     places = {place.path: place for place in flat.places}
     transitions = {t.path: t for t in flat.transitions}
-    colours, env = place_colours(flat, envs), _names(flat, envs)
+    env = _names(flat, envs)
+    colours = place_colours(flat, env)
     for child in net.children:
         if child.name == "place":
             data = _place_data(places[child["id"]], colours.get(child["id"]), env)
@@ -156,15 +157,14 @@ def add_engine_data(net: Tree, flat: FlatNet, envs: list[dict[str, Any]]) -> Non
                                  version=ENGINE_VERSION))
 
 
-def place_colours(flat: FlatNet, envs: list[dict[str, Any]]) -> dict[str, str]:
+def place_colours(flat: FlatNet, env: dict[str, Any]) -> dict[str, str]:
     """The colour of each place that has one, as text (``cpn.colour_text``)
     whose names the reader looks up in its ``env``: a type or a predicate
-    by the name the net's env gives it (``envs``, or its transitions'),
+    by the name the net gives it (``env``, :func:`_names`),
     else by its own (a class's or a function's, as a record token's term
     names its type).  ``NetError``, naming the place, for a colour without
     a name (a lambda), or with a name the reader would take for something
     else."""
-    env = _names(flat, envs)
     taken: dict[str, Any] = {**env, **SCALARS, "any": typing.Any, "None": type(None)}
     texts = {}
     for place in flat.places:

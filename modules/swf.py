@@ -75,7 +75,8 @@ from modules.tables import Columns
 from modules.values import is_whole_number
 
 from .swf_bulk import read_bulk
-from .swf_fields import LARGEST, NUMERIC_BYTES, SWF_FIELDS, malformed, out_of_range
+from .swf_fields import (LARGEST, NUMERIC_BYTES, STATUS_CANCELLED, SWF_FIELDS, malformed,
+                          out_of_range)
 from .swf_header import HeaderLines, resolve_machine
 from .trace_file import SWFError, check_text_and_skip_bom, damaged_gzip, open_trace
 from .workload import (CANCELLED_BEFORE_START, DUPLICATE_JOB_ID, LARGER_THAN_MACHINE, LOG_COLUMNS,
@@ -84,7 +85,6 @@ from .workload import (CANCELLED_BEFORE_START, DUPLICATE_JOB_ID, LARGER_THAN_MAC
 
 __all__ = ["SWF_FIELDS", "SWFError", "read_swf"]
 
-_STATUS_CANCELLED = 5
 # Finds a minus sign that does not start a "-1" token: a line out_of_range
 # must look at.  One search a line costs half what comparing the numbers does.
 _NOT_MINUS_ONE = re.compile(rb"-(?!1\s)").search
@@ -267,7 +267,7 @@ class _JobLines:
         if submit < 0:
             return UNKNOWN_SUBMIT if submit == -1 else NEGATIVE_SUBMIT
         if runtime <= 0:
-            return CANCELLED_BEFORE_START if status == _STATUS_CANCELLED else NON_POSITIVE_RUNTIME
+            return CANCELLED_BEFORE_START if status == STATUS_CANCELLED else NON_POSITIVE_RUNTIME
         if nodes <= 0:
             return NON_POSITIVE_SIZE
         if nodes > self.machine and not self.clip_oversized:

@@ -34,7 +34,7 @@ import numpy as np
 from modules.job import Job
 from modules.tables import Columns
 
-from .swf_fields import LARGEST, NUMERIC_BYTES
+from .swf_fields import LARGEST, NUMERIC_BYTES, STATUS_CANCELLED
 from .swf_header import HeaderLines, resolve_machine
 from .trace_file import SWFError, check_text_and_skip_bom, open_trace
 from .workload import (CANCELLED_BEFORE_START, DUPLICATE_JOB_ID, LARGER_THAN_MACHINE,
@@ -55,7 +55,6 @@ _DIGIT_VALUE = np.zeros(256)  # each byte's value as a digit, 0 for any other
 _DIGIT_VALUE[48:58] = np.arange(10)
 _INTEGER_FIELD = np.zeros(_FIELDS, dtype=bool)
 _INTEGER_FIELD[[index for index, integer in _USED if integer]] = True
-_STATUS_CANCELLED = 5
 #: Reasons by code, the order _sorted_out tests them in; code 1, a duplicate id, gets
 #: its first line added.
 _REASONS = np.array([None, DUPLICATE_JOB_ID, UNKNOWN_SUBMIT, NEGATIVE_SUBMIT,
@@ -246,7 +245,7 @@ def _sorted_out(columns: list[np.ndarray], ppn: int, machine: int, unit: int,
     first_lines = _first_lines(ids, lines)
     owner = first_lines == lines
     codes = np.select(
-        [~owner, submit == -1, submit < 0, (runtime <= 0) & (status == _STATUS_CANCELLED),
+        [~owner, submit == -1, submit < 0, (runtime <= 0) & (status == STATUS_CANCELLED),
          runtime <= 0, nodes <= 0, (nodes > machine) & (not clip_oversized),
          (requested_time <= 0) & reject_unknown_walltime],
         np.arange(1, len(_REASONS)), 0)

@@ -52,6 +52,9 @@ _SUBMIT = 1
 #: reach 2**31 - 1 s, Theta's submit times are Unix times), and few enough
 #: that a job id or a size stays exact in 64 bits and in a float.
 LARGEST = 9_999_999_999
+#: The SWF status of a job cancelled (field 11): one cancelled before it
+#: started has no runtime, and is rejected saying so.
+STATUS_CANCELLED = 5
 #: Every byte a job line may hold; translate() deleting them leaves b"" on a
 #: well-formed line.
 NUMERIC_BYTES = b"0123456789-. \t\r\n"
